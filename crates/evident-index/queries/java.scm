@@ -1,0 +1,24 @@
+(package_declaration [(scoped_identifier) (identifier)] @package)
+
+; ---------- definitions ----------
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(class_body (field_declaration (modifiers "static" "final")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+
+; ---------- imports ----------
+; import a.b.C;  import static a.b.C.m;
+(import_declaration (scoped_identifier scope: (_) @import.module name: (identifier) @import.name) .) @import
+; import a.b.*;
+(import_declaration (scoped_identifier) @import.module (asterisk) @import.wildcard) @import
+
+; ---------- calls ----------
+(method_invocation object: (_) @call.object name: (identifier) @call.name) @call
+(method_invocation !object name: (identifier) @call.callee) @call
+(object_creation_expression type: (_) @call.callee) @call
+(explicit_constructor_invocation constructor: (_) @call.callee) @call

@@ -1,0 +1,39 @@
+; ---------- definitions ----------
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(method_definition name: (_) @name) @definition.method
+(lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression)])) @definition.function
+(variable_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression)])) @definition.function
+(program (lexical_declaration "const" (variable_declarator name: (identifier) @name
+  value: [(number) (string) (template_string) (object) (array)])) @definition.constant)
+
+; ---------- imports ----------
+; import './side';  (kept only when the statement binds nothing else)
+(import_statement source: (string (string_fragment) @import.module)) @import
+; import x from './m';
+((import_statement (import_clause (identifier) @import.alias)
+  source: (string (string_fragment) @import.module)) @import
+  (#set! import.name "default"))
+; import {a, b as c} from './m';
+(import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string (string_fragment) @import.module)) @import
+; import * as ns from './m';
+(import_statement (import_clause (namespace_import (identifier) @import.alias) @import.wildcard)
+  source: (string (string_fragment) @import.module)) @import
+; export {a as b} from './m';  export * from './m';
+(export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string (string_fragment) @import.module)) @import
+(export_statement "*" @import.wildcard source: (string (string_fragment) @import.module)) @import
+; const m = require('./m');
+((call_expression function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @import.module))) @import
+  (#eq? @_require "require"))
+; import('./m')
+(call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module))) @import
+
+; ---------- calls ----------
+(call_expression function: (_) @call.callee) @call
+(new_expression constructor: (_) @call.callee) @call

@@ -1,0 +1,24 @@
+; ---------- definitions ----------
+(class_definition name: (identifier) @name) @definition.class
+(class_definition name: (identifier) @name
+  body: (block . (expression_statement (string) @doc))) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+(function_definition name: (identifier) @name
+  body: (block . (expression_statement (string) @doc))) @definition.function
+
+(module (expression_statement (assignment left: (identifier) @name)) @definition.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: (identifier) @name)) @definition.variable
+  (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; ---------- imports ----------
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: (_) @import.module name: (dotted_name) @import.name) @import
+(import_from_statement module_name: (_) @import.module
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: (_) @import.module (wildcard_import) @import.wildcard) @import
+
+; ---------- calls ----------
+(call function: (_) @call.callee) @call

@@ -1,0 +1,13 @@
+; TypeScript adds these to javascript.scm (the language table concatenates them).
+(abstract_class_declaration name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(type_alias_declaration name: (_) @name) @definition.type
+(enum_declaration name: (_) @name) @definition.enum
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method
+(function_signature name: (_) @name) @definition.function
+(internal_module name: (_) @name) @definition.module
+(module name: (_) @name) @definition.module
+; import fs = require('fs');
+(import_statement (import_require_clause (identifier) @import.alias
+  source: (string (string_fragment) @import.module))) @import

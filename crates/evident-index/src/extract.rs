@@ -1,0 +1,579 @@
+//! Extraction: one file's text in, its definitions, imports and call sites out.
+//!
+//! This module knows no grammar. It runs the language's query (see
+//! `queries/README.md` for the capture names) and applies language-neutral
+//! rules: nesting by byte ranges, methods inside class-like scopes, doc
+//! comments right above a definition, qualified names from the module path.
+
+use std::collections::HashMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, QueryCursor};
+
+use crate::evidence::Kind;
+use crate::lang::{self, LanguageSpec};
+
+const MAX_SIGNATURE_CHARS: usize = 300;
+const MAX_DOC_CHARS: usize = 2000;
+const MAX_CALLEE_CHARS: usize = 200;
+
+/// A definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub kind: Kind,
+    pub name: String,
+    pub qualified_name: String,
+    pub signature: String,
+    pub doc: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Index into the file's definitions of the enclosing definition.
+    pub parent: Option<usize>,
+}
+
+/// One import binding: `from module import name as alias`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub module: String,
+    /// The imported name; `*` for a glob import; `None` when the module itself is imported.
+    pub name: Option<String>,
+    pub alias: Option<String>,
+}
+
+/// A call site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub line: u32,
+    pub callee: String,
+    /// Index into the file's definitions of the innermost enclosing definition.
+    pub enclosing: Option<usize>,
+}
+
+/// What one file contributes to the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    /// The module path that prefixes qualified names.
+    pub module: String,
+    pub definitions: Vec<Definition>,
+    pub imports: Vec<Import>,
+    pub calls: Vec<Call>,
+    /// The parse tree contains syntax errors; what could be read is still here.
+    pub has_syntax_errors: bool,
+    pub line_count: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Definition(Kind),
+    Name,
+    Doc,
+    Receiver,
+    Scope,
+    Package,
+    Import,
+    ImportModule,
+    ImportName,
+    ImportAlias,
+    ImportWildcard,
+    Call,
+    CallCallee,
+    CallObject,
+    CallName,
+    Ignored,
+}
+
+fn role_of(capture: &str) -> Role {
+    if let Some(kind) = capture.strip_prefix("definition.") {
+        return Kind::parse(kind)
+            .map(Role::Definition)
+            .unwrap_or_else(|| panic!("query uses unknown definition kind {kind:?}"));
+    }
+    match capture {
+        "name" => Role::Name,
+        "doc" => Role::Doc,
+        "receiver" => Role::Receiver,
+        "scope" => Role::Scope,
+        "package" => Role::Package,
+        "import" => Role::Import,
+        "import.module" => Role::ImportModule,
+        "import.name" => Role::ImportName,
+        "import.alias" => Role::ImportAlias,
+        "import.wildcard" => Role::ImportWildcard,
+        "call" => Role::Call,
+        "call.callee" => Role::CallCallee,
+        "call.object" => Role::CallObject,
+        "call.name" => Role::CallName,
+        other if other.starts_with('_') => Role::Ignored,
+        other => panic!("query uses unknown capture @{other}"),
+    }
+}
+
+/// A definition or a scope while nesting is worked out.
+struct Scoped {
+    node_id: usize,
+    start_byte: usize,
+    end_byte: usize,
+    start_line: u32,
+    end_line: u32,
+    name: String,
+    /// `None` for a pure scope (`impl`).
+    kind: Option<Kind>,
+    doc: Option<String>,
+    receiver: Option<String>,
+    signature: String,
+    leading_doc: Option<String>,
+}
+
+struct RawImport {
+    node_id: usize,
+    start_line: u32,
+    end_line: u32,
+    module: String,
+    name: Option<String>,
+    alias: Option<String>,
+}
+
+/// Parses `source` as `spec`'s language and extracts its facts.
+pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&spec.grammar())
+        .expect("grammar ABI is supported");
+    let line_count = count_lines(source);
+    let Some(tree) = parser.parse(source, None) else {
+        return FileFacts {
+            module: lang::module_path(spec, rel_path),
+            line_count,
+            has_syntax_errors: true,
+            ..FileFacts::default()
+        };
+    };
+    let root = tree.root_node();
+    let query = spec.query();
+    let roles: Vec<Role> = query.capture_names().iter().map(|n| role_of(n)).collect();
+    let bytes = source.as_bytes();
+    let text = |node: Node| node.utf8_text(bytes).unwrap_or("");
+
+    let mut scoped: HashMap<usize, Scoped> = HashMap::new();
+    let mut raw_imports: Vec<RawImport> = Vec::new();
+    let mut calls: Vec<(usize, u32, String)> = Vec::new();
+    let mut package: Option<String> = None;
+
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, bytes);
+    while let Some(m) = matches.next() {
+        let mut def: Option<(Node, Option<Kind>)> = None;
+        let (mut name, mut doc, mut receiver) = (None, None, None);
+        let mut import_node = None;
+        let mut modules: Vec<Node> = Vec::new();
+        let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
+        let (mut call, mut callee, mut object, mut method) = (None, None, None, None);
+        for capture in m.captures() {
+            let node = capture.node;
+            match roles[capture.index as usize] {
+                Role::Definition(kind) => def = Some((node, Some(kind))),
+                Role::Scope => def = Some((node, None)),
+                Role::Name => name = Some(node),
+                Role::Doc => doc = Some(node),
+                Role::Receiver => receiver = Some(node),
+                Role::Package => package = Some(text(node).to_string()),
+                Role::Import => import_node = Some(node),
+                Role::ImportModule => modules.push(node),
+                Role::ImportName => import_name = Some(text(node).to_string()),
+                Role::ImportAlias => import_alias = Some(text(node).to_string()),
+                Role::ImportWildcard => wildcard = true,
+                Role::Call => call = Some(node),
+                Role::CallCallee => callee = Some(node),
+                Role::CallObject => object = Some(node),
+                Role::CallName => method = Some(node),
+                Role::Ignored => {}
+            }
+        }
+        if let (Some((node, kind)), Some(name)) = (def, name) {
+            let outer = wrapper_of(spec, node);
+            let entry = scoped.entry(node.id()).or_insert_with(|| Scoped {
+                node_id: node.id(),
+                start_byte: outer.start_byte(),
+                end_byte: outer.end_byte(),
+                start_line: outer.start_position().row as u32 + 1,
+                end_line: end_line_of(outer),
+                name: text(name).to_string(),
+                kind,
+                doc: None,
+                receiver: None,
+                signature: signature_of(node, source),
+                leading_doc: kind.and_then(|_| leading_comments(spec, outer, source)),
+            });
+            if let Some(doc) = doc {
+                entry.doc = Some(clean_docstring(text(doc)));
+            }
+            if let Some(receiver) = receiver {
+                entry.receiver = Some(text(receiver).to_string());
+            }
+        }
+        if let Some(node) = import_node {
+            let settings = query.property_settings(m.pattern_index);
+            let setting = |key: &str| {
+                settings
+                    .iter()
+                    .find(|p| &*p.key == key)
+                    .and_then(|p| p.value.as_deref().map(str::to_string))
+            };
+            modules.sort_by_key(|n| n.start_byte());
+            let mut parts: Vec<String> = setting("import.module").into_iter().collect();
+            parts.extend(modules.iter().map(|n| strip_quotes(text(*n)).to_string()));
+            let name = import_name
+                .or_else(|| setting("import.name"))
+                .or_else(|| wildcard.then(|| "*".to_string()));
+            raw_imports.push(RawImport {
+                node_id: node.id(),
+                start_line: node.start_position().row as u32 + 1,
+                end_line: end_line_of(node),
+                module: parts.join(spec.separator),
+                name,
+                alias: import_alias,
+            });
+        }
+        if let Some(node) = call {
+            let callee_text = match (callee, object, method) {
+                (Some(c), _, _) => text(c).to_string(),
+                (None, Some(o), Some(n)) => format!("{}.{}", text(o), text(n)),
+                (None, None, Some(n)) => text(n).to_string(),
+                _ => continue,
+            };
+            calls.push((
+                node.start_byte(),
+                node.start_position().row as u32 + 1,
+                normalize_space(&callee_text, MAX_CALLEE_CHARS),
+            ));
+        }
+    }
+
+    let module = package.unwrap_or_else(|| lang::module_path(spec, rel_path));
+    let definitions_and_scopes = nest(scoped);
+    let (definitions, index_of_scoped) = qualify(spec, &module, definitions_and_scopes);
+
+    let mut calls: Vec<Call> = calls
+        .into_iter()
+        .map(|(byte, line, callee)| Call {
+            line,
+            callee,
+            enclosing: innermost(&index_of_scoped, byte),
+        })
+        .collect();
+    calls.sort_by(|a, b| (a.line, &a.callee).cmp(&(b.line, &b.callee)));
+    calls.dedup();
+
+    FileFacts {
+        module,
+        definitions,
+        imports: dedup_imports(raw_imports),
+        calls,
+        has_syntax_errors: root.has_error(),
+        line_count,
+    }
+}
+
+/// The node a definition's extent and doc comment hang off: its decorator or export wrapper.
+fn wrapper_of<'t>(spec: &LanguageSpec, node: Node<'t>) -> Node<'t> {
+    match node.parent() {
+        Some(parent) if spec.wrapper_kinds.contains(&parent.kind()) => parent,
+        _ => node,
+    }
+}
+
+/// Sorts definitions and scopes by position and finds each one's enclosing item.
+/// Returns `(item, parent index)` in source order.
+fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>)> {
+    let mut items: Vec<Scoped> = scoped.into_values().collect();
+    items.sort_by(|a, b| {
+        (a.start_byte, std::cmp::Reverse(a.end_byte), a.node_id).cmp(&(
+            b.start_byte,
+            std::cmp::Reverse(b.end_byte),
+            b.node_id,
+        ))
+    });
+    let mut out: Vec<(Scoped, Option<usize>)> = Vec::with_capacity(items.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for item in items {
+        while let Some(&top) = stack.last() {
+            if out[top].0.end_byte <= item.start_byte {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        let parent = stack.last().copied();
+        stack.push(out.len());
+        out.push((item, parent));
+    }
+    out
+}
+
+/// Turns nested items into definitions with kinds refined and qualified names.
+/// Also returns, for each item in source order, its `(start, end, definition index)`
+/// so call sites can find their enclosing definition.
+fn qualify(
+    spec: &LanguageSpec,
+    module: &str,
+    items: Vec<(Scoped, Option<usize>)>,
+) -> (
+    Vec<Definition>,
+    Vec<(usize, usize, Option<usize>, Option<usize>)>,
+) {
+    let mut qualified: Vec<String> = Vec::with_capacity(items.len());
+    let mut definition_index: Vec<Option<usize>> = Vec::with_capacity(items.len());
+    let mut definitions = Vec::new();
+    let mut spans = Vec::with_capacity(items.len());
+    for (i, (item, parent)) in items.iter().enumerate() {
+        let prefix = match parent {
+            Some(p) => qualified[*p].clone(),
+            None => module.to_string(),
+        };
+        let mut segments: Vec<&str> = Vec::new();
+        if !prefix.is_empty() {
+            segments.push(&prefix);
+        }
+        if let Some(receiver) = &item.receiver {
+            segments.push(receiver);
+        }
+        segments.push(&item.name);
+        qualified.push(segments.join(spec.separator));
+
+        let parent_def = parent.and_then(|p| definition_index[p]);
+        // The nearest enclosing definition, skipping pure scopes.
+        let mut enclosing_def = parent_def;
+        let mut cursor = *parent;
+        while enclosing_def.is_none() {
+            match cursor {
+                Some(p) => {
+                    enclosing_def = definition_index[p];
+                    cursor = items[p].1;
+                }
+                None => break,
+            }
+        }
+        let index = item.kind.map(|kind| {
+            let in_class = match parent {
+                Some(p) => items[*p].0.kind.is_none_or(Kind::is_class_like),
+                None => false,
+            };
+            let kind = if kind == Kind::Function && (in_class || item.receiver.is_some()) {
+                Kind::Method
+            } else {
+                kind
+            };
+            definitions.push(Definition {
+                kind,
+                name: item.name.clone(),
+                qualified_name: qualified[i].clone(),
+                signature: item.signature.clone(),
+                doc: item.doc.clone().or_else(|| item.leading_doc.clone()),
+                start_line: item.start_line,
+                end_line: item.end_line,
+                parent: enclosing_def,
+            });
+            definitions.len() - 1
+        });
+        definition_index.push(index);
+        spans.push((item.start_byte, item.end_byte, index, *parent));
+    }
+    (definitions, spans)
+}
+
+/// The innermost definition (not scope) whose span contains `byte`.
+fn innermost(spans: &[(usize, usize, Option<usize>, Option<usize>)], byte: usize) -> Option<usize> {
+    // Last item starting at or before `byte`, then up its ancestors until one contains it.
+    let mut at = match spans.partition_point(|s| s.0 <= byte) {
+        0 => return None,
+        n => Some(n - 1),
+    };
+    while let Some(i) = at {
+        let (start, end, def, parent) = spans[i];
+        if start <= byte && byte < end {
+            if def.is_some() {
+                return def;
+            }
+        }
+        at = parent;
+    }
+    None
+}
+
+fn leading_comments(spec: &LanguageSpec, node: Node, source: &str) -> Option<String> {
+    if spec.comment_kinds.is_empty() {
+        return None;
+    }
+    let mut expected_row = node.start_position().row;
+    let mut sibling = node.prev_sibling();
+    let mut comments: Vec<&str> = Vec::new();
+    while let Some(s) = sibling {
+        let kind = s.kind();
+        if spec.doc_skip_kinds.contains(&kind) {
+            expected_row = s.start_position().row;
+        } else if spec.comment_kinds.contains(&kind) {
+            // Adjacent: ends on the line above (or on the same line as) what follows.
+            if s.end_position().row + 1 < expected_row {
+                break;
+            }
+            comments.push(s.utf8_text(source.as_bytes()).unwrap_or(""));
+            expected_row = s.start_position().row;
+        } else {
+            break;
+        }
+        sibling = s.prev_sibling();
+    }
+    if comments.is_empty() {
+        return None;
+    }
+    comments.reverse();
+    let cleaned = clean_comment(&comments.join("\n"));
+    (!cleaned.is_empty()).then(|| truncate_chars(&cleaned, MAX_DOC_CHARS))
+}
+
+fn clean_comment(raw: &str) -> String {
+    let mut lines = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#"] {
+            if let Some(rest) = l.strip_prefix(prefix) {
+                l = rest;
+                break;
+            }
+        }
+        l = l.strip_suffix("*/").unwrap_or(l);
+        let l = l.trim();
+        let l = l
+            .strip_prefix("* ")
+            .unwrap_or(if l == "*" { "" } else { l });
+        lines.push(l.to_string());
+    }
+    while lines.first().is_some_and(String::is_empty) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+fn clean_docstring(raw: &str) -> String {
+    let body = raw.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let body = ["\"\"\"", "'''", "\"", "'"]
+        .iter()
+        .find_map(|q| body.strip_prefix(q).and_then(|b| b.strip_suffix(q)))
+        .unwrap_or(body);
+    // Dedent by the smallest indentation of the lines after the first.
+    let lines: Vec<&str> = body.lines().collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let dedented: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                l.trim()
+            } else {
+                l.get(indent..).unwrap_or("").trim_end()
+            }
+        })
+        .collect();
+    truncate_chars(dedented.join("\n").trim(), MAX_DOC_CHARS)
+}
+
+/// The text from a definition's start to its body, on one line.
+fn signature_of(node: Node, source: &str) -> String {
+    let end = node
+        .child_by_field_name("body")
+        .map(|b| b.start_byte())
+        .unwrap_or_else(|| {
+            let start = node.start_byte();
+            source[start..node.end_byte()]
+                .find('\n')
+                .map_or(node.end_byte(), |i| start + i)
+        });
+    let raw = &source[node.start_byte()..end.max(node.start_byte())];
+    normalize_space(
+        raw.trim_end_matches(['{', ' ', '\n', '\t', '\r']),
+        MAX_SIGNATURE_CHARS,
+    )
+}
+
+fn dedup_imports(raw: Vec<RawImport>) -> Vec<Import> {
+    // A statement's bare-module match is dropped when the same statement binds names
+    // from that module (`import x from './m'` also matches the side-effect pattern).
+    let mut bound: std::collections::HashSet<(usize, &str)> = std::collections::HashSet::new();
+    for r in &raw {
+        if r.name.is_some() || r.alias.is_some() {
+            bound.insert((r.node_id, r.module.as_str()));
+        }
+    }
+    let mut out: Vec<Import> = raw
+        .iter()
+        .filter(|r| {
+            r.name.is_some()
+                || r.alias.is_some()
+                || !bound.contains(&(r.node_id, r.module.as_str()))
+        })
+        .map(|r| Import {
+            start_line: r.start_line,
+            end_line: r.end_line,
+            module: r.module.clone(),
+            name: r.name.clone(),
+            alias: r.alias.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.start_line, &a.module, &a.name, &a.alias).cmp(&(
+            b.start_line,
+            &b.module,
+            &b.name,
+            &b.alias,
+        ))
+    });
+    out.dedup();
+    out
+}
+
+fn end_line_of(node: Node) -> u32 {
+    let end = node.end_position();
+    // A node ending at column 0 ends on the previous line (trailing newline).
+    let row = if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    row as u32 + 1
+}
+
+fn strip_quotes(s: &str) -> &str {
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+}
+
+fn normalize_space(s: &str, max_chars: usize) -> String {
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    truncate_chars(&joined, max_chars)
+}
+
+fn truncate_chars(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Lines as editors count them: a trailing newline does not start a new line.
+pub fn count_lines(source: &str) -> u32 {
+    if source.is_empty() {
+        return 0;
+    }
+    let newlines = source.bytes().filter(|&b| b == b'\n').count();
+    (newlines + usize::from(!source.ends_with('\n'))) as u32
+}

@@ -1,0 +1,546 @@
+//! An indexing run: walk, compare with what is stored, parse what changed in
+//! parallel, and write it in batches.
+//!
+//! Crash safety: every batch is one transaction, and every file's rows are
+//! written inside one batch, so a kill at any moment leaves each file either
+//! as it was or as it is now, never half of each. Imports are resolved against
+//! the set of files the walk found before anything is written, so each batch
+//! is consistent with the run's final file set, and the next run resumes
+//! where an interrupted one stopped.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use rusqlite::{params, Connection, Transaction};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::extract::{self, FileFacts};
+use crate::lang;
+use crate::resolve::Resolver;
+use crate::store;
+use crate::walk::{self, Candidate, Skipped};
+
+/// Reports an indexing run's progress (a terminal progress bar, a log).
+pub trait Progress: Send + Sync {
+    /// `total` files will be read and compared.
+    fn start(&self, total: u64);
+    /// One more file is done.
+    fn advance(&self, path: &str);
+    fn finish(&self);
+}
+
+#[derive(Clone, Default)]
+pub struct IndexOptions {
+    /// Drop the existing index and build it from scratch.
+    pub rebuild: bool,
+    /// Overrides `index.max_file_size` from `evident.toml`.
+    pub max_file_size: Option<u64>,
+    /// Files per transaction (default 256).
+    pub batch_size: Option<usize>,
+    /// Set to stop after the batch in progress (Ctrl-C).
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub progress: Option<Arc<dyn Progress>>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub root: PathBuf,
+    /// Files in the index after the run.
+    pub files: u64,
+    /// Files parsed in this run.
+    pub parsed: u64,
+    /// Files whose content was unchanged.
+    pub unchanged: u64,
+    /// Files removed from the index (deleted, now ignored or skipped).
+    pub removed: u64,
+    pub definitions: u64,
+    pub imports: u64,
+    pub calls: u64,
+    /// Files left out, with reasons.
+    pub skipped: Vec<Skipped>,
+    /// Files that parsed with syntax errors (kept, with what could be read).
+    pub syntax_errors: u64,
+    pub elapsed: Duration,
+    /// Whether the index was created by this run.
+    pub created: bool,
+}
+
+enum Outcome {
+    /// Same content as stored: only the stat data changes.
+    Touched {
+        id: i64,
+        size: u64,
+        mtime_ns: i64,
+    },
+    Parsed(Box<Parsed>),
+    Failed(Skipped),
+    Cancelled,
+}
+
+struct Parsed {
+    rel: String,
+    lang: &'static str,
+    hash: String,
+    size: u64,
+    mtime_ns: i64,
+    facts: FileFacts,
+    targets: Vec<Option<String>>,
+}
+
+struct Stored {
+    id: i64,
+    hash: String,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// Brings `<root>/.evident/index.db` up to date with the files under `root`.
+pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
+    let started = Instant::now();
+    if !root.exists() {
+        return Err(Error::NoSuchPath(root.to_path_buf()));
+    }
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root.to_path_buf()));
+    }
+    let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
+    let mut config = Config::load(&root)?;
+    if let Some(limit) = options.max_file_size {
+        config.max_file_size = limit;
+    }
+    if options.rebuild {
+        store::remove_index(&root)?;
+    }
+    let (mut conn, created) = store::open_for_write(&root)?;
+    if created {
+        exclude_from_git(&root);
+    }
+
+    let walked = walk::walk(&root, &config);
+    let stored = load_stored(&conn)?;
+    let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
+    let removed: Vec<(&String, i64)> = stored
+        .iter()
+        .filter(|(path, _)| !present.contains(path.as_str()))
+        .map(|(path, s)| (path, s.id))
+        .collect();
+    let added = walked
+        .candidates
+        .iter()
+        .filter(|c| !stored.contains_key(&c.rel))
+        .count();
+    let to_read: Vec<&Candidate> = walked
+        .candidates
+        .iter()
+        .filter(|c| {
+            stored
+                .get(&c.rel)
+                .is_none_or(|s| s.size != c.size || s.mtime_ns != c.mtime_ns)
+        })
+        .collect();
+    let resolver = Resolver::new(present.iter().copied(), &root);
+
+    // First transaction: forget removed files, record skips, and re-resolve
+    // stored imports when the file set changed (a new file can satisfy an
+    // import, a deleted one can break it).
+    {
+        let tx = conn.transaction()?;
+        for (_, id) in &removed {
+            delete_file_rows(&tx, *id)?;
+            tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
+        }
+        tx.execute("DELETE FROM skipped", [])?;
+        for s in &walked.skipped {
+            insert_skipped(&tx, s)?;
+        }
+        if added > 0 || !removed.is_empty() || options.rebuild {
+            reresolve_all(&tx, &resolver)?;
+        }
+        store::set_meta(&tx, "run_state", "in_progress")?;
+        tx.commit()?;
+    }
+
+    let cancel = options.cancel.clone().unwrap_or_default();
+    let progress = options.progress.clone();
+    if let Some(p) = &progress {
+        p.start(to_read.len() as u64);
+    }
+    let batch_size = options.batch_size.unwrap_or(256).max(1);
+    let mut summary = Summary {
+        root: root.clone(),
+        removed: removed.len() as u64,
+        created,
+        ..Summary::default()
+    };
+    let mut failed: Vec<Skipped> = Vec::new();
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(batch_size * 2);
+    let write_result = std::thread::scope(|scope| -> Result<()> {
+        let stored = &stored;
+        let resolver = &resolver;
+        let cancel_flag = &cancel;
+        scope.spawn(move || {
+            to_read
+                .par_iter()
+                .for_each_with(sender, |sender, candidate| {
+                    let outcome = if cancel_flag.load(Ordering::Relaxed) {
+                        Outcome::Cancelled
+                    } else {
+                        process(candidate, stored.get(&candidate.rel), resolver)
+                    };
+                    // The writer hung up (an error or Ctrl-C): stop quietly.
+                    let _ = sender.send(outcome);
+                });
+        });
+        let mut pending: Vec<Outcome> = Vec::with_capacity(batch_size);
+        let mut flush = |conn: &mut Connection,
+                         pending: &mut Vec<Outcome>,
+                         summary: &mut Summary|
+         -> Result<()> {
+            let tx = conn.transaction()?;
+            for outcome in pending.drain(..) {
+                write_outcome(&tx, outcome, stored, summary, &mut failed)?;
+            }
+            tx.commit()?;
+            Ok(())
+        };
+        for outcome in receiver.iter() {
+            if matches!(outcome, Outcome::Cancelled) {
+                continue;
+            }
+            if let (Some(p), Some(path)) = (&progress, outcome_path(&outcome, stored)) {
+                p.advance(&path);
+            }
+            pending.push(outcome);
+            if pending.len() >= batch_size {
+                flush(&mut conn, &mut pending, &mut summary)?;
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        }
+        if !pending.is_empty() {
+            flush(&mut conn, &mut pending, &mut summary)?;
+        }
+        Ok(())
+    });
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    write_result?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
+
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    store::set_meta(&conn, "indexed_at", &now.to_string())?;
+    store::set_meta(&conn, "root", &root.to_string_lossy())?;
+    store::set_meta(&conn, "run_state", "complete")?;
+    store::set_meta(&conn, "max_file_size", &config.max_file_size.to_string())?;
+
+    let count = |table: &str| -> Result<u64> {
+        Ok(
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64,
+        )
+    };
+    summary.files = count("files")?;
+    summary.definitions = count("symbols")?;
+    summary.imports = count("imports")?;
+    summary.calls = count("calls")?;
+    summary.unchanged = summary.files.saturating_sub(summary.parsed);
+    summary.syntax_errors = conn.query_row(
+        "SELECT count(*) FROM files WHERE syntax_errors = 1",
+        [],
+        |r| r.get::<_, i64>(0),
+    )? as u64;
+    summary.skipped = walked.skipped;
+    summary.skipped.extend(failed);
+    summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+fn outcome_path(outcome: &Outcome, stored: &HashMap<String, Stored>) -> Option<String> {
+    match outcome {
+        Outcome::Parsed(p) => Some(p.rel.clone()),
+        Outcome::Failed(s) => Some(s.rel.clone()),
+        Outcome::Touched { id, .. } => stored
+            .iter()
+            .find(|(_, s)| s.id == *id)
+            .map(|(p, _)| p.clone()),
+        Outcome::Cancelled => None,
+    }
+}
+
+fn load_stored(conn: &Connection) -> Result<HashMap<String, Stored>> {
+    let mut stmt = conn.prepare("SELECT id, path, hash, size, mtime_ns FROM files")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(1)?,
+            Stored {
+                id: r.get(0)?,
+                hash: r.get(2)?,
+                size: r.get::<_, i64>(3)? as u64,
+                mtime_ns: r.get(4)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Reads, hashes and (when the content changed) parses one file.
+fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) -> Outcome {
+    let skip = |reason: String| {
+        Outcome::Failed(Skipped {
+            rel: candidate.rel.clone(),
+            reason,
+        })
+    };
+    let bytes = match std::fs::read(&candidate.abs) {
+        Ok(bytes) => bytes,
+        Err(e) => return skip(format!("unreadable: {e}")),
+    };
+    if bytes.iter().take(8000).any(|&b| b == 0) {
+        return skip("binary (NUL bytes)".into());
+    }
+    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let size = bytes.len() as u64;
+    if let Some(s) = stored.filter(|s| s.hash == hash) {
+        return Outcome::Touched {
+            id: s.id,
+            size,
+            mtime_ns: candidate.mtime_ns,
+        };
+    }
+    // Not UTF-8 (Latin-1 sources, stray bytes): index what decodes, keep line numbers.
+    let source = String::from_utf8_lossy(&bytes);
+    let spec = candidate.lang;
+    let facts = extract::extract(spec, &candidate.rel, &source);
+    let targets = facts
+        .imports
+        .iter()
+        .map(|i| resolver.resolve(spec, &candidate.rel, &i.module, i.name.as_deref()))
+        .collect();
+    Outcome::Parsed(Box::new(Parsed {
+        rel: candidate.rel.clone(),
+        lang: spec.name,
+        hash,
+        size,
+        mtime_ns: candidate.mtime_ns,
+        facts,
+        targets,
+    }))
+}
+
+fn write_outcome(
+    tx: &Transaction,
+    outcome: Outcome,
+    stored: &HashMap<String, Stored>,
+    summary: &mut Summary,
+    failed: &mut Vec<Skipped>,
+) -> Result<()> {
+    match outcome {
+        Outcome::Touched { id, size, mtime_ns } => {
+            tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")?
+                .execute(params![id, size as i64, mtime_ns])?;
+        }
+        Outcome::Failed(skipped) => {
+            // A file that can no longer be read leaves the index rather than
+            // keeping rows that no longer match it.
+            if let Some(s) = stored.get(&skipped.rel) {
+                delete_file_rows(tx, s.id)?;
+                tx.execute("DELETE FROM files WHERE id = ?1", [s.id])?;
+                summary.removed += 1;
+            }
+            insert_skipped(tx, &skipped)?;
+            failed.push(skipped);
+        }
+        Outcome::Parsed(parsed) => {
+            write_parsed(tx, &parsed, stored.get(&parsed.rel).map(|s| s.id))?;
+            summary.parsed += 1;
+        }
+        Outcome::Cancelled => {}
+    }
+    Ok(())
+}
+
+fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<()> {
+    let facts = &p.facts;
+    let file_id = match existing {
+        Some(id) => {
+            delete_file_rows(tx, id)?;
+            tx.prepare_cached(
+                "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
+                 line_count = ?7, syntax_errors = ?8 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                p.lang,
+                facts.module,
+                p.hash,
+                p.size as i64,
+                p.mtime_ns,
+                facts.line_count,
+                facts.has_syntax_errors
+            ])?;
+            id
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                p.rel,
+                p.lang,
+                facts.module,
+                p.hash,
+                p.size as i64,
+                p.mtime_ns,
+                facts.line_count,
+                facts.has_syntax_errors
+            ])?;
+            tx.last_insert_rowid()
+        }
+    };
+    let mut symbol_ids: Vec<i64> = Vec::with_capacity(facts.definitions.len());
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for d in &facts.definitions {
+            // Parents precede children in source order, so their ids exist.
+            let parent = d.parent.map(|i| symbol_ids[i]);
+            insert.execute(params![
+                file_id,
+                parent,
+                d.kind.as_str(),
+                d.name,
+                d.qualified_name,
+                d.signature,
+                d.doc,
+                d.start_line,
+                d.end_line
+            ])?;
+            symbol_ids.push(tx.last_insert_rowid());
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, target)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (i, target) in facts.imports.iter().zip(&p.targets) {
+            insert.execute(params![
+                file_id,
+                i.start_line,
+                i.end_line,
+                i.module,
+                i.name,
+                i.alias,
+                target
+            ])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO calls(file_id, line, callee, enclosing_id) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for c in &facts.calls {
+            insert.execute(params![
+                file_id,
+                c.line,
+                c.callee,
+                c.enclosing.map(|i| symbol_ids[i])
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+fn delete_file_rows(tx: &Transaction, file_id: i64) -> Result<()> {
+    for sql in [
+        "DELETE FROM symbols WHERE file_id = ?1",
+        "DELETE FROM imports WHERE file_id = ?1",
+        "DELETE FROM calls WHERE file_id = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([file_id])?;
+    }
+    Ok(())
+}
+
+fn insert_skipped(tx: &Transaction, s: &Skipped) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO skipped(path, reason) VALUES (?1, ?2)
+         ON CONFLICT(path) DO UPDATE SET reason = excluded.reason",
+    )?
+    .execute(params![s.rel, s.reason])?;
+    Ok(())
+}
+
+/// Recomputes every stored import's target against the current file set and
+/// writes the ones that changed.
+fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<()> {
+    let rows: Vec<(i64, String, String, String, Option<String>, Option<String>)> = {
+        let mut stmt = tx.prepare(
+            "SELECT i.id, f.path, f.lang, i.module, i.name, i.target
+             FROM imports i JOIN files f ON f.id = i.file_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut update = tx.prepare_cached("UPDATE imports SET target = ?2 WHERE id = ?1")?;
+    for (id, path, lang_name, module, name, old) in rows {
+        let Some(spec) = lang::by_name(&lang_name) else {
+            continue;
+        };
+        let new = resolver.resolve(spec, &path, &module, name.as_deref());
+        if new != old {
+            update.execute(params![id, new])?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds `.evident/` to `.git/info/exclude` so the index never shows up in `git status`.
+fn exclude_from_git(root: &Path) {
+    let git_dir = root.join(".git");
+    if !git_dir.is_dir() {
+        return;
+    }
+    let info = git_dir.join("info");
+    let exclude = info.join("exclude");
+    let existing = std::fs::read_to_string(&exclude).unwrap_or_default();
+    if existing
+        .lines()
+        .any(|l| l.trim() == ".evident/" || l.trim() == "/.evident/")
+    {
+        return;
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(".evident/\n");
+    // Best effort: a read-only .git must not stop indexing.
+    let _ = std::fs::create_dir_all(&info).and_then(|_| std::fs::write(&exclude, text));
+}

@@ -1,0 +1,263 @@
+//! The language table: everything evident knows about a language that is not
+//! in its query file.
+//!
+//! Adding a language is one grammar crate, one `queries/<lang>.scm`, one row in
+//! [`LANGUAGES`] and a fixture; no other code learns about it.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language as Grammar, Query};
+
+/// How a file's module path (the prefix of its qualified names) is derived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleNaming {
+    /// `pkg/mod.py` → `pkg.mod`; `pkg/__init__.py` → `pkg`.
+    PythonDotted,
+    /// `src/a/b.rs` → `crate::a::b`; `lib.rs`, `main.rs` and `mod.rs` name their directory.
+    RustCrate,
+    /// The path without its extension: `src/util/math.ts` → `src/util/math`.
+    Path,
+}
+
+/// How an import's module text is turned into a file of the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportResolution {
+    /// Dotted modules, relative dots, tried against the repo root, the importing
+    /// file's directory and detected source roots.
+    Python,
+    /// `crate::`, `self::`, `super::` paths within the file's crate.
+    Rust,
+    /// `./x` and `../x` specifiers with extension and `index` probing.
+    JsRelative,
+    /// Import paths under the module path declared in `go.mod`; the target is a directory.
+    GoModule,
+    /// Fully qualified class names matched against `a/b/C.java` path suffixes.
+    JavaClass,
+}
+
+/// One row of the language table.
+pub struct LanguageSpec {
+    /// Stable name stored in the index (`files.lang`).
+    pub name: &'static str,
+    /// File extensions, without the dot.
+    pub extensions: &'static [&'static str],
+    grammar: fn() -> Grammar,
+    query_sources: &'static [&'static str],
+    /// Separator of qualified names (`.` or `::`).
+    pub separator: &'static str,
+    pub module_naming: ModuleNaming,
+    pub import_resolution: ImportResolution,
+    /// Node kinds that hold comments; consecutive ones right above a definition are its doc.
+    pub comment_kinds: &'static [&'static str],
+    /// Node kinds that may sit between a doc comment and its definition (attributes).
+    pub doc_skip_kinds: &'static [&'static str],
+    /// Node kinds that wrap a definition and belong to its extent (decorators, `export`).
+    pub wrapper_kinds: &'static [&'static str],
+}
+
+impl std::fmt::Debug for LanguageSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl LanguageSpec {
+    pub fn grammar(&self) -> Grammar {
+        (self.grammar)()
+    }
+
+    /// The compiled extraction query, built once per process.
+    pub fn query(&self) -> &'static Query {
+        let index = LANGUAGES
+            .iter()
+            .position(|l| l.name == self.name)
+            .expect("spec comes from LANGUAGES");
+        static QUERIES: OnceLock<Vec<OnceLock<Query>>> = OnceLock::new();
+        let cells = QUERIES.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
+        cells[index].get_or_init(|| {
+            let source = self.query_sources.concat();
+            Query::new(&self.grammar(), &source)
+                .unwrap_or_else(|e| panic!("queries for {} do not compile: {e}", self.name))
+        })
+    }
+}
+
+const PY_QUERY: &str = include_str!("../queries/python.scm");
+const RS_QUERY: &str = include_str!("../queries/rust.scm");
+const JS_QUERY: &str = include_str!("../queries/javascript.scm");
+const TS_QUERY: &str = include_str!("../queries/typescript.scm");
+const GO_QUERY: &str = include_str!("../queries/go.scm");
+const JAVA_QUERY: &str = include_str!("../queries/java.scm");
+
+const C_STYLE_COMMENTS: &[&str] = &["comment"];
+
+/// Every language evident indexes.
+pub static LANGUAGES: &[LanguageSpec] = &[
+    LanguageSpec {
+        name: "python",
+        extensions: &["py", "pyi"],
+        grammar: || tree_sitter_python::LANGUAGE.into(),
+        query_sources: &[PY_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::PythonDotted,
+        import_resolution: ImportResolution::Python,
+        comment_kinds: &["comment"],
+        doc_skip_kinds: &[],
+        wrapper_kinds: &["decorated_definition"],
+    },
+    LanguageSpec {
+        name: "rust",
+        extensions: &["rs"],
+        grammar: || tree_sitter_rust::LANGUAGE.into(),
+        query_sources: &[RS_QUERY],
+        separator: "::",
+        module_naming: ModuleNaming::RustCrate,
+        import_resolution: ImportResolution::Rust,
+        comment_kinds: &["line_comment", "block_comment"],
+        doc_skip_kinds: &["attribute_item"],
+        wrapper_kinds: &[],
+    },
+    LanguageSpec {
+        name: "javascript",
+        extensions: &["js", "jsx", "mjs", "cjs"],
+        grammar: || tree_sitter_javascript::LANGUAGE.into(),
+        query_sources: &[JS_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::Path,
+        import_resolution: ImportResolution::JsRelative,
+        comment_kinds: C_STYLE_COMMENTS,
+        doc_skip_kinds: &[],
+        wrapper_kinds: &["export_statement"],
+    },
+    LanguageSpec {
+        name: "typescript",
+        extensions: &["ts", "mts", "cts"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query_sources: &[JS_QUERY, TS_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::Path,
+        import_resolution: ImportResolution::JsRelative,
+        comment_kinds: C_STYLE_COMMENTS,
+        doc_skip_kinds: &[],
+        wrapper_kinds: &["export_statement"],
+    },
+    LanguageSpec {
+        name: "tsx",
+        extensions: &["tsx"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        query_sources: &[JS_QUERY, TS_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::Path,
+        import_resolution: ImportResolution::JsRelative,
+        comment_kinds: C_STYLE_COMMENTS,
+        doc_skip_kinds: &[],
+        wrapper_kinds: &["export_statement"],
+    },
+    LanguageSpec {
+        name: "go",
+        extensions: &["go"],
+        grammar: || tree_sitter_go::LANGUAGE.into(),
+        query_sources: &[GO_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::Path,
+        import_resolution: ImportResolution::GoModule,
+        comment_kinds: C_STYLE_COMMENTS,
+        doc_skip_kinds: &[],
+        wrapper_kinds: &[],
+    },
+    LanguageSpec {
+        name: "java",
+        extensions: &["java"],
+        grammar: || tree_sitter_java::LANGUAGE.into(),
+        query_sources: &[JAVA_QUERY],
+        separator: ".",
+        module_naming: ModuleNaming::Path,
+        import_resolution: ImportResolution::JavaClass,
+        comment_kinds: &["line_comment", "block_comment"],
+        doc_skip_kinds: &[],
+        wrapper_kinds: &[],
+    },
+];
+
+/// The language of a path, by extension.
+pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
+    let ext = path.rsplit_once('.')?.1;
+    LANGUAGES
+        .iter()
+        .find(|l| l.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
+}
+
+/// A language by its stored name.
+pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
+    LANGUAGES.iter().find(|l| l.name == name)
+}
+
+/// The module path of a file, the prefix of its qualified names, unless the
+/// file declares a package (`@package`), which takes precedence.
+pub fn module_path(spec: &LanguageSpec, rel_path: &str) -> String {
+    let stem = rel_path.rsplit_once('.').map_or(rel_path, |(stem, _)| stem);
+    match spec.module_naming {
+        ModuleNaming::PythonDotted => {
+            let dotted = stem.replace('/', ".");
+            dotted
+                .strip_suffix(".__init__")
+                .map(str::to_string)
+                .unwrap_or_else(|| {
+                    if dotted == "__init__" {
+                        String::new()
+                    } else {
+                        dotted
+                    }
+                })
+        }
+        ModuleNaming::RustCrate => {
+            let parts: Vec<&str> = stem.split('/').collect();
+            let after_src = parts
+                .iter()
+                .rposition(|p| *p == "src")
+                .map_or(&parts[..], |i| &parts[i + 1..]);
+            let mut segments: Vec<&str> = after_src.to_vec();
+            if matches!(segments.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
+                segments.pop();
+            }
+            std::iter::once("crate")
+                .chain(segments)
+                .collect::<Vec<_>>()
+                .join("::")
+        }
+        ModuleNaming::Path => stem.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        for spec in LANGUAGES {
+            let _ = spec.query();
+        }
+    }
+
+    #[test]
+    fn module_paths_follow_each_convention() {
+        let py = by_name("python").unwrap();
+        assert_eq!(module_path(py, "pkg/mod.py"), "pkg.mod");
+        assert_eq!(module_path(py, "pkg/__init__.py"), "pkg");
+        assert_eq!(module_path(py, "__init__.py"), "");
+        let rs = by_name("rust").unwrap();
+        assert_eq!(module_path(rs, "crates/x/src/lib.rs"), "crate");
+        assert_eq!(module_path(rs, "crates/x/src/a/mod.rs"), "crate::a");
+        assert_eq!(module_path(rs, "src/a/b.rs"), "crate::a::b");
+        let ts = by_name("typescript").unwrap();
+        assert_eq!(module_path(ts, "src/util/math.ts"), "src/util/math");
+    }
+
+    #[test]
+    fn extensions_pick_languages() {
+        assert_eq!(for_path("a/b.tsx").unwrap().name, "tsx");
+        assert_eq!(for_path("a/B.JAVA").unwrap().name, "java");
+        assert!(for_path("Makefile").is_none());
+    }
+}

@@ -1,0 +1,37 @@
+//! `evident-index` owns everything evident knows about a repository: walking
+//! it, parsing it with tree-sitter, storing definitions, imports and call
+//! sites in one SQLite file, resolving imports, and answering queries with
+//! [`Evidence`].
+//!
+//! It must not know about language models, HTTP or the agent: every answer it
+//! gives is a list of `Evidence` (or a typed [`Error`]), and it never writes
+//! anywhere but `<repo>/.evident/` (and one line in `.git/info/exclude`).
+//!
+//! ```no_run
+//! use evident_index::{Index, IndexOptions};
+//! let summary = evident_index::index_repo(std::path::Path::new("."), &IndexOptions::default())?;
+//! let index = Index::open(std::path::Path::new("."))?;
+//! for hit in index.symbols("get_collection_name", &Default::default())? {
+//!     println!("{}:{} {}", hit.path, hit.start_line, hit.name);
+//! }
+//! # Ok::<(), evident_index::Error>(())
+//! ```
+
+pub mod config;
+pub mod error;
+pub mod evidence;
+pub mod extract;
+mod indexer;
+pub mod lang;
+mod query;
+pub mod resolve;
+pub mod sandbox;
+pub mod snippet;
+pub mod store;
+pub mod walk;
+
+pub use config::Config;
+pub use error::{Error, Result};
+pub use evidence::{Evidence, Kind};
+pub use indexer::{index_repo, IndexOptions, Progress, Summary};
+pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};

@@ -1,0 +1,457 @@
+//! Import resolution: from an import's module text to a path in the repository.
+//!
+//! Resolution is a pure function of the import, the importing file's path and
+//! the set of files being indexed, so an incremental run and a full rebuild
+//! resolve every import the same way.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::lang::{ImportResolution, LanguageSpec};
+
+const JS_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs"];
+
+/// The set of indexed files, and what can be derived from it once.
+pub struct Resolver {
+    files: HashSet<String>,
+    dirs: HashSet<String>,
+    /// Directories absolute Python imports are tried against, after the repo
+    /// root and the importing file's directory.
+    python_roots: Vec<String>,
+    /// `(module path, directory)` from `go.mod` at the repository root.
+    go_module: Option<String>,
+    /// File name → paths, for Java's class-name lookups.
+    by_file_name: HashMap<String, Vec<String>>,
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    match (dir.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (_, true) => dir.to_string(),
+        _ => format!("{dir}/{rest}"),
+    }
+}
+
+/// Resolves `.` and `..` segments; `None` when the path climbs above the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl Resolver {
+    pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>, root: &Path) -> Resolver {
+        let files: HashSet<String> = paths.into_iter().map(str::to_string).collect();
+        let mut dirs = HashSet::new();
+        let mut by_file_name: HashMap<String, Vec<String>> = HashMap::new();
+        let mut python_roots = HashSet::new();
+        for file in &files {
+            let mut dir = parent_dir(file);
+            let name = file.rsplit('/').next().unwrap_or(file);
+            by_file_name
+                .entry(name.to_string())
+                .or_default()
+                .push(file.clone());
+            if name == "setup.py" && !dir.is_empty() {
+                python_roots.insert(dir.to_string());
+            }
+            while !dir.is_empty() && dirs.insert(dir.to_string()) {
+                let last = dir.rsplit('/').next().unwrap_or(dir);
+                if matches!(last, "src" | "lib" | "python") {
+                    python_roots.insert(dir.to_string());
+                }
+                dir = parent_dir(dir);
+            }
+        }
+        let mut python_roots: Vec<String> = python_roots.into_iter().collect();
+        python_roots.sort();
+        let go_module = std::fs::read_to_string(root.join("go.mod"))
+            .ok()
+            .and_then(|text| {
+                text.lines().find_map(|l| {
+                    l.trim()
+                        .strip_prefix("module ")
+                        .map(|m| m.trim().trim_matches('"').to_string())
+                })
+            });
+        Resolver {
+            files,
+            dirs,
+            python_roots,
+            go_module,
+            by_file_name,
+        }
+    }
+
+    fn file(&self, path: &str) -> Option<String> {
+        self.files.contains(path).then(|| path.to_string())
+    }
+
+    /// The repository path an import refers to, when it is in the repository.
+    pub fn resolve(
+        &self,
+        spec: &LanguageSpec,
+        importer: &str,
+        module: &str,
+        name: Option<&str>,
+    ) -> Option<String> {
+        let name = name.filter(|n| *n != "*" && *n != "default");
+        match spec.import_resolution {
+            ImportResolution::Python => self.python(importer, module, name),
+            ImportResolution::Rust => self.rust(importer, module, name),
+            ImportResolution::JsRelative => self.javascript(importer, module),
+            ImportResolution::GoModule => self.go(module),
+            ImportResolution::JavaClass => self.java(module, name),
+        }
+    }
+
+    fn python_module(&self, base: &str, dotted: &str) -> Option<String> {
+        let rel = join(base, &dotted.replace('.', "/"));
+        self.file(&format!("{rel}.py"))
+            .or_else(|| self.file(&format!("{rel}.pyi")))
+            .or_else(|| self.file(&join(&rel, "__init__.py")))
+    }
+
+    fn python_in(&self, base: &str, dotted: &str, name: Option<&str>) -> Option<String> {
+        // `from pkg import mod` names a submodule when one exists.
+        if let Some(name) = name {
+            let sub = if dotted.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dotted}.{name}")
+            };
+            if let Some(found) = self.python_module(base, &sub) {
+                return Some(found);
+            }
+        }
+        if dotted.is_empty() {
+            return None;
+        }
+        self.python_module(base, dotted)
+    }
+
+    fn python(&self, importer: &str, module: &str, name: Option<&str>) -> Option<String> {
+        let dots = module.len() - module.trim_start_matches('.').len();
+        let dotted = &module[dots..];
+        if dots > 0 {
+            let mut base = parent_dir(importer).to_string();
+            for _ in 1..dots {
+                if base.is_empty() {
+                    return None;
+                }
+                base = parent_dir(&base).to_string();
+            }
+            return self.python_in(&base, dotted, name);
+        }
+        let own_dir = parent_dir(importer);
+        std::iter::once("")
+            .chain(std::iter::once(own_dir))
+            .chain(self.python_roots.iter().map(String::as_str))
+            .find_map(|base| self.python_in(base, dotted, name))
+    }
+
+    /// The directory holding a Rust file's child modules.
+    fn rust_module_dir(file: &str) -> String {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        if matches!(name, "lib.rs" | "main.rs" | "mod.rs") {
+            parent_dir(file).to_string()
+        } else {
+            file.trim_end_matches(".rs").to_string()
+        }
+    }
+
+    fn rust_crate_dir(file: &str) -> Option<String> {
+        let parts: Vec<&str> = file.split('/').collect();
+        let src = parts.iter().rposition(|p| *p == "src")?;
+        Some(parts[..=src].join("/"))
+    }
+
+    fn rust(&self, importer: &str, module: &str, name: Option<&str>) -> Option<String> {
+        let mut segments: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+        if let Some(name) = name.filter(|n| *n != "self") {
+            segments.push(name);
+        }
+        let (mut dir, rest) = match segments.first().copied() {
+            Some("crate") => (Self::rust_crate_dir(importer)?, &segments[1..]),
+            Some("self") => (Self::rust_module_dir(importer), &segments[1..]),
+            Some("super") => {
+                let mut dir = Self::rust_module_dir(importer);
+                let mut rest = &segments[..];
+                while rest.first() == Some(&"super") {
+                    dir = parent_dir(&dir).to_string();
+                    rest = &rest[1..];
+                }
+                (dir, rest)
+            }
+            _ => return None,
+        };
+        // The module a directory stands for: `a.rs`, `a/mod.rs`, or a crate root.
+        let module_file = |dir: &str| {
+            self.file(&format!("{dir}.rs"))
+                .or_else(|| self.file(&join(dir, "mod.rs")))
+                .or_else(|| self.file(&join(dir, "lib.rs")))
+                .or_else(|| self.file(&join(dir, "main.rs")))
+        };
+        let mut found = module_file(&dir);
+        for segment in rest {
+            dir = join(&dir, segment);
+            match module_file(&dir) {
+                Some(file) => found = Some(file),
+                // The rest are items inside the last module found.
+                None => break,
+            }
+        }
+        found
+    }
+
+    fn javascript(&self, importer: &str, module: &str) -> Option<String> {
+        if !module.starts_with("./")
+            && !module.starts_with("../")
+            && module != "."
+            && module != ".."
+        {
+            return None;
+        }
+        let target = normalize(&join(parent_dir(importer), module))?;
+        if let Some(found) = self.file(&target) {
+            return Some(found);
+        }
+        // TypeScript lets `./x.js` name `./x.ts`.
+        let stem = [".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .find_map(|e| target.strip_suffix(e))
+            .unwrap_or(&target);
+        JS_EXTENSIONS
+            .iter()
+            .find_map(|ext| self.file(&format!("{stem}.{ext}")))
+            .or_else(|| {
+                JS_EXTENSIONS
+                    .iter()
+                    .find_map(|ext| self.file(&join(&target, &format!("index.{ext}"))))
+            })
+    }
+
+    fn go(&self, import_path: &str) -> Option<String> {
+        let module = self.go_module.as_deref()?;
+        let rest = import_path.strip_prefix(module)?;
+        let dir = rest.trim_start_matches('/');
+        if !rest.is_empty() && !rest.starts_with('/') {
+            return None;
+        }
+        (dir.is_empty() || self.dirs.contains(dir)).then(|| dir.to_string())
+    }
+
+    fn java(&self, module: &str, name: Option<&str>) -> Option<String> {
+        let class_path = |dotted: &str| -> Option<String> {
+            let (package, class) = dotted.rsplit_once('.').unwrap_or(("", dotted));
+            let suffix = join(&package.replace('.', "/"), &format!("{class}.java"));
+            let candidates = self.by_file_name.get(&format!("{class}.java"))?;
+            let mut matching: Vec<&String> = candidates
+                .iter()
+                .filter(|p| *p == &suffix || p.ends_with(&format!("/{suffix}")))
+                .collect();
+            matching.sort();
+            matching.first().map(|p| p.to_string())
+        };
+        match name {
+            Some(name) => class_path(&format!("{module}.{name}")).or_else(|| class_path(module)),
+            None => {
+                // A wildcard import names a package: its directory.
+                let suffix = module.replace('.', "/");
+                let mut dirs: Vec<&String> = self
+                    .dirs
+                    .iter()
+                    .filter(|d| *d == &suffix || d.ends_with(&format!("/{suffix}")))
+                    .collect();
+                dirs.sort();
+                dirs.first().map(|d| d.to_string())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::by_name;
+
+    fn resolver(files: &[&str]) -> Resolver {
+        Resolver::new(files.iter().copied(), Path::new("/nonexistent"))
+    }
+
+    #[test]
+    fn python_absolute_relative_sibling_and_source_roots() {
+        let r = resolver(&[
+            "app/main.py",
+            "app/helpers.py",
+            "pkg/__init__.py",
+            "pkg/mod.py",
+            "pkg/sub/deep.py",
+            "src/rag_common.py",
+        ]);
+        let py = by_name("python").unwrap();
+        assert_eq!(
+            r.resolve(py, "app/main.py", "pkg.mod", None).as_deref(),
+            Some("pkg/mod.py")
+        );
+        assert_eq!(
+            r.resolve(py, "app/main.py", "pkg", Some("mod")).as_deref(),
+            Some("pkg/mod.py")
+        );
+        assert_eq!(
+            r.resolve(py, "app/main.py", "pkg", Some("thing"))
+                .as_deref(),
+            Some("pkg/__init__.py")
+        );
+        assert_eq!(
+            r.resolve(py, "app/main.py", "helpers", None).as_deref(),
+            Some("app/helpers.py")
+        );
+        assert_eq!(
+            r.resolve(py, "app/main.py", "rag_common", Some("f"))
+                .as_deref(),
+            Some("src/rag_common.py")
+        );
+        assert_eq!(
+            r.resolve(py, "pkg/sub/deep.py", "..mod", Some("x"))
+                .as_deref(),
+            Some("pkg/mod.py")
+        );
+        assert_eq!(
+            r.resolve(py, "pkg/sub/deep.py", "..", Some("mod"))
+                .as_deref(),
+            Some("pkg/mod.py")
+        );
+        assert_eq!(r.resolve(py, "pkg/mod.py", ".", Some("sub")), None);
+        assert_eq!(r.resolve(py, "pkg/mod.py", "....x", None), None);
+        assert_eq!(r.resolve(py, "app/main.py", "os.path", None), None);
+    }
+
+    #[test]
+    fn javascript_relative_with_extensions_and_index() {
+        let r = resolver(&["web/a.ts", "web/util/index.ts", "web/b.js", "web/c.tsx"]);
+        let ts = by_name("typescript").unwrap();
+        assert_eq!(
+            r.resolve(ts, "web/a.ts", "./util", None).as_deref(),
+            Some("web/util/index.ts")
+        );
+        assert_eq!(
+            r.resolve(ts, "web/a.ts", "./b", None).as_deref(),
+            Some("web/b.js")
+        );
+        assert_eq!(
+            r.resolve(ts, "web/a.ts", "./c.js", None).as_deref(),
+            Some("web/c.tsx")
+        );
+        assert_eq!(
+            r.resolve(ts, "web/util/index.ts", "../a", None).as_deref(),
+            Some("web/a.ts")
+        );
+        assert_eq!(r.resolve(ts, "web/a.ts", "react", None), None);
+        assert_eq!(r.resolve(ts, "web/a.ts", "../../../x", None), None);
+    }
+
+    #[test]
+    fn rust_crate_self_super_and_mod_declarations() {
+        let r = resolver(&[
+            "src/lib.rs",
+            "src/store.rs",
+            "src/store/query.rs",
+            "src/a/mod.rs",
+            "src/a/b.rs",
+        ]);
+        let rs = by_name("rust").unwrap();
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "crate::store", Some("Db"))
+                .as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "crate::store::query", Some("*"))
+                .as_deref(),
+            Some("src/store/query.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "super", Some("X")).as_deref(),
+            Some("src/a/mod.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "super::super::store", Some("Db"))
+                .as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/mod.rs", "self", Some("b")).as_deref(),
+            Some("src/a/b.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/lib.rs", "self", Some("store"))
+                .as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/store.rs", "self", Some("query"))
+                .as_deref(),
+            Some("src/store/query.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "crate", Some("Thing"))
+                .as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/b.rs", "std::collections", Some("HashMap")),
+            None
+        );
+    }
+
+    #[test]
+    fn java_classes_and_packages() {
+        let r = resolver(&[
+            "src/main/java/com/x/A.java",
+            "src/main/java/com/x/util/B.java",
+        ]);
+        let java = by_name("java").unwrap();
+        assert_eq!(
+            r.resolve(java, "src/main/java/com/x/A.java", "com.x.util", Some("B"))
+                .as_deref(),
+            Some("src/main/java/com/x/util/B.java")
+        );
+        assert_eq!(
+            r.resolve(
+                java,
+                "src/main/java/com/x/util/B.java",
+                "com.x.A",
+                Some("run")
+            )
+            .as_deref(),
+            Some("src/main/java/com/x/A.java")
+        );
+        assert_eq!(
+            r.resolve(java, "src/main/java/com/x/A.java", "com.x.util", Some("*"))
+                .as_deref(),
+            Some("src/main/java/com/x/util")
+        );
+        assert_eq!(
+            r.resolve(
+                java,
+                "src/main/java/com/x/A.java",
+                "java.util",
+                Some("List")
+            ),
+            None
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! The path sandbox: turns a path someone asked for into a file inside the
+//! repository, or a refusal that says why.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::config::SecretPolicy;
+use crate::error::{Error, Result};
+
+/// A file that is allowed to be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoFile {
+    /// Relative, `/`-separated, as stored in the index.
+    pub rel: String,
+    /// Absolute, symlinks resolved.
+    pub abs: PathBuf,
+}
+
+/// Resolves `requested` (relative to `root`, or absolute inside it) to a
+/// regular, non-secret file inside the repository after symlink resolution.
+pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<RepoFile> {
+    let refuse = |why: String| Err(Error::Refused(why));
+    if requested.is_empty() {
+        return refuse("empty path".into());
+    }
+    if requested.contains('\0') {
+        return refuse("path contains a NUL byte".into());
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::io(root.to_path_buf(), e))?;
+    let requested_path = Path::new(requested);
+    let relative: PathBuf = if requested_path.is_absolute() {
+        match requested_path.strip_prefix(&root) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => return refuse(format!("{requested} is outside the repository")),
+        }
+    } else {
+        requested_path.to_path_buf()
+    };
+    // Lexical normalisation first, so `a/../../x` is refused before touching the disk.
+    let mut parts: Vec<String> = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if parts.pop().is_none() {
+                    return refuse(format!("{requested} leaves the repository"));
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return refuse(format!("{requested} is outside the repository"))
+            }
+        }
+    }
+    if parts.is_empty() {
+        return refuse(format!("{requested} names the repository root, not a file"));
+    }
+    let lexical_rel = parts.join("/");
+    if secrets.is_secret(&lexical_rel) {
+        return refuse(format!("{lexical_rel} is a secret file and is never read"));
+    }
+    let joined = root.join(&lexical_rel);
+    let abs = match joined.canonicalize() {
+        Ok(abs) => abs,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if joined.symlink_metadata().is_ok() {
+                return refuse(format!("{lexical_rel} is a broken symlink"));
+            }
+            return Err(Error::NoSuchPath(PathBuf::from(lexical_rel)));
+        }
+        Err(e) => {
+            // ELOOP and friends: a symlink loop is a refusal, not an I/O mystery.
+            return refuse(format!("{lexical_rel} cannot be resolved ({e})"));
+        }
+    };
+    let Ok(real_rel) = abs.strip_prefix(&root) else {
+        return refuse(format!(
+            "{lexical_rel} is a symlink that leads outside the repository"
+        ));
+    };
+    let real_rel = real_rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    if secrets.is_secret(&real_rel) {
+        return refuse(format!(
+            "{lexical_rel} leads to {real_rel}, a secret file that is never read"
+        ));
+    }
+    if !abs.is_file() {
+        return refuse(format!("{lexical_rel} is not a regular file"));
+    }
+    Ok(RepoFile {
+        rel: lexical_rel,
+        abs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, SecretPolicy) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "x = 1\n").unwrap();
+        std::fs::write(dir.path().join(".env"), "TOKEN=1\n").unwrap();
+        (dir, SecretPolicy::new(&[]).unwrap())
+    }
+
+    fn refusal(root: &Path, path: &str, secrets: &SecretPolicy) -> String {
+        match resolve(root, path, secrets) {
+            Err(Error::Refused(why)) => why,
+            other => panic!("{path}: expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_and_dotted_paths_resolve_inside() {
+        let (dir, s) = repo();
+        assert_eq!(resolve(dir.path(), "src/a.py", &s).unwrap().rel, "src/a.py");
+        assert_eq!(
+            resolve(dir.path(), "./src/../src/a.py", &s).unwrap().rel,
+            "src/a.py"
+        );
+        let abs = dir.path().canonicalize().unwrap().join("src/a.py");
+        assert_eq!(
+            resolve(dir.path(), abs.to_str().unwrap(), &s).unwrap().rel,
+            "src/a.py"
+        );
+    }
+
+    #[test]
+    fn escapes_and_secrets_are_refused_with_reasons() {
+        let (dir, s) = repo();
+        assert!(refusal(dir.path(), "../etc/passwd", &s).contains("leaves the repository"));
+        assert!(refusal(dir.path(), "src/../../x", &s).contains("leaves the repository"));
+        assert!(refusal(dir.path(), "/etc/passwd", &s).contains("outside the repository"));
+        assert!(refusal(dir.path(), ".env", &s).contains("secret"));
+        assert!(refusal(dir.path(), "a\0b", &s).contains("NUL"));
+        assert!(refusal(dir.path(), "src", &s).contains("not a regular file"));
+        assert!(matches!(
+            resolve(dir.path(), "missing.py", &s),
+            Err(Error::NoSuchPath(_))
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_the_repo_and_loops_are_refused() {
+        let (dir, s) = repo();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "x").unwrap();
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap()
+        };
+        link(&outside.path().join("secret.txt"), "out.txt");
+        link(outside.path(), "outdir");
+        link(&dir.path().join("loop_b"), "loop_a");
+        link(&dir.path().join("loop_a"), "loop_b");
+        link(&dir.path().join(".env"), "innocent.txt");
+        link(&dir.path().join("src/a.py"), "alias.py");
+        assert!(refusal(dir.path(), "out.txt", &s).contains("symlink that leads outside"));
+        assert!(refusal(dir.path(), "outdir/secret.txt", &s).contains("symlink that leads outside"));
+        assert!(refusal(dir.path(), "loop_a", &s).contains("cannot be resolved"));
+        assert!(refusal(dir.path(), "innocent.txt", &s).contains("secret"));
+        assert_eq!(resolve(dir.path(), "alias.py", &s).unwrap().rel, "alias.py");
+    }
+}

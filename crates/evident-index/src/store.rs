@@ -1,0 +1,193 @@
+//! The SQLite file: schema, versioning, and opening it for reading or writing.
+//!
+//! One database per repository at `<repo>/.evident/index.db`, in WAL mode so
+//! readers never block on an indexing run.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use crate::error::{Error, Result};
+
+/// Bump on any change to the tables below; older indexes are then refused
+/// with advice to rebuild.
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub const INDEX_DIR: &str = ".evident";
+pub const INDEX_FILE: &str = "index.db";
+
+const SCHEMA: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE files (
+    id            INTEGER PRIMARY KEY,
+    path          TEXT NOT NULL UNIQUE,  -- relative, '/'-separated
+    lang          TEXT NOT NULL,
+    module        TEXT NOT NULL,         -- prefix of the file's qualified names
+    hash          TEXT NOT NULL,         -- xxh3-128 of the content
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    line_count    INTEGER NOT NULL,
+    syntax_errors INTEGER NOT NULL       -- 1 when tree-sitter recovered from errors
+);
+
+CREATE TABLE symbols (
+    id             INTEGER PRIMARY KEY,
+    file_id        INTEGER NOT NULL,
+    parent_id      INTEGER,              -- enclosing definition in the same file
+    kind           TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    signature      TEXT NOT NULL,
+    doc            TEXT,
+    start_line     INTEGER NOT NULL,
+    end_line       INTEGER NOT NULL
+);
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX symbols_qualified ON symbols(qualified_name);
+
+CREATE TABLE imports (
+    id         INTEGER PRIMARY KEY,
+    file_id    INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line   INTEGER NOT NULL,
+    module     TEXT NOT NULL,
+    name       TEXT,                     -- '*' for glob imports
+    alias      TEXT,
+    target     TEXT                      -- resolved repo path (a file, or a package directory)
+);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX imports_module ON imports(module);
+CREATE INDEX imports_target ON imports(target);
+
+CREATE TABLE calls (
+    id           INTEGER PRIMARY KEY,
+    file_id      INTEGER NOT NULL,
+    line         INTEGER NOT NULL,
+    callee       TEXT NOT NULL,
+    enclosing_id INTEGER                 -- innermost enclosing definition
+);
+CREATE INDEX calls_file ON calls(file_id);
+
+CREATE TABLE skipped (
+    path   TEXT PRIMARY KEY,
+    reason TEXT NOT NULL
+) WITHOUT ROWID;
+";
+
+pub fn index_path(root: &Path) -> PathBuf {
+    root.join(INDEX_DIR).join(INDEX_FILE)
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    Ok(())
+}
+
+/// Opens (creating when absent) the index for an indexing run.
+/// Returns the connection and whether the database was created now.
+pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
+    let dir = root.join(INDEX_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let path = index_path(root);
+    let conn = Connection::open(&path)?;
+    configure(&conn)?;
+    let corrupt = |source| Error::Corrupt {
+        path: path.clone(),
+        source,
+    };
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(corrupt)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let has_meta: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(corrupt)?
+        > 0;
+    if !has_meta {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(SCHEMA)?;
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)",
+            params![SCHEMA_VERSION.to_string()],
+        )?;
+        tx.commit()?;
+        return Ok((conn, true));
+    }
+    check_version(&conn, &path)?;
+    Ok((conn, false))
+}
+
+/// Opens an existing index read-only.
+pub fn open_for_read(root: &Path) -> Result<Connection> {
+    let path = index_path(root);
+    if !path.is_file() {
+        return Err(Error::NoIndex(path));
+    }
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    check_version(&conn, &path)?;
+    Ok(conn)
+}
+
+fn check_version(conn: &Connection, path: &Path) -> Result<()> {
+    let found: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(|source| Error::Corrupt {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    match found {
+        Some(v) if v == SCHEMA_VERSION.to_string() => Ok(()),
+        other => Err(Error::SchemaMismatch {
+            path: path.to_path_buf(),
+            found: other.unwrap_or_else(|| "none".into()),
+            expected: SCHEMA_VERSION,
+        }),
+    }
+}
+
+pub fn meta(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+/// Removes the index files so the next open starts from an empty schema.
+pub fn remove_index(root: &Path) -> Result<()> {
+    let path = index_path(root);
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(file, e)),
+        }
+    }
+    Ok(())
+}

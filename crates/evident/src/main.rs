@@ -1,0 +1,259 @@
+//! `evident`: the command-line edge. Parses arguments, calls the library
+//! crates, renders Evidence as text or JSON, and maps errors to exit codes
+//! (0: results, 1: no results, 2: error, 130: interrupted). It holds no
+//! indexing or query logic of its own.
+
+mod render;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use evident_index::{Error, Evidence, Index, IndexOptions, Kind, SymbolQuery};
+
+#[derive(Parser)]
+#[command(
+    name = "evident",
+    version,
+    about = "Local-first, read-only code intelligence: answers about your code, with evidence."
+)]
+struct Cli {
+    /// Repository root (default: the nearest ancestor with an index, else the git work tree, else the current directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    repo: Option<PathBuf>,
+    /// Print Evidence records as JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index (or incrementally re-index) a repository into PATH/.evident/index.db.
+    Index {
+        /// Repository to index (default: the current directory).
+        path: Option<PathBuf>,
+        /// Drop the existing index and build it from scratch.
+        #[arg(long)]
+        rebuild: bool,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Skip files larger than this many bytes (default 1048576, or index.max_file_size in evident.toml).
+        #[arg(long, value_name = "BYTES")]
+        max_file_size: Option<u64>,
+        /// Files per transaction.
+        #[arg(long, value_name = "N", hide = true)]
+        batch_size: Option<usize>,
+    },
+    /// Find definitions by name: exact matches first, then case-insensitive and qualified-name suffix matches.
+    Symbol {
+        name: String,
+        /// Only this kind (function, method, class, struct, enum, trait, interface, module, constant, variable, type).
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<Kind>,
+        /// Only under this file or directory.
+        #[arg(long)]
+        path: Option<String>,
+        /// Only exact name or qualified-name matches.
+        #[arg(long)]
+        exact: bool,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Print lines START..=END of a file (at most 400 lines).
+    Read {
+        path: String,
+        #[arg(allow_hyphen_values = true)]
+        start: String,
+        #[arg(allow_hyphen_values = true)]
+        end: String,
+    },
+    /// Every import site of a module, by module path (pkg.mod, crate::store) or file path.
+    Importers { module: String },
+    /// The definitions of one file, as a tree.
+    Outline { path: String },
+    /// What is indexed, when, and what changed since.
+    Status,
+}
+
+fn parse_kind(s: &str) -> Result<Kind, String> {
+    Kind::parse(s).ok_or_else(|| {
+        let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind {s:?}; one of: {}", kinds.join(", "))
+    })
+}
+
+fn parse_line(what: &str, s: &str) -> Result<i64> {
+    s.trim()
+        .parse::<i64>()
+        .map_err(|_| anyhow::anyhow!("invalid argument: {what} line {s:?} is not a number"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) {
+                eprintln!("evident: {e}");
+                return ExitCode::from(130);
+            }
+            eprintln!("evident: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn query_root(cli_repo: &Option<PathBuf>) -> Result<PathBuf> {
+    match cli_repo {
+        Some(p) => {
+            if !p.exists() {
+                anyhow::bail!("{} does not exist", p.display());
+            }
+            Ok(p.clone())
+        }
+        None => Ok(evident_index::find_root(
+            &std::env::current_dir().context("current directory")?,
+        )),
+    }
+}
+
+/// Opens the index for a query and warns on stderr when it is stale.
+fn open_index(root: &Path) -> Result<Index> {
+    let index = Index::open(root)?;
+    if evident_index::store::meta(index.connection(), "run_state")?.as_deref() != Some("complete") {
+        eprintln!("warning: the last `evident index` run did not finish; run `evident index` to complete it");
+    }
+    let stale = index.staleness()?;
+    if stale.is_stale() {
+        let example = stale
+            .modified
+            .iter()
+            .chain(&stale.added)
+            .chain(&stale.deleted)
+            .next()
+            .cloned()
+            .unwrap_or_default();
+        eprintln!(
+            "warning: the index is stale: {} file(s) changed since it was built (e.g. {example}); run `evident index`",
+            stale.changed()
+        );
+    }
+    Ok(index)
+}
+
+fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<ExitCode> {
+    if results.is_empty() {
+        if json {
+            println!("[]");
+        }
+        eprintln!("{empty_message}");
+        return Ok(ExitCode::from(1));
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(results)?);
+    } else {
+        print!("{}", render::evidence_list(results));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Index {
+            path,
+            rebuild,
+            quiet,
+            max_file_size,
+            batch_size,
+        } => {
+            let root = match path.or(cli.repo) {
+                Some(p) => p,
+                None => std::env::current_dir().context("current directory")?,
+            };
+            let cancel = Arc::new(AtomicBool::new(false));
+            let handler_flag = cancel.clone();
+            let _ = ctrlc::set_handler(move || {
+                if handler_flag.swap(true, Ordering::SeqCst) {
+                    // Second Ctrl-C: the open transaction rolls back on exit.
+                    std::process::exit(130);
+                }
+                eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
+            });
+            let progress: Option<Arc<dyn evident_index::Progress>> =
+                (!quiet && !cli.json && std::io::stderr().is_terminal())
+                    .then(|| Arc::new(render::Bar::new()) as Arc<dyn evident_index::Progress>);
+            let options = IndexOptions {
+                rebuild,
+                max_file_size,
+                batch_size,
+                cancel: Some(cancel),
+                progress,
+            };
+            let summary = evident_index::index_repo(&root, &options)?;
+            if cli.json {
+                println!("{}", render::summary_json(&summary));
+            } else if !quiet {
+                print!("{}", render::summary(&summary));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Symbol {
+            name,
+            kind,
+            path,
+            exact,
+            limit,
+        } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let query = SymbolQuery {
+                kind,
+                path,
+                exact,
+                limit: Some(limit),
+            };
+            let results = index.symbols(&name, &query)?;
+            emit(
+                cli.json,
+                &results,
+                &format!("no definitions match {name:?}"),
+            )
+        }
+        Command::Read { path, start, end } => {
+            let (start, end) = (parse_line("start", &start)?, parse_line("end", &end)?);
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let evidence = index.read(&path, start, end)?;
+            emit(cli.json, &[evidence], "")
+        }
+        Command::Importers { module } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.importers(&module)?;
+            emit(cli.json, &results, &format!("nothing imports {module:?}"))
+        }
+        Command::Outline { path } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.outline(&path)?;
+            if cli.json || results.is_empty() {
+                return emit(cli.json, &results, &format!("{path} has no definitions"));
+            }
+            print!("{}", render::outline(&results));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Status => {
+            let index = Index::open(&query_root(&cli.repo)?)?;
+            let status = index.status()?;
+            if cli.json {
+                println!("{}", render::status_json(&status));
+            } else {
+                print!("{}", render::status(&status));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

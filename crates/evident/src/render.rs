@@ -1,0 +1,293 @@
+//! Human and JSON renderings of what the library returns.
+
+use std::fmt::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use evident_index::{Evidence, Status, Summary};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+/// `path:start-end  kind  name`, then the numbered snippet.
+pub fn evidence_list(results: &[Evidence]) -> String {
+    let mut out = String::new();
+    for (i, ev) in results.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let shown_name = ev.qualified_name.as_deref().unwrap_or(&ev.name);
+        let _ = write!(
+            out,
+            "{}:{}-{}  {}  {}",
+            ev.path, ev.start_line, ev.end_line, ev.kind, shown_name
+        );
+        if let Some(reason) = &ev.reason {
+            let _ = write!(out, "  ({reason})");
+        }
+        out.push('\n');
+        out += &numbered(ev);
+    }
+    out
+}
+
+/// Snippet lines with their line numbers; an omission marker is shown unnumbered
+/// and the numbering resumes after the omitted lines.
+fn numbered(ev: &Evidence) -> String {
+    let width = ev.end_line.to_string().len();
+    let mut line = ev.start_line as usize;
+    let mut out = String::new();
+    for text in ev.snippet.split('\n') {
+        if let Some(omitted) = omitted_count(text) {
+            let _ = writeln!(out, "{:>width$}  {text}", "");
+            line += omitted;
+            continue;
+        }
+        let _ = writeln!(out, "{line:>width$}  {text}");
+        line += 1;
+    }
+    out
+}
+
+fn omitted_count(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("[... ")?;
+    let (n, tail) = rest.split_once(' ')?;
+    tail.starts_with("lines omitted").then(|| n.parse().ok())?
+}
+
+pub fn outline(results: &[Evidence]) -> String {
+    let mut out = String::new();
+    if let Some(first) = results.first() {
+        let _ = writeln!(out, "{}", first.path);
+    }
+    for ev in results {
+        let indent = "  ".repeat(ev.depth.unwrap_or(0) as usize + 1);
+        let first_line = ev.snippet.lines().next().unwrap_or("").trim();
+        let _ = writeln!(
+            out,
+            "{indent}{} {}  [{}-{}]  {}",
+            ev.kind, ev.name, ev.start_line, ev.end_line, first_line
+        );
+    }
+    out
+}
+
+pub fn summary(s: &Summary) -> String {
+    let mut out = format!(
+        "indexed {} files ({} parsed, {} unchanged, {} removed): {} definitions, {} imports, {} calls; {} skipped; {:.2} s\n",
+        s.files,
+        s.parsed,
+        s.unchanged,
+        s.removed,
+        s.definitions,
+        s.imports,
+        s.calls,
+        s.skipped.len(),
+        s.elapsed.as_secs_f64()
+    );
+    for skipped in s.skipped.iter().take(10) {
+        let _ = writeln!(out, "  skipped {}: {}", skipped.rel, skipped.reason);
+    }
+    if s.skipped.len() > 10 {
+        let _ = writeln!(
+            out,
+            "  … and {} more (`evident status` lists them)",
+            s.skipped.len() - 10
+        );
+    }
+    if s.syntax_errors > 0 {
+        let _ = writeln!(
+            out,
+            "  {} file(s) have syntax errors; what parsed is indexed",
+            s.syntax_errors
+        );
+    }
+    out
+}
+
+pub fn summary_json(s: &Summary) -> String {
+    json!({
+        "root": s.root,
+        "files": s.files,
+        "parsed": s.parsed,
+        "unchanged": s.unchanged,
+        "removed": s.removed,
+        "definitions": s.definitions,
+        "imports": s.imports,
+        "calls": s.calls,
+        "syntax_errors": s.syntax_errors,
+        "skipped": s.skipped.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
+        "seconds": s.elapsed.as_secs_f64(),
+    })
+    .to_string()
+}
+
+pub fn status(s: &Status) -> String {
+    let mut out = format!(
+        "repository: {}\nindex:      {} (schema {})\n",
+        s.root.display(),
+        s.index_path.display(),
+        s.schema_version
+    );
+    match s.indexed_at {
+        Some(t) => {
+            let _ = writeln!(out, "indexed:    {}", when(t));
+        }
+        None => out += "indexed:    never completed\n",
+    }
+    if !s.complete {
+        out += "warning:    the last run was interrupted; run `evident index` to finish it\n";
+    }
+    let files: u64 = s.files_by_language.iter().map(|(_, n)| n).sum();
+    let langs: Vec<String> = s
+        .files_by_language
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    let _ = writeln!(out, "files:      {files} ({})", langs.join(", "));
+    let _ = writeln!(
+        out,
+        "contents:   {} definitions, {} imports ({} resolved in the repo), {} calls",
+        s.definitions, s.imports, s.resolved_imports, s.calls
+    );
+    if s.syntax_errors > 0 {
+        let _ = writeln!(
+            out,
+            "syntax:     {} file(s) parsed with errors",
+            s.syntax_errors
+        );
+    }
+    let _ = writeln!(out, "skipped:    {}", s.skipped.len());
+    for (path, reason) in s.skipped.iter().take(20) {
+        let _ = writeln!(out, "  {path}: {reason}");
+    }
+    let st = &s.staleness;
+    if st.is_stale() {
+        let _ = writeln!(
+            out,
+            "stale:      {} modified, {} added, {} deleted since the last index; run `evident index`",
+            st.modified.len(),
+            st.added.len(),
+            st.deleted.len()
+        );
+        for (label, paths) in [
+            ("modified", &st.modified),
+            ("added", &st.added),
+            ("deleted", &st.deleted),
+        ] {
+            for p in paths.iter().take(10) {
+                let _ = writeln!(out, "  {label} {p}");
+            }
+        }
+    } else {
+        out += "stale:      no, the index matches the files on disk\n";
+    }
+    out
+}
+
+pub fn status_json(s: &Status) -> String {
+    json!({
+        "root": s.root,
+        "index_path": s.index_path,
+        "schema_version": s.schema_version,
+        "indexed_at": s.indexed_at,
+        "complete": s.complete,
+        "files_by_language": s.files_by_language.iter().map(|(l, n)| json!({"lang": l, "files": n})).collect::<Vec<_>>(),
+        "definitions": s.definitions,
+        "imports": s.imports,
+        "resolved_imports": s.resolved_imports,
+        "calls": s.calls,
+        "syntax_errors": s.syntax_errors,
+        "skipped": s.skipped.iter().map(|(p, r)| json!({"path": p, "reason": r})).collect::<Vec<_>>(),
+        "stale": {
+            "modified": s.staleness.modified,
+            "added": s.staleness.added,
+            "deleted": s.staleness.deleted,
+        },
+    })
+    .to_string()
+}
+
+/// `2026-11-29 14:57:32 UTC (3 min ago)`.
+fn when(unix: u64) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let ago = now.saturating_sub(unix);
+    let relative = match ago {
+        0..=59 => format!("{ago} s ago"),
+        60..=3599 => format!("{} min ago", ago / 60),
+        3600..=86_399 => format!("{} h ago", ago / 3600),
+        _ => format!("{} days ago", ago / 86_400),
+    };
+    let (days, secs) = ((unix / 86_400) as i64, unix % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC ({relative})",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// A terminal progress bar for indexing.
+pub struct Bar(ProgressBar);
+
+impl Bar {
+    pub fn new() -> Bar {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Bar(bar)
+    }
+}
+
+impl evident_index::Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn advance(&self, path: &str) {
+        self.0.set_message(path.to_string());
+        self.0.inc(1);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evident_index::Kind;
+
+    #[test]
+    fn numbering_skips_omitted_lines() {
+        let ev = Evidence::new(
+            "a.py",
+            10,
+            20,
+            Kind::Function,
+            "f",
+            "def f():\n[... 9 lines omitted: evident read a.py 11 19 ...]\n    return 1",
+        );
+        let text = numbered(&ev);
+        assert!(text.contains("10  def f():"), "{text}");
+        assert!(text.contains("20      return 1"), "{text}");
+    }
+
+    #[test]
+    fn dates_are_civil_utc() {
+        assert!(when(0).starts_with("1970-01-01 00:00:00 UTC"));
+        assert!(when(1_764_428_252).starts_with("2025-11-29 14:57:32 UTC"));
+    }
+}
