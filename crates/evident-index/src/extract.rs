@@ -137,12 +137,8 @@ struct RawImport {
 
 /// Parses `source` as `spec`'s language and extracts its facts.
 pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&spec.grammar())
-        .expect("grammar ABI is supported");
     let line_count = count_lines(source);
-    let Some(tree) = parser.parse(source, None) else {
+    let Some(tree) = parse(spec, source) else {
         return FileFacts {
             module: lang::module_path(spec, rel_path),
             line_count,
@@ -274,6 +270,25 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         has_syntax_errors: root.has_error(),
         line_count,
     }
+}
+
+thread_local! {
+    /// One parser per language per thread, reused across files.
+    static PARSERS: std::cell::RefCell<HashMap<&'static str, Parser>> = Default::default();
+}
+
+fn parse(spec: &LanguageSpec, source: &str) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = parsers.entry(spec.name).or_insert_with(|| {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&spec.grammar())
+                .expect("grammar ABI is supported");
+            parser
+        });
+        parser.parse(source, None)
+    })
 }
 
 /// The node a definition's extent and doc comment hang off: its decorator or export wrapper.

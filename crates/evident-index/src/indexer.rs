@@ -74,6 +74,7 @@ pub struct Summary {
 enum Outcome {
     /// Same content as stored: only the stat data changes.
     Touched {
+        rel: String,
         id: i64,
         size: u64,
         mtime_ns: i64,
@@ -103,6 +104,7 @@ struct Stored {
 /// Brings `<root>/.evident/index.db` up to date with the files under `root`.
 pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let started = Instant::now();
+    let mut profile = Profile::new(started);
     if !root.exists() {
         return Err(Error::NoSuchPath(root.to_path_buf()));
     }
@@ -146,10 +148,14 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
 
+    profile.phase("walk and compare");
+
     // First transaction: forget removed files, record skips, and re-resolve
     // stored imports when the file set changed (a new file can satisfy an
     // import, a deleted one can break it).
-    {
+    let file_set_changed = added > 0 || !removed.is_empty();
+    let skips_changed = load_skipped(&conn)? != walked.skipped;
+    if file_set_changed || skips_changed || !to_read.is_empty() {
         let tx = conn.transaction()?;
         for (_, id) in &removed {
             delete_file_rows(&tx, *id)?;
@@ -159,12 +165,13 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         for s in &walked.skipped {
             insert_skipped(&tx, s)?;
         }
-        if added > 0 || !removed.is_empty() || options.rebuild {
+        if file_set_changed {
             reresolve_all(&tx, &resolver)?;
         }
         store::set_meta(&tx, "run_state", "in_progress")?;
         tx.commit()?;
     }
+    profile.phase("removals and re-resolution");
 
     let cancel = options.cancel.clone().unwrap_or_default();
     let progress = options.progress.clone();
@@ -185,17 +192,26 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         let resolver = &resolver;
         let cancel_flag = &cancel;
         scope.spawn(move || {
-            to_read
-                .par_iter()
-                .for_each_with(sender, |sender, candidate| {
-                    let outcome = if cancel_flag.load(Ordering::Relaxed) {
-                        Outcome::Cancelled
-                    } else {
-                        process(candidate, stored.get(&candidate.rel), resolver)
-                    };
-                    // The writer hung up (an error or Ctrl-C): stop quietly.
-                    let _ = sender.send(outcome);
-                });
+            // A pool of our own: its workers block on the channel, which must
+            // never stall another user of rayon's global pool.
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+            let work = || {
+                to_read
+                    .par_iter()
+                    .for_each_with(sender, |sender, candidate| {
+                        let outcome = if cancel_flag.load(Ordering::Relaxed) {
+                            Outcome::Cancelled
+                        } else {
+                            process(candidate, stored.get(&candidate.rel), resolver)
+                        };
+                        // The writer hung up (an error or Ctrl-C): stop quietly.
+                        let _ = sender.send(outcome);
+                    })
+            };
+            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => pool.install(work),
+                Err(_) => work(),
+            }
         });
         let mut pending: Vec<Outcome> = Vec::with_capacity(batch_size);
         let mut flush = |conn: &mut Connection,
@@ -209,30 +225,37 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             tx.commit()?;
             Ok(())
         };
-        for outcome in receiver.iter() {
-            if matches!(outcome, Outcome::Cancelled) {
-                continue;
-            }
-            if let (Some(p), Some(path)) = (&progress, outcome_path(&outcome, stored)) {
-                p.advance(&path);
-            }
-            pending.push(outcome);
-            if pending.len() >= batch_size {
-                flush(&mut conn, &mut pending, &mut summary)?;
-                if cancel.load(Ordering::Relaxed) {
-                    break;
+        let mut write_all = || -> Result<()> {
+            for outcome in receiver.iter() {
+                if matches!(outcome, Outcome::Cancelled) {
+                    continue;
+                }
+                if let (Some(p), Some(path)) = (&progress, outcome_path(&outcome)) {
+                    p.advance(path);
+                }
+                pending.push(outcome);
+                if pending.len() >= batch_size {
+                    flush(&mut conn, &mut pending, &mut summary)?;
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
                 }
             }
-        }
-        if !pending.is_empty() {
-            flush(&mut conn, &mut pending, &mut summary)?;
-        }
-        Ok(())
+            if !pending.is_empty() {
+                flush(&mut conn, &mut pending, &mut summary)?;
+            }
+            Ok(())
+        };
+        let result = write_all();
+        // Hanging up wakes producers blocked on a full channel, so the scope can end.
+        drop(receiver);
+        result
     });
     if let Some(p) = &progress {
         p.finish();
     }
     write_result?;
+    profile.phase("parse and write");
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
@@ -240,28 +263,27 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    store::set_meta(&conn, "indexed_at", &now.to_string())?;
-    store::set_meta(&conn, "root", &root.to_string_lossy())?;
-    store::set_meta(&conn, "run_state", "complete")?;
-    store::set_meta(&conn, "max_file_size", &config.max_file_size.to_string())?;
-
-    let count = |table: &str| -> Result<u64> {
-        Ok(
-            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
-                r.get::<_, i64>(0)
-            })? as u64,
-        )
-    };
-    summary.files = count("files")?;
-    summary.definitions = count("symbols")?;
-    summary.imports = count("imports")?;
-    summary.calls = count("calls")?;
-    summary.unchanged = summary.files.saturating_sub(summary.parsed);
-    summary.syntax_errors = conn.query_row(
-        "SELECT count(*) FROM files WHERE syntax_errors = 1",
+    {
+        let tx = conn.transaction()?;
+        store::set_meta(&tx, "indexed_at", &now.to_string())?;
+        store::set_meta(&tx, "root", &root.to_string_lossy())?;
+        store::set_meta(&tx, "run_state", "complete")?;
+        store::set_meta(&tx, "max_file_size", &config.max_file_size.to_string())?;
+        tx.commit()?;
+    }
+    let totals: (i64, i64, i64, i64, i64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(definitions), 0), coalesce(sum(imports), 0),
+                coalesce(sum(calls), 0), coalesce(sum(syntax_errors), 0) FROM files",
         [],
-        |r| r.get::<_, i64>(0),
-    )? as u64;
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    summary.files = totals.0 as u64;
+    summary.definitions = totals.1 as u64;
+    summary.imports = totals.2 as u64;
+    summary.calls = totals.3 as u64;
+    summary.syntax_errors = totals.4 as u64;
+    summary.unchanged = summary.files.saturating_sub(summary.parsed);
+    profile.phase("finish");
     summary.skipped = walked.skipped;
     summary.skipped.extend(failed);
     summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -269,14 +291,47 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     Ok(summary)
 }
 
-fn outcome_path(outcome: &Outcome, stored: &HashMap<String, Stored>) -> Option<String> {
+/// Phase timings on stderr when `EVIDENT_PROFILE` is set (used by the benchmarks).
+struct Profile {
+    enabled: bool,
+    last: Instant,
+}
+
+impl Profile {
+    fn new(started: Instant) -> Profile {
+        Profile {
+            enabled: std::env::var_os("EVIDENT_PROFILE").is_some(),
+            last: started,
+        }
+    }
+
+    fn phase(&mut self, name: &str) {
+        if self.enabled {
+            eprintln!(
+                "profile: {name}: {:.1} ms",
+                self.last.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        self.last = Instant::now();
+    }
+}
+
+fn load_skipped(conn: &Connection) -> Result<Vec<Skipped>> {
+    let mut stmt = conn.prepare("SELECT path, reason FROM skipped ORDER BY path")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Skipped {
+            rel: r.get(0)?,
+            reason: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn outcome_path(outcome: &Outcome) -> Option<&str> {
     match outcome {
-        Outcome::Parsed(p) => Some(p.rel.clone()),
-        Outcome::Failed(s) => Some(s.rel.clone()),
-        Outcome::Touched { id, .. } => stored
-            .iter()
-            .find(|(_, s)| s.id == *id)
-            .map(|(p, _)| p.clone()),
+        Outcome::Parsed(p) => Some(&p.rel),
+        Outcome::Failed(s) => Some(&s.rel),
+        Outcome::Touched { rel, .. } => Some(rel),
         Outcome::Cancelled => None,
     }
 }
@@ -316,6 +371,7 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
     let size = bytes.len() as u64;
     if let Some(s) = stored.filter(|s| s.hash == hash) {
         return Outcome::Touched {
+            rel: candidate.rel.clone(),
             id: s.id,
             size,
             mtime_ns: candidate.mtime_ns,
@@ -349,7 +405,9 @@ fn write_outcome(
     failed: &mut Vec<Skipped>,
 ) -> Result<()> {
     match outcome {
-        Outcome::Touched { id, size, mtime_ns } => {
+        Outcome::Touched {
+            id, size, mtime_ns, ..
+        } => {
             tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")?
                 .execute(params![id, size as i64, mtime_ns])?;
         }
@@ -380,7 +438,8 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
             delete_file_rows(tx, id)?;
             tx.prepare_cached(
                 "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
-                 line_count = ?7, syntax_errors = ?8 WHERE id = ?1",
+                 line_count = ?7, syntax_errors = ?8, definitions = ?9, imports = ?10, calls = ?11
+                 WHERE id = ?1",
             )?
             .execute(params![
                 id,
@@ -390,14 +449,18 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
                 p.size as i64,
                 p.mtime_ns,
                 facts.line_count,
-                facts.has_syntax_errors
+                facts.has_syntax_errors,
+                facts.definitions.len() as i64,
+                facts.imports.len() as i64,
+                facts.calls.len() as i64
             ])?;
             id
         }
         None => {
             tx.prepare_cached(
-                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors,
+                                   definitions, imports, calls)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
                 p.rel,
@@ -407,7 +470,10 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
                 p.size as i64,
                 p.mtime_ns,
                 facts.line_count,
-                facts.has_syntax_errors
+                facts.has_syntax_errors,
+                facts.definitions.len() as i64,
+                facts.imports.len() as i64,
+                facts.calls.len() as i64
             ])?;
             tx.last_insert_rowid()
         }

@@ -31,7 +31,10 @@ CREATE TABLE files (
     size          INTEGER NOT NULL,
     mtime_ns      INTEGER NOT NULL,
     line_count    INTEGER NOT NULL,
-    syntax_errors INTEGER NOT NULL       -- 1 when tree-sitter recovered from errors
+    syntax_errors INTEGER NOT NULL,      -- 1 when tree-sitter recovered from errors
+    definitions   INTEGER NOT NULL,      -- row counts, so totals need no table scan
+    imports       INTEGER NOT NULL,
+    calls         INTEGER NOT NULL
 );
 
 CREATE TABLE symbols (

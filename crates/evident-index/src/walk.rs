@@ -49,73 +49,86 @@ pub fn walk(root: &Path, config: &Config) -> Walk {
         .require_git(false)
         .follow_links(false)
         .overrides(overrides)
+        .threads(
+            std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .min(4),
+        )
         .filter_entry(|e| e.file_name() != ".evident" && e.file_name() != ".git")
-        .build();
-    let mut out = Walk::default();
-    for entry in walker {
-        let Ok(entry) = entry else {
-            // Unreadable directories and loops: nothing under them can be indexed.
-            continue;
-        };
-        let Some(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_dir() {
-            continue;
-        }
-        let Ok(rel_path) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let rel = rel_path
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        let Some(spec) = lang::for_path(&rel) else {
-            continue;
-        };
-        let skip = |reason: String| Skipped {
-            rel: rel.clone(),
-            reason,
-        };
-        if config.secrets.is_secret(&rel) {
-            out.skipped.push(skip("secret file".into()));
-            continue;
-        }
-        if file_type.is_symlink() {
-            out.skipped.push(skip("symlink (not followed)".into()));
-            continue;
-        }
-        if !file_type.is_file() {
-            out.skipped.push(skip("not a regular file".into()));
-            continue;
-        }
-        let metadata = match entry.metadata() {
-            Ok(m) => m,
-            Err(e) => {
-                out.skipped.push(skip(format!("unreadable: {e}")));
-                continue;
+        .build_parallel();
+    let found = std::sync::Mutex::new(Walk::default());
+    walker.run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            // Unreadable directories and loops are left out: nothing under them can be indexed.
+            if let Ok(entry) = entry {
+                match classify(root, config, &entry) {
+                    Some(Ok(c)) => found.lock().expect("walk lock").candidates.push(c),
+                    Some(Err(s)) => found.lock().expect("walk lock").skipped.push(s),
+                    None => {}
+                }
             }
-        };
-        if metadata.len() > config.max_file_size {
-            out.skipped.push(skip(format!(
-                "too large ({} bytes > limit {})",
-                metadata.len(),
-                config.max_file_size
-            )));
-            continue;
-        }
-        out.candidates.push(Candidate {
-            rel,
-            abs: entry.path().to_path_buf(),
-            size: metadata.len(),
-            mtime_ns: mtime_ns(&metadata),
-            lang: spec,
-        });
-    }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut out = found.into_inner().expect("walk lock");
     out.candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// A walked entry as a candidate, a skip with its reason, or nothing (not source code).
+fn classify(
+    root: &Path,
+    config: &Config,
+    entry: &ignore::DirEntry,
+) -> Option<Result<Candidate, Skipped>> {
+    let file_type = entry.file_type()?;
+    if file_type.is_dir() {
+        return None;
+    }
+    let rel = entry
+        .path()
+        .strip_prefix(root)
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let spec = lang::for_path(&rel)?;
+    let skip = |reason: String| {
+        Some(Err(Skipped {
+            rel: rel.clone(),
+            reason,
+        }))
+    };
+    if config.secrets.is_secret(&rel) {
+        return skip("secret file".into());
+    }
+    if file_type.is_symlink() {
+        return skip("symlink (not followed)".into());
+    }
+    if !file_type.is_file() {
+        return skip("not a regular file".into());
+    }
+    let metadata = match entry.metadata() {
+        Ok(m) => m,
+        Err(e) => return skip(format!("unreadable: {e}")),
+    };
+    if metadata.len() > config.max_file_size {
+        return skip(format!(
+            "too large ({} bytes > limit {})",
+            metadata.len(),
+            config.max_file_size
+        ));
+    }
+    Some(Ok(Candidate {
+        abs: entry.path().to_path_buf(),
+        size: metadata.len(),
+        mtime_ns: mtime_ns(&metadata),
+        lang: spec,
+        rel,
+    }))
 }
 
 pub fn mtime_ns(metadata: &std::fs::Metadata) -> i64 {

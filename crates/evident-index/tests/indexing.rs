@@ -1,0 +1,781 @@
+//! Indexing a repository end to end: resolution, incremental == full, bad input.
+
+use std::path::{Path, PathBuf};
+
+use evident_index::{index_repo, Index, IndexOptions, Kind, SymbolQuery};
+use rusqlite::Connection;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of `tests/fixtures/repo`.
+fn fixture_repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo"),
+        &root,
+    );
+    (dir, root)
+}
+
+fn index(root: &Path) -> evident_index::Summary {
+    index_repo(root, &IndexOptions::default()).unwrap()
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Every row of the index, with ids replaced by what they point at, sorted:
+/// two indexes of the same files dump identically.
+fn dump(root: &Path) -> Vec<String> {
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let queries = [
+        "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors, definitions, imports, calls FROM files",
+        "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, coalesce(s.doc, ''), s.start_line, s.end_line, coalesce(p.qualified_name, '')
+         FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
+        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, coalesce(i.name, ''), coalesce(i.alias, ''), coalesce(i.target, '')
+         FROM imports i JOIN files f ON f.id = i.file_id",
+        "SELECT 'call', f.path, c.line, c.callee, coalesce(e.qualified_name, '')
+         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
+        "SELECT 'skipped', path, reason FROM skipped",
+    ];
+    let mut rows = Vec::new();
+    for sql in queries {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        let mapped = stmt
+            .query_map([], |r| {
+                Ok((0..n)
+                    .map(|i| match r.get_ref(i).unwrap() {
+                        rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                        rusqlite::types::ValueRef::Text(t) => {
+                            String::from_utf8_lossy(t).into_owned()
+                        }
+                        rusqlite::types::ValueRef::Null => "NULL".into(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | "))
+            })
+            .unwrap();
+        rows.extend(mapped.map(Result::unwrap));
+    }
+    // Orphans would mean a half-written file.
+    for orphan_check in [
+        "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",
+    ] {
+        let n: i64 = conn.query_row(orphan_check, [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 0, "{orphan_check}");
+    }
+    rows.sort();
+    rows
+}
+
+fn target_of(root: &Path, path: &str, module: &str) -> Option<String> {
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    conn.query_row(
+        "SELECT i.target FROM imports i JOIN files f ON f.id = i.file_id WHERE f.path = ?1 AND i.module = ?2",
+        [path, module],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+#[test]
+fn imports_resolve_across_languages() {
+    let (_tmp, root) = fixture_repo();
+    let summary = index(&root);
+    assert_eq!(summary.files, 12);
+    assert!(summary.created);
+    assert_eq!(
+        target_of(&root, "app/main.py", "pkg.mod").as_deref(),
+        Some("pkg/mod.py")
+    );
+    assert_eq!(
+        target_of(&root, "app/main.py", "helpers").as_deref(),
+        Some("app/helpers.py"),
+        "sibling import"
+    );
+    assert_eq!(
+        target_of(&root, "app/main.py", "rag_common").as_deref(),
+        Some("src/rag_common.py"),
+        "source root"
+    );
+    assert_eq!(
+        target_of(&root, "app/main.py", "pkg.sub.deep").as_deref(),
+        Some("pkg/sub/deep.py")
+    );
+    assert_eq!(
+        target_of(&root, "pkg/sub/deep.py", "..mod").as_deref(),
+        Some("pkg/mod.py"),
+        "relative"
+    );
+    assert_eq!(
+        target_of(&root, "pkg/__init__.py", ".mod").as_deref(),
+        Some("pkg/mod.py")
+    );
+    assert_eq!(
+        target_of(&root, "web/app.ts", "./util").as_deref(),
+        Some("web/util/index.ts")
+    );
+    assert_eq!(
+        target_of(&root, "web/app.ts", "./api").as_deref(),
+        Some("web/api.js")
+    );
+    assert_eq!(
+        target_of(&root, "crate_a/src/lib.rs", "crate::store").as_deref(),
+        Some("crate_a/src/store/mod.rs")
+    );
+    assert_eq!(
+        target_of(&root, "crate_a/src/lib.rs", "self").as_deref(),
+        Some("crate_a/src/store/mod.rs"),
+        "mod store;"
+    );
+}
+
+#[test]
+fn queries_answer_with_evidence() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let index = Index::open(&root).unwrap();
+
+    let hits = index
+        .symbols("get_collection_name", &SymbolQuery::default())
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    let hit = &hits[0];
+    assert_eq!(
+        (hit.path.as_str(), hit.start_line, hit.end_line, hit.kind),
+        ("src/rag_common.py", 4, 6, Kind::Function)
+    );
+    assert!(hit.snippet.starts_with("def get_collection_name(kind):"));
+    assert_eq!(
+        hit.qualified_name.as_deref(),
+        Some("src.rag_common.get_collection_name")
+    );
+
+    // Exact first, then case-insensitive and qualified-suffix matches.
+    let computes = index.symbols("compute", &SymbolQuery::default()).unwrap();
+    assert_eq!(computes.len(), 2);
+    assert!(index
+        .symbols(
+            "COMPUTE",
+            &SymbolQuery {
+                exact: true,
+                ..Default::default()
+            }
+        )
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        index
+            .symbols("COMPUTE", &SymbolQuery::default())
+            .unwrap()
+            .len(),
+        2
+    );
+    let suffix = index
+        .symbols("Engine.compute", &SymbolQuery::default())
+        .unwrap();
+    assert_eq!((suffix.len(), suffix[0].kind), (1, Kind::Method));
+    let methods = index
+        .symbols(
+            "compute",
+            &SymbolQuery {
+                kind: Some(Kind::Method),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(methods.len(), 1);
+    let under_pkg = index
+        .symbols(
+            "walk",
+            &SymbolQuery {
+                path: Some("pkg/sub".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(under_pkg[0].path, "pkg/sub/deep.py");
+    assert!(index
+        .symbols(
+            "walk",
+            &SymbolQuery {
+                path: Some("web".into()),
+                ..Default::default()
+            }
+        )
+        .unwrap()
+        .is_empty());
+
+    let importers = index.importers("rag_common").unwrap();
+    assert_eq!(importers.len(), 1);
+    assert_eq!(
+        (importers[0].path.as_str(), importers[0].start_line),
+        ("app/main.py", 6)
+    );
+    assert_eq!(
+        importers[0].snippet,
+        "from rag_common import get_collection_name"
+    );
+    let by_path = index.importers("pkg/mod.py").unwrap();
+    let paths: Vec<(&str, u32)> = by_path
+        .iter()
+        .map(|e| (e.path.as_str(), e.start_line))
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            ("app/main.py", 2),
+            ("app/main.py", 3),
+            ("pkg/__init__.py", 1),
+            ("pkg/sub/deep.py", 1)
+        ]
+    );
+    assert!(
+        by_path[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("pkg.mod as m"),
+        "{:?}",
+        by_path[0].reason
+    );
+    let by_module: Vec<u32> = index
+        .importers("pkg.mod")
+        .unwrap()
+        .iter()
+        .map(|e| e.start_line)
+        .collect();
+    assert!(by_module.contains(&2) && by_module.contains(&3));
+
+    let outline = index.outline("pkg/mod.py").unwrap();
+    let tree: Vec<(String, u32)> = outline
+        .iter()
+        .map(|e| (e.name.clone(), e.depth.unwrap()))
+        .collect();
+    assert_eq!(
+        tree,
+        vec![
+            ("Engine".into(), 0),
+            ("compute".into(), 1),
+            ("compute".into(), 0)
+        ]
+    );
+
+    let read = index.read("src/rag_common.py", 4, 5).unwrap();
+    assert_eq!(
+        read.snippet,
+        "def get_collection_name(kind):\n    \"\"\"The collection for a kind of document.\"\"\""
+    );
+    assert_eq!(read.name, "src.rag_common.get_collection_name");
+    let clipped = index.read("app/helpers.py", 1, 300).unwrap();
+    assert_eq!((clipped.start_line, clipped.end_line), (1, 2));
+}
+
+#[test]
+fn read_refuses_what_it_must() {
+    let (_tmp, root) = fixture_repo();
+    write(&root, ".env", "SECRET=1\n");
+    write(&root, "keys/server.pem", "-----BEGIN-----\n");
+    index(&root);
+    let index = Index::open(&root).unwrap();
+    let err =
+        |path: &str, start: i64, end: i64| index.read(path, start, end).unwrap_err().to_string();
+    assert!(err("app/main.py", 1, 401).contains("at most 400 lines"));
+    assert!(err("app/main.py", 0, 3).contains("before line 1"));
+    assert!(err("app/main.py", -5, 3).contains("before line 1"));
+    assert!(err("app/main.py", 9, 3).contains("before start line"));
+    assert!(err("app/main.py", 500, 501).contains("past the end"));
+    assert!(err("../outside.py", 1, 2).contains("leaves the repository"));
+    assert!(err("/etc/passwd", 1, 2).contains("outside the repository"));
+    assert!(err(".env", 1, 1).contains("secret"));
+    assert!(err("keys/server.pem", 1, 1).contains("secret"));
+    assert!(err(".git/config", 1, 1).contains("secret"));
+    assert!(err("nope.py", 1, 1).contains("does not exist"));
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("x.py"), "x = 1\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.py"), root.join("link.py")).unwrap();
+        assert!(err("link.py", 1, 1).contains("symlink that leads outside"));
+    }
+}
+
+#[test]
+fn incremental_equals_full_rebuild_after_edits() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let before = dump(&root);
+
+    // add: a new file that also satisfies a previously unresolved import
+    write(
+        &root,
+        "app/extra.py",
+        "import missing_mod\n\ndef extra():\n    return missing_mod.go()\n",
+    );
+    write(&root, "missing_mod.py", "def go():\n    return 1\n");
+    // modify: change a definition and its imports
+    write(&root, "pkg/mod.py", "from .sub import deep\n\n\ndef compute(value, scale=2):\n    return deep.walk(value) * scale\n");
+    // delete: a file others import (their targets must be cleared)
+    std::fs::remove_file(root.join("app/helpers.py")).unwrap();
+    // rename: the TypeScript utility moves
+    std::fs::rename(
+        root.join("web/util/index.ts"),
+        root.join("web/util/format.ts"),
+    )
+    .unwrap();
+    // touch without change: re-stat only
+    let api = std::fs::read_to_string(root.join("web/api.js")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(root.join("web/api.js"), api).unwrap();
+
+    let summary = index(&root);
+    assert_eq!(
+        summary.parsed, 4,
+        "only added, modified and renamed files are parsed: {summary:?}"
+    );
+    assert_eq!(summary.removed, 2);
+    let incremental = dump(&root);
+    assert_ne!(before, incremental);
+    assert_eq!(
+        target_of(&root, "app/main.py", "helpers"),
+        None,
+        "deleted target is unresolved"
+    );
+    assert_eq!(
+        target_of(&root, "app/extra.py", "missing_mod").as_deref(),
+        Some("missing_mod.py")
+    );
+    assert_eq!(
+        target_of(&root, "web/app.ts", "./util"),
+        None,
+        "renamed-away index.ts"
+    );
+
+    index_repo(
+        &root,
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        incremental,
+        dump(&root),
+        "incremental index differs from a full rebuild"
+    );
+
+    // And back: restoring files re-resolves imports in unchanged files.
+    write(
+        &root,
+        "app/helpers.py",
+        "def clean(text):\n    return text\n",
+    );
+    index(&root);
+    assert_eq!(
+        target_of(&root, "app/main.py", "helpers").as_deref(),
+        Some("app/helpers.py")
+    );
+    let incremental = dump(&root);
+    index_repo(
+        &root,
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(incremental, dump(&root));
+}
+
+#[test]
+fn second_run_without_changes_parses_nothing() {
+    let (_tmp, root) = fixture_repo();
+    let first = index(&root);
+    let second = index(&root);
+    assert_eq!(
+        (second.parsed, second.unchanged, second.files),
+        (0, first.files, first.files)
+    );
+    assert_eq!(second.definitions, first.definitions);
+    let index = Index::open(&root).unwrap();
+    assert!(!index.staleness().unwrap().is_stale());
+}
+
+#[test]
+fn staleness_reports_changes_since_the_index() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        &root,
+        "app/helpers.py",
+        "def clean(text):\n    return text\n",
+    );
+    write(&root, "new.py", "x = 1\n");
+    std::fs::remove_file(root.join("web/api.js")).unwrap();
+    let stale = Index::open(&root).unwrap().staleness().unwrap();
+    assert_eq!(stale.modified, vec!["app/helpers.py"]);
+    assert_eq!(stale.added, vec!["new.py"]);
+    assert_eq!(stale.deleted, vec!["web/api.js"]);
+}
+
+#[test]
+fn ignored_hidden_large_binary_and_secret_files_are_left_out() {
+    let (_tmp, root) = fixture_repo();
+    write(&root, "build/gen.py", "def ignored():\n    pass\n");
+    write(&root, ".hidden/tool.py", "def hidden():\n    pass\n");
+    write(&root, "big.py", &"x = 1\n".repeat(200_000));
+    std::fs::write(root.join("blob.py"), b"def a():\x00\x01\x02 pass").unwrap();
+    write(&root, "evident.toml", "[index]\nexclude = [\"web/**\"]\n");
+    let summary = index(&root);
+    let skipped: Vec<(&str, &str)> = summary
+        .skipped
+        .iter()
+        .map(|s| (s.rel.as_str(), s.reason.as_str()))
+        .collect();
+    assert!(
+        skipped
+            .iter()
+            .any(|(p, r)| *p == "big.py"
+                && r.starts_with("too large (1200000 bytes > limit 1048576)")),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped
+            .iter()
+            .any(|(p, r)| *p == "blob.py" && r.starts_with("binary")),
+        "{skipped:?}"
+    );
+    let index_ = Index::open(&root).unwrap();
+    for name in ["ignored", "hidden", "format"] {
+        assert!(
+            index_
+                .symbols(name, &SymbolQuery::default())
+                .unwrap()
+                .is_empty(),
+            "{name} should not be indexed"
+        );
+    }
+    assert!(
+        !index_.staleness().unwrap().is_stale(),
+        "skipped files are not 'added'"
+    );
+    // A bigger limit takes the large file in.
+    let summary = index_repo(
+        &root,
+        &IndexOptions {
+            max_file_size: Some(2_000_000),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(!summary.skipped.iter().any(|s| s.rel == "big.py"));
+}
+
+#[test]
+fn bad_files_yield_what_they_can_and_lose_nothing() {
+    let (_tmp, root) = fixture_repo();
+    // Latin-1, not UTF-8.
+    std::fs::write(
+        root.join("latin.py"),
+        b"# caf\xe9\ndef latin_fn():\n    return '\xe9'\n",
+    )
+    .unwrap();
+    write(&root, "broken.py", "def good_before():\n    pass\n\ndef broken(:\n    return (\n\ndef good_after():\n    pass\n");
+    write(&root, "empty.py", "");
+    let deep = format!("x = {}1{}\n", "[".repeat(3000), "]".repeat(3000));
+    write(&root, "deep.py", &deep);
+    let nested_fns: String = (0..200)
+        .map(|i| format!("{}def f{i}():\n", "    ".repeat(i)))
+        .collect::<String>()
+        + &format!("{}pass\n", "    ".repeat(200));
+    write(&root, "nested.py", &nested_fns);
+    let long: String = (0..10_000)
+        .map(|i| format!("def fn_{i}():\n    return {i}\n"))
+        .collect();
+    write(&root, "long.py", &long);
+    write(
+        &root,
+        "bad.ts",
+        "export function ok(): number { return 1 }\nclass {{{{ \n",
+    );
+
+    let summary = index(&root);
+    assert_eq!(summary.files, 12 + 7);
+    assert!(summary.syntax_errors >= 2, "{summary:?}");
+    let index = Index::open(&root).unwrap();
+    let one = |name: &str| {
+        index
+            .symbols(
+                name,
+                &SymbolQuery {
+                    exact: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    assert_eq!(one("latin_fn").len(), 1);
+    assert_eq!(one("latin_fn")[0].start_line, 2);
+    assert_eq!(
+        one("good_before").len(),
+        1,
+        "partial trees still yield definitions"
+    );
+    assert_eq!(one("good_after").len(), 1);
+    assert_eq!(one("fn_9999")[0].start_line, 19_999);
+    assert_eq!(
+        one("f199")[0]
+            .qualified_name
+            .as_deref()
+            .unwrap()
+            .matches('.')
+            .count(),
+        200
+    );
+    assert_eq!(one("ok").len(), 1);
+    assert!(index.outline("empty.py").unwrap().is_empty());
+    // The good files are all still there.
+    assert_eq!(one("get_collection_name").len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_loops_fifos_and_unreadable_files() {
+    let (_tmp, root) = fixture_repo();
+    let outside = tempfile::tempdir().unwrap();
+    write(
+        outside.path(),
+        "outside.py",
+        "def outside_fn():\n    pass\n",
+    );
+    std::os::unix::fs::symlink(outside.path().join("outside.py"), root.join("out_link.py"))
+        .unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("out_dir")).unwrap();
+    std::os::unix::fs::symlink(root.join("loop_b"), root.join("loop_a")).unwrap();
+    std::os::unix::fs::symlink(root.join("loop_a"), root.join("loop_b")).unwrap();
+    std::os::unix::fs::symlink(&root, root.join("app/self_loop")).unwrap();
+    let fifo = root.join("pipe.py");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    write(&root, "locked.py", "def locked_fn():\n    pass\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        root.join("locked.py"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let readable_anyway = std::fs::read(root.join("locked.py")).is_ok(); // true as root
+
+    let summary = index(&root);
+    let reason = |p: &str| {
+        summary
+            .skipped
+            .iter()
+            .find(|s| s.rel == p)
+            .map(|s| s.reason.clone())
+    };
+    assert_eq!(
+        reason("out_link.py").as_deref(),
+        Some("symlink (not followed)")
+    );
+    assert_eq!(reason("pipe.py").as_deref(), Some("not a regular file"));
+    let index = Index::open(&root).unwrap();
+    assert!(index
+        .symbols("outside_fn", &SymbolQuery::default())
+        .unwrap()
+        .is_empty());
+    if readable_anyway {
+        assert_eq!(
+            index
+                .symbols("locked_fn", &SymbolQuery::default())
+                .unwrap()
+                .len(),
+            1
+        );
+    } else {
+        assert!(
+            reason("locked.py").unwrap().starts_with("unreadable"),
+            "{:?}",
+            summary.skipped
+        );
+    }
+    assert_eq!(
+        index
+            .symbols("get_collection_name", &SymbolQuery::default())
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn missing_paths_missing_index_and_schema_mismatch_are_clear() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = index_repo(&tmp.path().join("nope"), &IndexOptions::default()).unwrap_err();
+    assert!(err.to_string().ends_with("does not exist"), "{err}");
+    std::fs::write(tmp.path().join("file.py"), "x = 1\n").unwrap();
+    let err = index_repo(&tmp.path().join("file.py"), &IndexOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("is not a directory"), "{err}");
+    let err = Index::open(tmp.path()).err().unwrap();
+    assert!(err.to_string().contains("run `evident index`"), "{err}");
+
+    // Not a git repository: indexes all the same.
+    let summary = index(tmp.path());
+    assert_eq!(summary.files, 1);
+
+    let conn = Connection::open(tmp.path().join(".evident/index.db")).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '999' WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let err = Index::open(tmp.path()).err().unwrap().to_string();
+    assert!(
+        err.contains("schema version 999") && err.contains("evident index --rebuild"),
+        "{err}"
+    );
+    let err = index_repo(tmp.path(), &IndexOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--rebuild"), "{err}");
+    index_repo(
+        tmp.path(),
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(Index::open(tmp.path()).is_ok());
+
+    std::fs::write(
+        tmp.path().join(".evident/index.db"),
+        b"this is not sqlite at all, not even close....",
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(tmp.path().join(".evident/index.db-wal"));
+    let _ = std::fs::remove_file(tmp.path().join(".evident/index.db-shm"));
+    let err = Index::open(tmp.path()).err().unwrap().to_string();
+    assert!(err.contains("--rebuild"), "{err}");
+}
+
+#[test]
+fn first_index_of_a_git_repo_excludes_the_index_dir() {
+    let (_tmp, root) = fixture_repo();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    index(&root);
+    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude.matches(".evident/").count(), 1);
+    assert!(!git(&["status", "--porcelain", "--untracked-files=all"]).contains(".evident"));
+    index_repo(
+        &root,
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude.matches(".evident/").count(), 1, "added once");
+}
+
+#[test]
+fn interrupted_run_keeps_a_consistent_index_and_resumes() {
+    let (_tmp, root) = fixture_repo();
+    for i in 0..40 {
+        write(
+            &root,
+            &format!("gen/m{i}.py"),
+            &format!("def gen_{i}():\n    return {i}\n"),
+        );
+    }
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // A progress sink that presses Ctrl-C after the first file.
+    struct StopAfterFirst(std::sync::Arc<std::sync::atomic::AtomicBool>);
+    impl evident_index::Progress for StopAfterFirst {
+        fn start(&self, _: u64) {}
+        fn advance(&self, _: &str) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn finish(&self) {}
+    }
+    let options = IndexOptions {
+        batch_size: Some(4),
+        cancel: Some(cancel.clone()),
+        progress: Some(std::sync::Arc::new(StopAfterFirst(cancel.clone()))),
+        ..Default::default()
+    };
+    let err = index_repo(&root, &options).unwrap_err();
+    assert!(matches!(err, evident_index::Error::Interrupted), "{err}");
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let files: i64 = conn
+        .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        files > 0 && files < 52,
+        "some but not all files committed: {files}"
+    );
+    let state: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'run_state'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(state, "in_progress");
+    drop(conn);
+    dump(&root); // no orphans
+
+    let resumed = index(&root);
+    assert_eq!(resumed.files, 52);
+    assert!(
+        resumed.parsed < 53,
+        "committed batches are not parsed again"
+    );
+    let incremental = dump(&root);
+    index_repo(
+        &root,
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(incremental, dump(&root));
+}
