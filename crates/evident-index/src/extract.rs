@@ -327,6 +327,16 @@ fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>)> {
     out
 }
 
+/// Where a definition or scope sits, for finding a call's enclosing definition.
+struct Span {
+    start: usize,
+    end: usize,
+    /// Index into the definitions; `None` for a pure scope.
+    definition: Option<usize>,
+    /// Index into the spans.
+    parent: Option<usize>,
+}
+
 /// Turns nested items into definitions with kinds refined and qualified names.
 /// Also returns, for each item in source order, its `(start, end, definition index)`
 /// so call sites can find their enclosing definition.
@@ -334,10 +344,7 @@ fn qualify(
     spec: &LanguageSpec,
     module: &str,
     items: Vec<(Scoped, Option<usize>)>,
-) -> (
-    Vec<Definition>,
-    Vec<(usize, usize, Option<usize>, Option<usize>)>,
-) {
+) -> (Vec<Definition>, Vec<Span>) {
     let mut qualified: Vec<String> = Vec::with_capacity(items.len());
     let mut definition_index: Vec<Option<usize>> = Vec::with_capacity(items.len());
     let mut definitions = Vec::new();
@@ -393,26 +400,26 @@ fn qualify(
             definitions.len() - 1
         });
         definition_index.push(index);
-        spans.push((item.start_byte, item.end_byte, index, *parent));
+        spans.push(Span {
+            start: item.start_byte,
+            end: item.end_byte,
+            definition: index,
+            parent: *parent,
+        });
     }
     (definitions, spans)
 }
 
 /// The innermost definition (not scope) whose span contains `byte`.
-fn innermost(spans: &[(usize, usize, Option<usize>, Option<usize>)], byte: usize) -> Option<usize> {
+fn innermost(spans: &[Span], byte: usize) -> Option<usize> {
     // Last item starting at or before `byte`, then up its ancestors until one contains it.
-    let mut at = match spans.partition_point(|s| s.0 <= byte) {
-        0 => return None,
-        n => Some(n - 1),
-    };
+    let mut at = spans.partition_point(|s| s.start <= byte).checked_sub(1);
     while let Some(i) = at {
-        let (start, end, def, parent) = spans[i];
-        if start <= byte && byte < end {
-            if def.is_some() {
-                return def;
-            }
+        let span = &spans[i];
+        if span.start <= byte && byte < span.end && span.definition.is_some() {
+            return span.definition;
         }
-        at = parent;
+        at = span.parent;
     }
     None
 }

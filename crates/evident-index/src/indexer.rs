@@ -124,7 +124,21 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         exclude_from_git(&root);
     }
 
+    // Compiling a language's query takes ~10-15 ms; do it while the walk runs.
+    let warm_queries = {
+        let langs: Vec<&'static lang::LanguageSpec> = conn
+            .prepare("SELECT DISTINCT lang FROM files")?
+            .query_map([], |r| r.get::<_, String>(0))?
+            .filter_map(|l| l.ok().and_then(|l| lang::by_name(&l)))
+            .collect();
+        std::thread::spawn(move || {
+            for l in &langs {
+                let _ = l.query();
+            }
+        })
+    };
     let walked = walk::walk(&root, &config);
+    let _ = warm_queries.join();
     let stored = load_stored(&conn)?;
     let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
     let removed: Vec<(&String, i64)> = stored
@@ -557,31 +571,39 @@ fn insert_skipped(tx: &Transaction, s: &Skipped) -> Result<()> {
 /// Recomputes every stored import's target against the current file set and
 /// writes the ones that changed.
 fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<()> {
-    let rows: Vec<(i64, String, String, String, Option<String>, Option<String>)> = {
+    struct StoredImport {
+        id: i64,
+        path: String,
+        lang: String,
+        module: String,
+        name: Option<String>,
+        target: Option<String>,
+    }
+    let rows: Vec<StoredImport> = {
         let mut stmt = tx.prepare(
             "SELECT i.id, f.path, f.lang, i.module, i.name, i.target
              FROM imports i JOIN files f ON f.id = i.file_id",
         )?;
         let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
+            Ok(StoredImport {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                lang: r.get(2)?,
+                module: r.get(3)?,
+                name: r.get(4)?,
+                target: r.get(5)?,
+            })
         })?;
         rows.collect::<rusqlite::Result<_>>()?
     };
     let mut update = tx.prepare_cached("UPDATE imports SET target = ?2 WHERE id = ?1")?;
-    for (id, path, lang_name, module, name, old) in rows {
-        let Some(spec) = lang::by_name(&lang_name) else {
+    for row in rows {
+        let Some(spec) = lang::by_name(&row.lang) else {
             continue;
         };
-        let new = resolver.resolve(spec, &path, &module, name.as_deref());
-        if new != old {
-            update.execute(params![id, new])?;
+        let new = resolver.resolve(spec, &row.path, &row.module, row.name.as_deref());
+        if new != row.target {
+            update.execute(params![row.id, new])?;
         }
     }
     Ok(())

@@ -299,7 +299,15 @@ impl Index {
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         // One Evidence per import statement; its bindings go in `reason`.
-        let mut grouped: Vec<(String, u32, u32, String, Vec<String>, Option<String>)> = Vec::new();
+        struct Site {
+            path: String,
+            start: u32,
+            end: u32,
+            module: String,
+            bindings: Vec<String>,
+            target: Option<String>,
+        }
+        let mut grouped: Vec<Site> = Vec::new();
         for (path, start, end, module, name, alias, target) in rows {
             let binding = match (&name, &alias) {
                 (Some(n), Some(a)) => format!("{n} as {a}"),
@@ -308,13 +316,30 @@ impl Index {
                 (None, None) => module.clone(),
             };
             match grouped.last_mut() {
-                Some(g) if g.0 == path && g.1 == start && g.3 == module => g.4.push(binding),
-                _ => grouped.push((path, start, end, module, vec![binding], target)),
+                Some(g) if g.path == path && g.start == start && g.module == module => {
+                    g.bindings.push(binding)
+                }
+                _ => grouped.push(Site {
+                    path,
+                    start,
+                    end,
+                    module,
+                    bindings: vec![binding],
+                    target,
+                }),
             }
         }
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(grouped.len());
-        for (path, start, end, module, bindings, target) in grouped {
+        for Site {
+            path,
+            start,
+            end,
+            module,
+            bindings,
+            target,
+        } in grouped
+        {
             let snippet = reader
                 .snippet(&path, start, end, Budget::DEFINITION)
                 .unwrap_or_else(|e| format!("[unavailable: {e}]"));

@@ -181,6 +181,64 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// Every row of the index as text, with row ids replaced by what they point
+/// at, sorted: two indexes of the same files dump identically. Fails when a
+/// row belongs to no file or a file's stored counts disagree with its rows,
+/// which would mean a half-written file.
+pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
+    const QUERIES: [&str; 5] = [
+        "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
+                definitions, imports, calls FROM files",
+        "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
+                s.start_line, s.end_line, p.qualified_name
+         FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
+        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
+         FROM imports i JOIN files f ON f.id = i.file_id",
+        "SELECT 'call', f.path, c.line, c.callee, e.qualified_name
+         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
+        "SELECT 'skipped', path, reason FROM skipped",
+    ];
+    const CHECKS: [&str; 4] = [
+        "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM files f WHERE
+            definitions != (SELECT count(*) FROM symbols WHERE file_id = f.id)
+         OR imports != (SELECT count(*) FROM imports WHERE file_id = f.id)
+         OR calls != (SELECT count(*) FROM calls WHERE file_id = f.id)",
+    ];
+    for check in CHECKS {
+        let n: i64 = conn.query_row(check, [], |r| r.get(0))?;
+        if n != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "inconsistent index: {n} rows fail `{check}`"
+            )));
+        }
+    }
+    let mut rows = Vec::new();
+    for sql in QUERIES {
+        let mut stmt = conn.prepare(sql)?;
+        let n = stmt.column_count();
+        let mapped = stmt.query_map([], |r| {
+            let mut fields = Vec::with_capacity(n);
+            for i in 0..n {
+                fields.push(match r.get_ref(i)? {
+                    rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    rusqlite::types::ValueRef::Null => "NULL".to_string(),
+                    other => format!("{other:?}"),
+                });
+            }
+            Ok(fields.join(" | "))
+        })?;
+        for row in mapped {
+            rows.push(row?);
+        }
+    }
+    rows.sort();
+    Ok(rows)
+}
+
 /// Removes the index files so the next open starts from an empty schema.
 pub fn remove_index(root: &Path) -> Result<()> {
     let path = index_path(root);

@@ -39,52 +39,11 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// Every row of the index, with ids replaced by what they point at, sorted:
-/// two indexes of the same files dump identically.
+/// Every row of the index, ids replaced by what they point at: two indexes
+/// of the same files dump identically.
 fn dump(root: &Path) -> Vec<String> {
     let conn = Connection::open(root.join(".evident/index.db")).unwrap();
-    let queries = [
-        "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors, definitions, imports, calls FROM files",
-        "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, coalesce(s.doc, ''), s.start_line, s.end_line, coalesce(p.qualified_name, '')
-         FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
-        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, coalesce(i.name, ''), coalesce(i.alias, ''), coalesce(i.target, '')
-         FROM imports i JOIN files f ON f.id = i.file_id",
-        "SELECT 'call', f.path, c.line, c.callee, coalesce(e.qualified_name, '')
-         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
-        "SELECT 'skipped', path, reason FROM skipped",
-    ];
-    let mut rows = Vec::new();
-    for sql in queries {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let n = stmt.column_count();
-        let mapped = stmt
-            .query_map([], |r| {
-                Ok((0..n)
-                    .map(|i| match r.get_ref(i).unwrap() {
-                        rusqlite::types::ValueRef::Integer(v) => v.to_string(),
-                        rusqlite::types::ValueRef::Text(t) => {
-                            String::from_utf8_lossy(t).into_owned()
-                        }
-                        rusqlite::types::ValueRef::Null => "NULL".into(),
-                        other => format!("{other:?}"),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" | "))
-            })
-            .unwrap();
-        rows.extend(mapped.map(Result::unwrap));
-    }
-    // Orphans would mean a half-written file.
-    for orphan_check in [
-        "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",
-    ] {
-        let n: i64 = conn.query_row(orphan_check, [], |r| r.get(0)).unwrap();
-        assert_eq!(n, 0, "{orphan_check}");
-    }
-    rows.sort();
-    rows
+    evident_index::store::canonical_dump(&conn).unwrap()
 }
 
 fn target_of(root: &Path, path: &str, module: &str) -> Option<String> {

@@ -1,0 +1,299 @@
+//! The `evident` binary end to end: commands, output formats, exit codes,
+//! and what a kill or Ctrl-C during indexing leaves behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn fixture_repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../evident-index/tests/fixtures/repo"),
+        &root,
+    );
+    (dir, root)
+}
+
+fn evident(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn dump(root: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
+    evident_index::store::canonical_dump(&conn).unwrap()
+}
+
+#[test]
+fn index_then_query_in_text_and_json() {
+    let (_tmp, root) = fixture_repo();
+    let out = evident(&root, &["index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = stdout(&out);
+    assert!(
+        summary.starts_with("indexed 12 files (12 parsed, 0 unchanged, 0 removed): "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(" definitions, ")
+            && summary.contains(" imports, ")
+            && summary.contains(" calls; 0 skipped; ")
+    );
+
+    let quiet = evident(&root, &["index", "--quiet"]);
+    assert!(quiet.status.success());
+    assert_eq!(stdout(&quiet), "");
+    assert_eq!(stderr(&quiet), "");
+
+    // Text: `path:start-end  kind  name` and numbered lines.
+    let out = evident(&root, &["symbol", "get_collection_name"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "src/rag_common.py:4-6  function  src.rag_common.get_collection_name  (exact match)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("4  def get_collection_name(kind):"), "{text}");
+
+    // JSON: Evidence records, from a subdirectory (the root is found upwards).
+    let out = evident(&root.join("pkg/sub"), &["symbol", "compute", "--json"]);
+    let records: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let records = records.as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    for r in records {
+        for field in ["path", "start_line", "end_line", "kind", "name", "snippet"] {
+            assert!(r.get(field).is_some(), "{field} missing in {r}");
+        }
+    }
+    assert_eq!(records[0]["path"], "pkg/mod.py");
+
+    let out = evident(&root, &["importers", "rag_common", "--json"]);
+    let records: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(records[0]["path"], "app/main.py");
+    assert_eq!(records[0]["kind"], "import");
+    assert_eq!(records[0]["start_line"], 6);
+
+    let out = evident(&root, &["outline", "pkg/mod.py"]);
+    assert_eq!(
+        stdout(&out),
+        "pkg/mod.py\n  class Engine  [4-6]  class Engine:\n    method compute  [5-6]  def compute(self, value):\n  function compute  [9-10]  def compute(value):\n"
+    );
+
+    let out = evident(&root, &["read", "app/helpers.py", "1", "2"]);
+    assert_eq!(stdout(&out), "app/helpers.py:1-2  file  app.helpers.clean\n1  def clean(text):\n2      return text.strip()\n");
+
+    let out = evident(&root, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["complete"], true);
+    assert_eq!(status["stale"]["modified"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn exit_codes_and_messages() {
+    let (tmp, root) = fixture_repo();
+    let out = evident(
+        tmp.path(),
+        &["symbol", "x", "--repo", root.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no index at") && stderr(&out).contains("run `evident index`"),
+        "{}",
+        stderr(&out)
+    );
+
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let out = evident(&root, &["symbol", "does_not_exist"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no definitions match"));
+
+    for (args, message) in [
+        (vec!["read", "app/main.py", "1", "500"], "at most 400 lines"),
+        (vec!["read", "app/main.py", "abc", "3"], "is not a number"),
+        (vec!["read", "app/main.py", "-3", "3"], "before line 1"),
+        (
+            vec!["read", "../../etc/passwd", "1", "3"],
+            "leaves the repository",
+        ),
+        (vec!["read", ".git/config", "1", "3"], "secret"),
+        (vec!["outline", "nope.py"], "does not exist"),
+        (vec!["symbol", "x", "--kind", "widget"], "unknown kind"),
+    ] {
+        let out = evident(&root, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+
+    let out = evident(tmp.path(), &["index", "does/not/exist"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"));
+}
+
+#[test]
+fn queries_warn_when_the_index_is_stale() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(
+        root.join("app/helpers.py"),
+        "def clean(text):\n    return text\n",
+    )
+    .unwrap();
+    let out = evident(&root, &["symbol", "clean"]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("warning: the index is stale: 1 file(s) changed"),
+        "{}",
+        stderr(&out)
+    );
+    let status = stdout(&evident(&root, &["status"]));
+    assert!(
+        status.contains("1 modified, 0 added, 0 deleted"),
+        "{status}"
+    );
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    assert_eq!(stderr(&evident(&root, &["symbol", "clean"])), "");
+}
+
+/// Many files, so that a signal lands in the middle of a run.
+fn big_repo(files: usize) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, root) = fixture_repo();
+    for i in 0..files {
+        let dir = root.join(format!("gen/d{}", i % 50));
+        std::fs::create_dir_all(&dir).unwrap();
+        let body: String = (0..20)
+            .map(|j| format!("def f{i}_{j}(x):\n    return g{j}(x) + {i}\n\n"))
+            .collect();
+        std::fs::write(
+            dir.join(format!("m{i}.py")),
+            format!("import os\nfrom gen.d0 import m0\n{body}"),
+        )
+        .unwrap();
+    }
+    (tmp, root)
+}
+
+fn start_index(root: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args(["index", "--quiet", "--batch-size", "16"])
+        .current_dir(root)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until some batch is committed, so the signal lands mid-run.
+fn wait_for_first_batch(root: &Path) {
+    let db = root.join(".evident/index.db");
+    for _ in 0..2000 {
+        let read_only = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        if let Ok(conn) = rusqlite::Connection::open_with_flags(&db, read_only) {
+            let files: rusqlite::Result<i64> =
+                conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0));
+            if files.is_ok_and(|n| n > 0) {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("indexing never committed a batch");
+}
+
+fn signal(child: &std::process::Child, name: &str) {
+    let status = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn kill_during_indexing_leaves_a_consistent_index() {
+    let (_tmp, root) = big_repo(3000);
+    let mut child = start_index(&root);
+    wait_for_first_batch(&root);
+    signal(&child, "-KILL");
+    child.wait().unwrap();
+
+    let conn = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
+    let files: i64 = conn
+        .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert!(files > 0 && files < 3012, "killed mid-run: {files} files");
+    drop(conn);
+    dump(&root); // every file whole: no orphans, counts match rows
+
+    let out = evident(&root, &["index", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let resumed = dump(&root);
+    assert!(evident(&root, &["index", "-q", "--rebuild"])
+        .status
+        .success());
+    assert_eq!(
+        resumed,
+        dump(&root),
+        "resumed index differs from a full rebuild"
+    );
+}
+
+#[test]
+fn ctrl_c_during_indexing_stops_cleanly_and_resumes() {
+    let (_tmp, root) = big_repo(3000);
+    let child = start_index(&root);
+    wait_for_first_batch(&root);
+    signal(&child, "-INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("indexing was interrupted"),
+        "{}",
+        stderr(&out)
+    );
+
+    let status = stdout(&evident(&root, &["status"]));
+    assert!(status.contains("the last run was interrupted"), "{status}");
+    let warned = evident(&root, &["symbol", "f1_1"]);
+    assert!(
+        stderr(&warned).contains("did not finish"),
+        "{}",
+        stderr(&warned)
+    );
+
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let resumed = dump(&root);
+    assert!(evident(&root, &["index", "-q", "--rebuild"])
+        .status
+        .success());
+    assert_eq!(resumed, dump(&root));
+}
