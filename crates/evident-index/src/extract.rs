@@ -112,7 +112,6 @@ fn role_of(capture: &str) -> Role {
 
 /// A definition or a scope while nesting is worked out.
 struct Scoped {
-    node_id: usize,
     start_byte: usize,
     end_byte: usize,
     start_line: u32,
@@ -190,7 +189,6 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         if let (Some((node, kind)), Some(name)) = (def, name) {
             let outer = wrapper_of(spec, node);
             let entry = scoped.entry(node.id()).or_insert_with(|| Scoped {
-                node_id: node.id(),
                 start_byte: outer.start_byte(),
                 end_byte: outer.end_byte(),
                 start_line: outer.start_position().row as u32 + 1,
@@ -303,11 +301,14 @@ fn wrapper_of<'t>(spec: &LanguageSpec, node: Node<'t>) -> Node<'t> {
 /// Returns `(item, parent index)` in source order.
 fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>)> {
     let mut items: Vec<Scoped> = scoped.into_values().collect();
+    // Outer before inner; ties broken by content, never by node address, so
+    // the order (and so every parent link) is the same on every run.
     items.sort_by(|a, b| {
-        (a.start_byte, std::cmp::Reverse(a.end_byte), a.node_id).cmp(&(
+        (a.start_byte, std::cmp::Reverse(a.end_byte), a.kind, &a.name).cmp(&(
             b.start_byte,
             std::cmp::Reverse(b.end_byte),
-            b.node_id,
+            b.kind,
+            &b.name,
         ))
     });
     let mut out: Vec<(Scoped, Option<usize>)> = Vec::with_capacity(items.len());

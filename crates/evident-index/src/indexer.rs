@@ -125,7 +125,8 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     }
 
     // Compiling a language's query takes ~10-15 ms; do it while the walk runs.
-    let warm_queries = {
+    // Not joined: a worker that needs a query before it is ready waits on its OnceLock.
+    {
         let langs: Vec<&'static lang::LanguageSpec> = conn
             .prepare("SELECT DISTINCT lang FROM files")?
             .query_map([], |r| r.get::<_, String>(0))?
@@ -135,10 +136,9 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             for l in &langs {
                 let _ = l.query();
             }
-        })
-    };
+        });
+    }
     let walked = walk::walk(&root, &config);
-    let _ = warm_queries.join();
     let stored = load_stored(&conn)?;
     let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
     let removed: Vec<(&String, i64)> = stored
@@ -228,15 +228,18 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             }
         });
         let mut pending: Vec<Outcome> = Vec::with_capacity(batch_size);
+        let mut write_time = Duration::ZERO;
         let mut flush = |conn: &mut Connection,
                          pending: &mut Vec<Outcome>,
                          summary: &mut Summary|
          -> Result<()> {
+            let started = Instant::now();
             let tx = conn.transaction()?;
             for outcome in pending.drain(..) {
                 write_outcome(&tx, outcome, stored, summary, &mut failed)?;
             }
             tx.commit()?;
+            write_time += started.elapsed();
             Ok(())
         };
         let mut write_all = || -> Result<()> {
@@ -261,6 +264,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             Ok(())
         };
         let result = write_all();
+        profile.note("writing batches", write_time);
         // Hanging up wakes producers blocked on a full channel, so the scope can end.
         drop(receiver);
         result
@@ -279,6 +283,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .map_or(0, |d| d.as_secs());
     {
         let tx = conn.transaction()?;
+        store::ensure_secondary_indexes(&tx)?;
         store::set_meta(&tx, "indexed_at", &now.to_string())?;
         store::set_meta(&tx, "root", &root.to_string_lossy())?;
         store::set_meta(&tx, "run_state", "complete")?;
@@ -316,6 +321,15 @@ impl Profile {
         Profile {
             enabled: std::env::var_os("EVIDENT_PROFILE").is_some(),
             last: started,
+        }
+    }
+
+    fn note(&self, name: &str, took: Duration) {
+        if self.enabled {
+            eprintln!(
+                "profile:   of which {name}: {:.1} ms",
+                took.as_secs_f64() * 1e3
+            );
         }
     }
 

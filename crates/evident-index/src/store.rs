@@ -49,9 +49,6 @@ CREATE TABLE symbols (
     start_line     INTEGER NOT NULL,
     end_line       INTEGER NOT NULL
 );
-CREATE INDEX symbols_file ON symbols(file_id);
-CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
-CREATE INDEX symbols_qualified ON symbols(qualified_name);
 
 CREATE TABLE imports (
     id         INTEGER PRIMARY KEY,
@@ -63,9 +60,6 @@ CREATE TABLE imports (
     alias      TEXT,
     target     TEXT                      -- resolved repo path (a file, or a package directory)
 );
-CREATE INDEX imports_file ON imports(file_id);
-CREATE INDEX imports_module ON imports(module);
-CREATE INDEX imports_target ON imports(target);
 
 CREATE TABLE calls (
     id           INTEGER PRIMARY KEY,
@@ -74,13 +68,31 @@ CREATE TABLE calls (
     callee       TEXT NOT NULL,
     enclosing_id INTEGER                 -- innermost enclosing definition
 );
-CREATE INDEX calls_file ON calls(file_id);
 
 CREATE TABLE skipped (
     path   TEXT PRIMARY KEY,
     reason TEXT NOT NULL
 ) WITHOUT ROWID;
 ";
+
+/// Secondary indexes. A fresh index is bulk-loaded without them and they are
+/// built once at the end, which is much cheaper than maintaining them row by row.
+const SECONDARY_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
+CREATE INDEX IF NOT EXISTS imports_target ON imports(target);
+CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+";
+
+/// Builds the secondary indexes if they are missing (after a bulk load, or
+/// after a run that was interrupted before building them).
+pub fn ensure_secondary_indexes(conn: &Connection) -> Result<()> {
+    conn.execute_batch(SECONDARY_INDEXES)?;
+    Ok(())
+}
 
 pub fn index_path(root: &Path) -> PathBuf {
     root.join(INDEX_DIR).join(INDEX_FILE)
@@ -107,6 +119,9 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(corrupt)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Fewer, larger checkpoints and a bigger page cache for bulk writes.
+    conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
+    conn.pragma_update(None, "cache_size", -65536)?;
     let has_meta: bool = conn
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
@@ -126,6 +141,8 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
         return Ok((conn, true));
     }
     check_version(&conn, &path)?;
+    // Queries need them, and a fresh index interrupted mid-load lacks them.
+    ensure_secondary_indexes(&conn)?;
     Ok((conn, false))
 }
 
