@@ -1,33 +1,12 @@
 //! Indexing a repository end to end: resolution, incremental == full, bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use evident_index::{index_repo, Index, IndexOptions, Kind, SymbolQuery};
 use rusqlite::Connection;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A fresh copy of `tests/fixtures/repo`.
-fn fixture_repo() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo"),
-        &root,
-    );
-    (dir, root)
-}
+mod common;
+use common::fixture_repo;
 
 fn index(root: &Path) -> evident_index::Summary {
     index_repo(root, &IndexOptions::default()).unwrap()
@@ -62,50 +41,61 @@ fn imports_resolve_across_languages() {
     let summary = index(&root);
     assert_eq!(summary.files, 12);
     assert!(summary.created);
-    assert_eq!(
-        target_of(&root, "app/main.py", "pkg.mod").as_deref(),
-        Some("pkg/mod.py")
-    );
-    assert_eq!(
-        target_of(&root, "app/main.py", "helpers").as_deref(),
-        Some("app/helpers.py"),
-        "sibling import"
-    );
-    assert_eq!(
-        target_of(&root, "app/main.py", "rag_common").as_deref(),
-        Some("src/rag_common.py"),
-        "source root"
-    );
-    assert_eq!(
-        target_of(&root, "app/main.py", "pkg.sub.deep").as_deref(),
-        Some("pkg/sub/deep.py")
-    );
-    assert_eq!(
-        target_of(&root, "pkg/sub/deep.py", "..mod").as_deref(),
-        Some("pkg/mod.py"),
-        "relative"
-    );
-    assert_eq!(
-        target_of(&root, "pkg/__init__.py", ".mod").as_deref(),
-        Some("pkg/mod.py")
-    );
-    assert_eq!(
-        target_of(&root, "web/app.ts", "./util").as_deref(),
-        Some("web/util/index.ts")
-    );
-    assert_eq!(
-        target_of(&root, "web/app.ts", "./api").as_deref(),
-        Some("web/api.js")
-    );
-    assert_eq!(
-        target_of(&root, "crate_a/src/lib.rs", "crate::store").as_deref(),
-        Some("crate_a/src/store/mod.rs")
-    );
-    assert_eq!(
-        target_of(&root, "crate_a/src/lib.rs", "self").as_deref(),
-        Some("crate_a/src/store/mod.rs"),
-        "mod store;"
-    );
+    // (importing file, module text, expected target, the rule it pins)
+    let expected = [
+        (
+            "app/main.py",
+            "pkg.mod",
+            "pkg/mod.py",
+            "absolute from the root",
+        ),
+        ("app/main.py", "helpers", "app/helpers.py", "sibling import"),
+        (
+            "app/main.py",
+            "rag_common",
+            "src/rag_common.py",
+            "source root",
+        ),
+        (
+            "app/main.py",
+            "pkg.sub.deep",
+            "pkg/sub/deep.py",
+            "from-import of a module",
+        ),
+        (
+            "pkg/sub/deep.py",
+            "..mod",
+            "pkg/mod.py",
+            "relative, two dots",
+        ),
+        ("pkg/__init__.py", ".mod", "pkg/mod.py", "relative, one dot"),
+        (
+            "web/app.ts",
+            "./util",
+            "web/util/index.ts",
+            "directory index",
+        ),
+        ("web/app.ts", "./api", "web/api.js", "extension probing"),
+        (
+            "crate_a/src/lib.rs",
+            "crate::store",
+            "crate_a/src/store/mod.rs",
+            "crate path",
+        ),
+        (
+            "crate_a/src/lib.rs",
+            "self",
+            "crate_a/src/store/mod.rs",
+            "mod store;",
+        ),
+    ];
+    for (importer, module, target, rule) in expected {
+        assert_eq!(
+            target_of(&root, importer, module).as_deref(),
+            Some(target),
+            "{rule}"
+        );
+    }
 }
 
 #[test]

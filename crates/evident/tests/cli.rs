@@ -5,28 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn fixture_repo() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../evident-index/tests/fixtures/repo"),
-        &root,
-    );
-    (dir, root)
-}
+#[path = "../../evident-index/tests/common/mod.rs"]
+mod common;
+use common::fixture_repo;
 
 fn evident(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_evident"))
