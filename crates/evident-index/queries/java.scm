@@ -2,6 +2,8 @@
 
 ; ---------- definitions ----------
 (class_declaration name: (identifier) @name) @definition.class
+(class_declaration name: (identifier) @name
+  superclass: (superclass [(type_identifier) (scoped_type_identifier) (generic_type)] @base)) @definition.class
 (record_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
 (annotation_type_declaration name: (identifier) @name) @definition.interface

@@ -2,6 +2,8 @@
 (class_definition name: (identifier) @name) @definition.class
 (class_definition name: (identifier) @name
   body: (block . (expression_statement (string) @doc))) @definition.class
+(class_definition name: (identifier) @name
+  superclasses: (argument_list [(identifier) (attribute)] @base)) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 (function_definition name: (identifier) @name
   body: (block . (expression_statement (string) @doc))) @definition.function

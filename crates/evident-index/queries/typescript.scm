@@ -1,5 +1,9 @@
 ; TypeScript adds these to javascript.scm (the language table concatenates them).
 (abstract_class_declaration name: (_) @name) @definition.class
+(class_declaration name: (_) @name
+  (class_heritage (extends_clause value: [(identifier) (member_expression)] @base))) @definition.class
+(abstract_class_declaration name: (_) @name
+  (class_heritage (extends_clause value: [(identifier) (member_expression)] @base))) @definition.class
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum

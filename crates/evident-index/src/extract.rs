@@ -29,6 +29,8 @@ pub struct Definition {
     pub end_line: u32,
     /// Index into the file's definitions of the enclosing definition.
     pub parent: Option<usize>,
+    /// Base classes as written (`models.Model`), for method lookup through inheritance.
+    pub bases: Vec<String>,
 }
 
 /// One import binding: `from module import name as alias`.
@@ -40,6 +42,38 @@ pub struct Import {
     /// The imported name; `*` for a glob import; `None` when the module itself is imported.
     pub name: Option<String>,
     pub alias: Option<String>,
+    /// The local name the import makes visible (`osp` for `import os.path as osp`,
+    /// `os` for `import os.path`); `None` for glob imports.
+    pub binding: Option<String>,
+}
+
+/// The local name an import binds, by the language's rule for plain module imports.
+pub fn import_binding(
+    spec: &LanguageSpec,
+    module: &str,
+    name: Option<&str>,
+    alias: Option<&str>,
+) -> Option<String> {
+    if let Some(alias) = alias {
+        return Some(alias.to_string());
+    }
+    match name {
+        Some("*") => None,
+        Some(name) => Some(name.to_string()),
+        None => {
+            let sep = if module.contains('/') {
+                "/"
+            } else {
+                spec.separator
+            };
+            let mut segments = module.split(sep).filter(|s| !s.is_empty() && *s != ".");
+            let binding = match spec.module_binding {
+                lang::ModuleBinding::FirstSegment => segments.next(),
+                lang::ModuleBinding::LastSegment => segments.last(),
+            };
+            binding.map(|b| b.trim_start_matches('@').to_string())
+        }
+    }
 }
 
 /// A call site.
@@ -47,6 +81,10 @@ pub struct Import {
 pub struct Call {
     pub line: u32,
     pub callee: String,
+    /// The last identifier of the callee (`open` in `self.store.open`).
+    pub callee_name: String,
+    /// The first identifier of the callee (`self` in `self.store.open`).
+    pub callee_head: String,
     /// Index into the file's definitions of the innermost enclosing definition.
     pub enclosing: Option<usize>,
 }
@@ -70,6 +108,7 @@ enum Role {
     Name,
     Doc,
     Receiver,
+    Base,
     Scope,
     Package,
     Import,
@@ -94,6 +133,7 @@ fn role_of(capture: &str) -> Role {
         "name" => Role::Name,
         "doc" => Role::Doc,
         "receiver" => Role::Receiver,
+        "base" => Role::Base,
         "scope" => Role::Scope,
         "package" => Role::Package,
         "import" => Role::Import,
@@ -121,6 +161,7 @@ struct Scoped {
     kind: Option<Kind>,
     doc: Option<String>,
     receiver: Option<String>,
+    bases: Vec<String>,
     signature: String,
     leading_doc: Option<String>,
 }
@@ -160,7 +201,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
     let mut matches = cursor.matches(query, root, bytes);
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<Kind>)> = None;
-        let (mut name, mut doc, mut receiver) = (None, None, None);
+        let (mut name, mut doc, mut receiver, mut base) = (None, None, None, None);
         let mut import_node = None;
         let mut modules: Vec<Node> = Vec::new();
         let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
@@ -173,6 +214,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 Role::Name => name = Some(node),
                 Role::Doc => doc = Some(node),
                 Role::Receiver => receiver = Some(node),
+                Role::Base => base = Some(node),
                 Role::Package => package = Some(text(node).to_string()),
                 Role::Import => import_node = Some(node),
                 Role::ImportModule => modules.push(node),
@@ -197,6 +239,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 kind,
                 doc: None,
                 receiver: None,
+                bases: Vec::new(),
                 signature: signature_of(node, source),
                 leading_doc: kind.and_then(|_| leading_comments(spec, outer, source)),
             });
@@ -205,6 +248,12 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
             }
             if let Some(receiver) = receiver {
                 entry.receiver = Some(text(receiver).to_string());
+            }
+            if let Some(base) = base {
+                let base = normalize_space(text(base), MAX_CALLEE_CHARS);
+                if !entry.bases.contains(&base) {
+                    entry.bases.push(base);
+                }
             }
         }
         if let Some(node) = import_node {
@@ -253,6 +302,8 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         .into_iter()
         .map(|(byte, line, callee)| Call {
             line,
+            callee_name: last_identifier(&callee).to_string(),
+            callee_head: first_identifier(&callee).to_string(),
             callee,
             enclosing: innermost(&index_of_scoped, byte),
         })
@@ -263,7 +314,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
     FileFacts {
         module,
         definitions,
-        imports: dedup_imports(raw_imports),
+        imports: dedup_imports(spec, raw_imports),
         calls,
         has_syntax_errors: root.has_error(),
         line_count,
@@ -397,6 +448,7 @@ fn qualify(
                 start_line: item.start_line,
                 end_line: item.end_line,
                 parent: enclosing_def,
+                bases: item.bases.clone(),
             });
             definitions.len() - 1
         });
@@ -529,7 +581,7 @@ fn signature_of(node: Node, source: &str) -> String {
     )
 }
 
-fn dedup_imports(raw: Vec<RawImport>) -> Vec<Import> {
+fn dedup_imports(spec: &LanguageSpec, raw: Vec<RawImport>) -> Vec<Import> {
     // A statement's bare-module match is dropped when the same statement binds names
     // from that module (`import x from './m'` also matches the side-effect pattern).
     let mut bound: std::collections::HashSet<(usize, &str)> = std::collections::HashSet::new();
@@ -551,6 +603,7 @@ fn dedup_imports(raw: Vec<RawImport>) -> Vec<Import> {
             module: r.module.clone(),
             name: r.name.clone(),
             alias: r.alias.clone(),
+            binding: import_binding(spec, &r.module, r.name.as_deref(), r.alias.as_deref()),
         })
         .collect();
     out.sort_by(|a, b| {
@@ -574,6 +627,30 @@ fn end_line_of(node: Node) -> u32 {
         end.row
     };
     row as u32 + 1
+}
+
+/// The last identifier of an expression: `open` in `self.store.open`,
+/// `new` in `Vec::<u8>::new`, `draw` in `new R(x).draw`.
+pub fn last_identifier(expr: &str) -> &str {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let trimmed = expr.trim_end_matches(|c: char| !is_ident(c));
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !is_ident(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    &trimmed[start..]
+}
+
+/// The first identifier of an expression: `self` in `self.store.open`.
+pub fn first_identifier(expr: &str) -> &str {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let expr = expr.trim_start().trim_start_matches("new ").trim_start();
+    let end = expr
+        .char_indices()
+        .find(|(_, c)| !is_ident(*c))
+        .map_or(expr.len(), |(i, _)| i);
+    &expr[..end]
 }
 
 fn strip_quotes(s: &str) -> &str {

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{params, Connection, Transaction};
 
+use crate::callgraph::{self, Invalidation};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::extract::{self, FileFacts};
@@ -62,6 +63,8 @@ pub struct Summary {
     pub definitions: u64,
     pub imports: u64,
     pub calls: u64,
+    /// Call sites (re-)resolved in this run.
+    pub resolved_calls: u64,
     /// Files left out, with reasons.
     pub skipped: Vec<Skipped>,
     /// Files that parsed with syntax errors (kept, with what could be read).
@@ -169,9 +172,17 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // import, a deleted one can break it).
     let file_set_changed = added > 0 || !removed.is_empty();
     let skips_changed = load_skipped(&conn)? != walked.skipped;
+    // Edges are resolved after every batch is written; a run that stopped
+    // before that leaves them stale, and the next run resolves them all.
+    let mut invalid = Invalidation {
+        all: created || store::meta(&conn, "edges_state")?.as_deref() != Some("fresh"),
+        ..Invalidation::default()
+    };
     if file_set_changed || skips_changed || !to_read.is_empty() {
         let tx = conn.transaction()?;
-        for (_, id) in &removed {
+        store::set_meta(&tx, "edges_state", "stale")?;
+        for (path, id) in &removed {
+            invalid.note_old_rows(&tx, *id, path)?;
             delete_file_rows(&tx, *id)?;
             tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
         }
@@ -236,7 +247,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             let started = Instant::now();
             let tx = conn.transaction()?;
             for outcome in pending.drain(..) {
-                write_outcome(&tx, outcome, stored, summary, &mut failed)?;
+                write_outcome(&tx, outcome, stored, summary, &mut failed, &mut invalid)?;
             }
             tx.commit()?;
             write_time += started.elapsed();
@@ -284,6 +295,11 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     {
         let tx = conn.transaction()?;
         store::ensure_secondary_indexes(&tx)?;
+        if !invalid.is_empty() {
+            summary.resolved_calls = callgraph::resolve_calls(&tx, &resolver, &invalid)? as u64;
+            profile.phase("resolve calls");
+        }
+        store::set_meta(&tx, "edges_state", "fresh")?;
         store::set_meta(&tx, "indexed_at", &now.to_string())?;
         store::set_meta(&tx, "root", &root.to_string_lossy())?;
         store::set_meta(&tx, "run_state", "complete")?;
@@ -431,6 +447,7 @@ fn write_outcome(
     stored: &HashMap<String, Stored>,
     summary: &mut Summary,
     failed: &mut Vec<Skipped>,
+    invalid: &mut Invalidation,
 ) -> Result<()> {
     match outcome {
         Outcome::Touched {
@@ -443,6 +460,7 @@ fn write_outcome(
             // A file that can no longer be read leaves the index rather than
             // keeping rows that no longer match it.
             if let Some(s) = stored.get(&skipped.rel) {
+                invalid.note_old_rows(tx, s.id, &skipped.rel)?;
                 delete_file_rows(tx, s.id)?;
                 tx.execute("DELETE FROM files WHERE id = ?1", [s.id])?;
                 summary.removed += 1;
@@ -451,7 +469,13 @@ fn write_outcome(
             failed.push(skipped);
         }
         Outcome::Parsed(parsed) => {
-            write_parsed(tx, &parsed, stored.get(&parsed.rel).map(|s| s.id))?;
+            let existing = stored.get(&parsed.rel).map(|s| s.id);
+            if let Some(id) = existing {
+                invalid.note_old_rows(tx, id, &parsed.rel)?;
+            }
+            let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
+            invalid.note_new_definitions(&parsed.rel, defined);
+            write_parsed(tx, &parsed, existing)?;
             summary.parsed += 1;
         }
         Outcome::Cancelled => {}
@@ -509,8 +533,9 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
     let mut symbol_ids: Vec<i64> = Vec::with_capacity(facts.definitions.len());
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, start_line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
+                                 start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?;
         for d in &facts.definitions {
             // Parents precede children in source order, so their ids exist.
@@ -523,6 +548,7 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
                 d.qualified_name,
                 d.signature,
                 d.doc,
+                (!d.bases.is_empty()).then(|| d.bases.join("\n")),
                 d.start_line,
                 d.end_line
             ])?;
@@ -531,8 +557,8 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
     }
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, target)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, binding, target)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
         for (i, target) in facts.imports.iter().zip(&p.targets) {
             insert.execute(params![
@@ -542,19 +568,23 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
                 i.module,
                 i.name,
                 i.alias,
+                i.binding,
                 target
             ])?;
         }
     }
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO calls(file_id, line, callee, enclosing_id) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
         for c in &facts.calls {
             insert.execute(params![
                 file_id,
                 c.line,
                 c.callee,
+                c.callee_name,
+                c.callee_head,
                 c.enclosing.map(|i| symbol_ids[i])
             ])?;
         }
@@ -567,6 +597,7 @@ fn delete_file_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         "DELETE FROM symbols WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM calls WHERE file_id = ?1",
+        "DELETE FROM edges WHERE file_id = ?1",
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
     }

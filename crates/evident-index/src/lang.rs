@@ -53,6 +53,21 @@ pub struct LanguageSpec {
     pub doc_skip_kinds: &'static [&'static str],
     /// Node kinds that wrap a definition and belong to its extent (decorators, `export`).
     pub wrapper_kinds: &'static [&'static str],
+    /// The local name a plain `import a.b.c` binds.
+    pub module_binding: ModuleBinding,
+    /// Methods a constructor call lands on; `$class` means the class's own name.
+    pub constructors: &'static [&'static str],
+    /// A bare `f()` inside a method may call a method of the same class (Java).
+    pub implicit_this: bool,
+}
+
+/// Which name `import a.b.c` (no alias, no imported name) makes visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleBinding {
+    /// `a` (Python).
+    FirstSegment,
+    /// `c` (Go packages, Rust `use a::b::c`).
+    LastSegment,
 }
 
 impl std::fmt::Debug for LanguageSpec {
@@ -85,6 +100,7 @@ impl LanguageSpec {
 const PY_QUERY: &str = include_str!("../queries/python.scm");
 const RS_QUERY: &str = include_str!("../queries/rust.scm");
 const JS_QUERY: &str = include_str!("../queries/javascript.scm");
+const JS_ONLY_QUERY: &str = include_str!("../queries/javascript-only.scm");
 const TS_QUERY: &str = include_str!("../queries/typescript.scm");
 const GO_QUERY: &str = include_str!("../queries/go.scm");
 const JAVA_QUERY: &str = include_str!("../queries/java.scm");
@@ -104,6 +120,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: &["comment"],
         doc_skip_kinds: &[],
         wrapper_kinds: &["decorated_definition"],
+        module_binding: ModuleBinding::FirstSegment,
+        constructors: &["__init__"],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "rust",
@@ -116,18 +135,24 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: &["line_comment", "block_comment"],
         doc_skip_kinds: &["attribute_item"],
         wrapper_kinds: &[],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &[],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "javascript",
         extensions: &["js", "jsx", "mjs", "cjs"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
-        query_sources: &[JS_QUERY],
+        query_sources: &[JS_QUERY, JS_ONLY_QUERY],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::JsRelative,
         comment_kinds: C_STYLE_COMMENTS,
         doc_skip_kinds: &[],
         wrapper_kinds: &["export_statement"],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &["constructor"],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "typescript",
@@ -140,6 +165,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: C_STYLE_COMMENTS,
         doc_skip_kinds: &[],
         wrapper_kinds: &["export_statement"],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &["constructor"],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "tsx",
@@ -152,6 +180,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: C_STYLE_COMMENTS,
         doc_skip_kinds: &[],
         wrapper_kinds: &["export_statement"],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &["constructor"],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "go",
@@ -164,6 +195,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: C_STYLE_COMMENTS,
         doc_skip_kinds: &[],
         wrapper_kinds: &[],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &[],
+        implicit_this: false,
     },
     LanguageSpec {
         name: "java",
@@ -176,6 +210,9 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         comment_kinds: &["line_comment", "block_comment"],
         doc_skip_kinds: &[],
         wrapper_kinds: &[],
+        module_binding: ModuleBinding::LastSegment,
+        constructors: &["$class"],
+        implicit_this: true,
     },
 ];
 

@@ -17,10 +17,12 @@
 //! # Ok::<(), evident_index::Error>(())
 //! ```
 
+mod callgraph;
 pub mod config;
 pub mod error;
 pub mod evidence;
 pub mod extract;
+mod graph_query;
 mod indexer;
 pub mod lang;
 mod query;
@@ -33,5 +35,9 @@ pub mod walk;
 pub use config::Config;
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
+pub use graph_query::{
+    CallGraph, GraphEdge, GraphNode, Impact, Target, DEFAULT_IMPACT_DEPTH, MAX_CALLERS_DEPTH,
+    MAX_IMPACT_DEPTH,
+};
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};

@@ -102,12 +102,12 @@ impl Index {
         &self.conn
     }
 
-    fn reader(&self) -> SnippetReader<'_> {
+    pub(crate) fn reader(&self) -> SnippetReader<'_> {
         SnippetReader::new(&self.root, &self.config.secrets)
     }
 
     /// Accepts a path relative to the repository root or an absolute one inside it.
-    fn repo_rel(&self, path: &str) -> String {
+    pub(crate) fn repo_rel(&self, path: &str) -> String {
         let p = Path::new(path);
         if p.is_absolute() {
             if let Ok(rel) = p.strip_prefix(&self.root) {

@@ -18,8 +18,8 @@ pub struct Resolver {
     /// Directories absolute Python imports are tried against, after the repo
     /// root and the importing file's directory.
     python_roots: Vec<String>,
-    /// `(module path, directory)` from `go.mod` at the repository root.
-    go_module: Option<String>,
+    /// `(module path, directory)` for every `go.mod` above an indexed Go file.
+    go_modules: Vec<(String, String)>,
     /// File name → paths, for Java's class-name lookups.
     by_file_name: HashMap<String, Vec<String>>,
 }
@@ -75,22 +75,44 @@ impl Resolver {
                 dir = parent_dir(dir);
             }
         }
-        let mut python_roots: Vec<String> = python_roots.into_iter().collect();
+        // The parent of a top-level package (a directory with `__init__.py`
+        // whose parent has none) is where its absolute imports start.
+        for file in &files {
+            if let Some(package) = file.strip_suffix("/__init__.py") {
+                let parent = parent_dir(package);
+                if !files.contains(&join(parent, "__init__.py")) {
+                    python_roots.insert(parent.to_string());
+                }
+            }
+        }
+        let mut python_roots: Vec<String> =
+            python_roots.into_iter().filter(|r| !r.is_empty()).collect();
         python_roots.sort();
-        let go_module = std::fs::read_to_string(root.join("go.mod"))
-            .ok()
-            .and_then(|text| {
-                text.lines().find_map(|l| {
+        let mut go_modules = Vec::new();
+        if files.iter().any(|f| f.ends_with(".go")) {
+            let mut go_dirs: Vec<&str> = std::iter::once("")
+                .chain(dirs.iter().map(String::as_str))
+                .collect();
+            go_dirs.sort_unstable();
+            for dir in go_dirs {
+                let Ok(text) = std::fs::read_to_string(root.join(dir).join("go.mod")) else {
+                    continue;
+                };
+                let module = text.lines().find_map(|l| {
                     l.trim()
                         .strip_prefix("module ")
                         .map(|m| m.trim().trim_matches('"').to_string())
-                })
-            });
+                });
+                if let Some(module) = module {
+                    go_modules.push((module, dir.to_string()));
+                }
+            }
+        }
         Resolver {
             files,
             dirs,
             python_roots,
-            go_module,
+            go_modules,
             by_file_name,
         }
     }
@@ -244,13 +266,14 @@ impl Resolver {
     }
 
     fn go(&self, import_path: &str) -> Option<String> {
-        let module = self.go_module.as_deref()?;
-        let rest = import_path.strip_prefix(module)?;
-        let dir = rest.trim_start_matches('/');
-        if !rest.is_empty() && !rest.starts_with('/') {
-            return None;
-        }
-        (dir.is_empty() || self.dirs.contains(dir)).then(|| dir.to_string())
+        self.go_modules.iter().find_map(|(module, module_dir)| {
+            let rest = import_path.strip_prefix(module.as_str())?;
+            if !rest.is_empty() && !rest.starts_with('/') {
+                return None;
+            }
+            let dir = join(module_dir, rest.trim_start_matches('/'));
+            (dir.is_empty() || self.dirs.contains(&dir)).then_some(dir)
+        })
     }
 
     fn java(&self, module: &str, name: Option<&str>) -> Option<String> {

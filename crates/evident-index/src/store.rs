@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 
 /// Bump on any change to the tables below; older indexes are then refused
 /// with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -46,6 +46,7 @@ CREATE TABLE symbols (
     qualified_name TEXT NOT NULL,
     signature      TEXT NOT NULL,
     doc            TEXT,
+    bases          TEXT,                 -- base classes, one per line
     start_line     INTEGER NOT NULL,
     end_line       INTEGER NOT NULL
 );
@@ -58,6 +59,7 @@ CREATE TABLE imports (
     module     TEXT NOT NULL,
     name       TEXT,                     -- '*' for glob imports
     alias      TEXT,
+    binding    TEXT,                     -- the local name it binds; NULL for globs
     target     TEXT                      -- resolved repo path (a file, or a package directory)
 );
 
@@ -66,7 +68,17 @@ CREATE TABLE calls (
     file_id      INTEGER NOT NULL,
     line         INTEGER NOT NULL,
     callee       TEXT NOT NULL,
+    callee_name  TEXT NOT NULL,          -- last identifier of the callee
+    callee_head  TEXT NOT NULL,          -- first identifier of the callee
     enclosing_id INTEGER                 -- innermost enclosing definition
+);
+
+-- The call graph: which definition(s) a call site resolves to.
+CREATE TABLE edges (
+    call_id    INTEGER NOT NULL,
+    file_id    INTEGER NOT NULL,         -- the calling file
+    callee_id  INTEGER NOT NULL,         -- symbols.id
+    confidence TEXT NOT NULL             -- exact | inferred | name_only
 );
 
 CREATE TABLE skipped (
@@ -85,6 +97,10 @@ CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS imports_target ON imports(target);
 CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
+CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
+CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
+CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
 ";
 
 /// Builds the secondary indexes if they are missing (after a bulk load, or
@@ -203,19 +219,24 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 5] = [
+    const QUERIES: [&str; 6] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
                 s.start_line, s.end_line, p.qualified_name
          FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
-        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
+        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.binding, i.target
          FROM imports i JOIN files f ON f.id = i.file_id",
-        "SELECT 'call', f.path, c.line, c.callee, e.qualified_name
+        "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name
          FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
+        "SELECT 'edge', f.path, c.line, c.callee, t.path, s.qualified_name, s.start_line, g.confidence
+         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+         JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",
         "SELECT 'skipped', path, reason FROM skipped",
     ];
-    const CHECKS: [&str; 4] = [
+    const CHECKS: [&str; 6] = [
+        "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
+        "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",
         "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",

@@ -80,6 +80,55 @@ enum Command {
     Outline { path: String },
     /// What is indexed, when, and what changed since.
     Status,
+    /// The definition(s) the identifier at PATH:LINE[:COL] refers to.
+    Def {
+        /// PATH:LINE or PATH:LINE:COL (1-based).
+        position: String,
+    },
+    /// Call sites that reach SYMBOL, up to --depth levels of callers.
+    Callers {
+        symbol: String,
+        /// Only the definition under this file or directory.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+    },
+    /// The calls made inside SYMBOL and what each resolves to.
+    Callees {
+        symbol: String,
+        #[arg(long)]
+        path: Option<String>,
+    },
+    /// What may break if SYMBOL changes: its callers, transitively (reverse BFS).
+    Impact {
+        symbol: String,
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long, default_value_t = evident_index::DEFAULT_IMPACT_DEPTH)]
+        max_depth: u32,
+        /// Most affected definitions to list.
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+        format: GraphFormat,
+    },
+    /// Export the resolved call graph.
+    Graph {
+        /// Only calls made from files under this path.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
+        format: GraphFormat,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum GraphFormat {
+    Text,
+    Json,
+    Dot,
+    Mermaid,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {
@@ -112,6 +161,29 @@ fn use_mimalloc_for_tree_sitter() {
             free: mi::mi_free,
         }));
     }
+}
+
+/// `PATH:LINE[:COL]`, where PATH may itself contain colons.
+fn parse_position(position: &str) -> Result<(String, u32, Option<u32>)> {
+    let bad = || {
+        anyhow::anyhow!("invalid argument: expected PATH:LINE or PATH:LINE:COL, got {position:?}")
+    };
+    let parts: Vec<&str> = position.rsplitn(3, ':').collect();
+    let number = |s: &str| s.parse::<u32>().ok().filter(|n| *n > 0);
+    match parts.as_slice() {
+        [col, line, path] if number(col).is_some() && number(line).is_some() => {
+            Ok((path.to_string(), number(line).ok_or_else(bad)?, number(col)))
+        }
+        [line, rest @ ..] if number(line).is_some() && !rest.is_empty() => {
+            let path = rest.iter().rev().copied().collect::<Vec<_>>().join(":");
+            Ok((path, number(line).ok_or_else(bad)?, None))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn impact_edges(impact: &evident_index::Impact) -> Vec<(String, String)> {
+    impact.edges.clone()
 }
 
 fn main() -> ExitCode {
@@ -263,6 +335,76 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return emit(cli.json, &results, &format!("{path} has no definitions"));
             }
             print!("{}", render::outline(&results));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Def { position } => {
+            let (path, line, col) = parse_position(&position)?;
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.definition_at(&path, line, col)?;
+            emit(
+                cli.json,
+                &results,
+                &format!("no definition found for {position}"),
+            )
+        }
+        Command::Callers {
+            symbol,
+            path,
+            depth,
+        } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.callers(&symbol, path.as_deref(), depth)?;
+            emit(
+                cli.json,
+                &results,
+                &format!("no resolved calls reach {symbol:?}"),
+            )
+        }
+        Command::Callees { symbol, path } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.callees(&symbol, path.as_deref())?;
+            emit(cli.json, &results, &format!("{symbol:?} makes no calls"))
+        }
+        Command::Impact {
+            symbol,
+            path,
+            max_depth,
+            limit,
+            format,
+        } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let impact = index.impact(&symbol, path.as_deref(), max_depth, limit)?;
+            let format = if cli.json { GraphFormat::Json } else { format };
+            print!(
+                "{}",
+                match format {
+                    GraphFormat::Text => render::impact_text(&impact),
+                    GraphFormat::Json => render::impact_json(&impact),
+                    GraphFormat::Dot => render::dot(&impact_edges(&impact)),
+                    GraphFormat::Mermaid => render::mermaid(&impact_edges(&impact)),
+                }
+            );
+            Ok(if impact.nodes.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Graph { path, format } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let graph = index.call_graph(path.as_deref())?;
+            let edges: Vec<(String, String)> = graph
+                .edges
+                .iter()
+                .map(|e| (e.caller.clone(), e.callee.clone()))
+                .collect();
+            match if cli.json { GraphFormat::Json } else { format } {
+                GraphFormat::Json | GraphFormat::Text => {
+                    println!("{}", serde_json::to_string_pretty(&graph)?)
+                }
+                GraphFormat::Dot => print!("{}", render::dot(&edges)),
+                GraphFormat::Mermaid => print!("{}", render::mermaid(&edges)),
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Status => {

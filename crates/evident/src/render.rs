@@ -206,6 +206,114 @@ pub fn status_json(s: &Status) -> String {
     .to_string()
 }
 
+/// Impact as text: the changed definition(s), then each affected one by depth
+/// with the chain back, a risk line, and what was left out.
+pub fn impact_text(impact: &evident_index::Impact) -> String {
+    let mut out = String::new();
+    for t in &impact.targets {
+        let _ = writeln!(
+            out,
+            "impact of {} ({}:{}-{})",
+            t.qualified_name, t.path, t.start_line, t.end_line
+        );
+    }
+    for node in &impact.nodes {
+        let depth = node.depth.unwrap_or(0);
+        let chain = node
+            .via
+            .as_ref()
+            .map(|v| v.join(" -> "))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}[{depth}] {}  {}:{}  ({}; {})",
+            "  ".repeat(depth as usize),
+            node.name,
+            node.path,
+            node.start_line,
+            node.confidence.as_deref().unwrap_or("?"),
+            chain
+        );
+    }
+    if impact.omitted > 0 {
+        let _ = writeln!(out, "… {} more (raise --limit)", impact.omitted);
+    }
+    let direct = impact.nodes.iter().filter(|n| n.depth == Some(1)).count();
+    let _ = writeln!(
+        out,
+        "risk: {} direct caller(s), {} affected definition(s) in {} file(s)",
+        direct,
+        impact.nodes.len() + impact.omitted,
+        impact.files
+    );
+    out
+}
+
+pub fn impact_json(impact: &evident_index::Impact) -> String {
+    let mut value = json!({
+        "targets": impact.targets.iter().map(|t| json!({
+            "qualified_name": t.qualified_name, "path": t.path, "kind": t.kind,
+            "start_line": t.start_line, "end_line": t.end_line,
+        })).collect::<Vec<_>>(),
+        "nodes": impact.nodes,
+        "omitted": impact.omitted,
+        "files": impact.files,
+    });
+    if let Some(map) = value.as_object_mut() {
+        map.insert(
+            "direct_callers".into(),
+            json!(impact.nodes.iter().filter(|n| n.depth == Some(1)).count()),
+        );
+    }
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    )
+}
+
+fn graph_id(name: &str) -> String {
+    let mut id: String = name
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    id.insert(0, 'n');
+    id
+}
+
+/// Graphviz: `evident impact X --format dot | dot -Tsvg > impact.svg`.
+pub fn dot(edges: &[(String, String)]) -> String {
+    let mut out = String::from(
+        "digraph calls {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
+    );
+    let mut seen = std::collections::HashSet::new();
+    for (caller, callee) in edges {
+        if seen.insert((caller, callee)) {
+            let _ = writeln!(out, "  {:?} -> {:?};", caller, callee);
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Mermaid flowchart, for Markdown viewers that render it.
+pub fn mermaid(edges: &[(String, String)]) -> String {
+    let mut out = String::from("flowchart LR\n");
+    let mut seen = std::collections::HashSet::new();
+    for (caller, callee) in edges {
+        if seen.insert((caller, callee)) {
+            let _ = writeln!(
+                out,
+                "  {}[\"{}\"] --> {}[\"{}\"]",
+                graph_id(caller),
+                caller.replace('"', "'"),
+                graph_id(callee),
+                callee.replace('"', "'")
+            );
+        }
+    }
+    out
+}
+
 /// `2026-11-29 14:57:32 UTC (3 min ago)`.
 fn when(unix: u64) -> String {
     let now = SystemTime::now()

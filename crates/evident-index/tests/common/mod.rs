@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests of `evident-index` and `evident`.
 
+// Each test crate uses a subset of these helpers.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 pub fn copy_dir(from: &Path, to: &Path) {

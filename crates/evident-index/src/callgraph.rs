@@ -1,0 +1,827 @@
+//! Call resolution: which definition(s) each stored call site calls, with a
+//! confidence, across files and for every indexed language.
+//!
+//! The rules are language-neutral and read the language table for the few
+//! differences (separator, what `import a.b` binds, constructor names,
+//! implicit `this`). In order:
+//! 1. a bare name: nested and enclosing definitions, the file's top level,
+//!    imported bindings (aliases and re-exports followed), the enclosing class
+//!    when the language has an implicit `this`; a class found this way means
+//!    its constructor;
+//! 2. `self.m` / `this.m` / `cls.m`: the enclosing class, then its bases;
+//! 3. `x.m` / `x::m`: `x` as an imported module, package or file (Rust
+//!    `crate::`/`super::`/`self::` too), or as a class or type with method `m`;
+//! 4. otherwise, by name alone when few definitions carry that name.
+//!
+//! `exact` edges come from scopes and imports, `inferred` ones from a guess at
+//! a receiver's type (base classes, another file's `impl`), `name_only` from the
+//! name alone. Unresolved calls keep no edge but stay in `calls`.
+
+use std::collections::{HashMap, HashSet};
+
+use rustc_hash::FxHashMap;
+
+use rusqlite::{params, Connection};
+
+use crate::error::Result;
+use crate::evidence::Kind;
+use crate::lang::{self, LanguageSpec};
+use crate::resolve::Resolver;
+
+/// Above this many same-named definitions a name-only guess is no evidence.
+const NAME_ONLY_MAX: usize = 6;
+/// Re-export chains (`__init__.py`, `index.ts`, `mod.rs`) followed at most this deep.
+const MAX_REEXPORT_DEPTH: usize = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Confidence {
+    Exact,
+    Inferred,
+    NameOnly,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Exact => "exact",
+            Confidence::Inferred => "inferred",
+            Confidence::NameOnly => "name_only",
+        }
+    }
+}
+
+struct File {
+    path: String,
+    lang: &'static LanguageSpec,
+}
+
+struct Symbol {
+    file: i64,
+    parent: Option<i64>,
+    kind: Kind,
+    name: String,
+    qualified_name: String,
+    bases: Vec<String>,
+}
+
+struct Import {
+    module: String,
+    name: Option<String>,
+    alias: Option<String>,
+    binding: Option<String>,
+    target: Option<String>,
+}
+
+impl Import {
+    /// The local name this import makes visible.
+    fn binding(&self, _lang: &LanguageSpec) -> Option<&str> {
+        self.binding.as_deref()
+    }
+}
+
+/// The whole symbol table, in memory for one resolution pass.
+pub(crate) struct Graph<'r> {
+    resolver: &'r Resolver,
+    files: FxHashMap<i64, File>,
+    file_by_path: FxHashMap<String, i64>,
+    files_by_dir: FxHashMap<String, Vec<i64>>,
+    symbols: FxHashMap<i64, Symbol>,
+    by_name: FxHashMap<String, Vec<i64>>,
+    top_level: FxHashMap<(i64, String), Vec<i64>>,
+    children: FxHashMap<(i64, String), Vec<i64>>,
+    /// `(owner type name, method name)`: methods by the type they belong to,
+    /// including Rust `impl` and Go receiver methods that no class encloses.
+    methods_by_owner: FxHashMap<(String, String), Vec<i64>>,
+    imports: FxHashMap<i64, Vec<Import>>,
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+impl<'r> Graph<'r> {
+    pub(crate) fn load(conn: &Connection, resolver: &'r Resolver) -> Result<Graph<'r>> {
+        let mut files = FxHashMap::default();
+        let mut file_by_path = FxHashMap::default();
+        let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
+        let mut stmt = conn.prepare("SELECT id, path, lang FROM files")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (id, path, lang_name): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let Some(lang) = lang::by_name(&lang_name) else {
+                continue;
+            };
+            files_by_dir
+                .entry(parent_dir(&path).to_string())
+                .or_default()
+                .push(id);
+            file_by_path.insert(path.clone(), id);
+            files.insert(id, File { path, lang });
+        }
+        let symbol_count: i64 = conn.query_row("SELECT count(*) FROM symbols", [], |r| r.get(0))?;
+        let mut symbols =
+            FxHashMap::with_capacity_and_hasher(symbol_count as usize, Default::default());
+        let mut stmt = conn.prepare(
+            "SELECT id, file_id, parent_id, kind, name, qualified_name, bases FROM symbols",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let kind: String = r.get(3)?;
+            let bases: Option<String> = r.get(6)?;
+            symbols.insert(
+                r.get::<_, i64>(0)?,
+                Symbol {
+                    file: r.get(1)?,
+                    parent: r.get(2)?,
+                    kind: Kind::parse(&kind).unwrap_or(Kind::Function),
+                    name: r.get(4)?,
+                    qualified_name: r.get(5)?,
+                    bases: bases
+                        .map(|b| b.lines().map(str::to_string).collect())
+                        .unwrap_or_default(),
+                },
+            );
+        }
+        let mut imports: FxHashMap<i64, Vec<Import>> = FxHashMap::default();
+        let mut stmt =
+            conn.prepare("SELECT file_id, module, name, alias, binding, target FROM imports")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            imports.entry(r.get(0)?).or_default().push(Import {
+                module: r.get(1)?,
+                name: r.get(2)?,
+                alias: r.get(3)?,
+                binding: r.get(4)?,
+                target: r.get(5)?,
+            });
+        }
+        let mut graph = Graph {
+            resolver,
+            files,
+            file_by_path,
+            files_by_dir,
+            symbols,
+            by_name: FxHashMap::default(),
+            top_level: FxHashMap::default(),
+            children: FxHashMap::default(),
+            methods_by_owner: FxHashMap::default(),
+            imports,
+        };
+        graph.build_lookups();
+        Ok(graph)
+    }
+
+    fn build_lookups(&mut self) {
+        let mut ids: Vec<i64> = self.symbols.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            let s = &self.symbols[&id];
+            self.by_name.entry(s.name.clone()).or_default().push(id);
+            match s.parent {
+                Some(p) => {
+                    self.children
+                        .entry((p, s.name.clone()))
+                        .or_default()
+                        .push(id);
+                    if let Some(parent) = self.symbols.get(&p).filter(|p| p.kind.is_class_like()) {
+                        self.methods_by_owner
+                            .entry((parent.name.clone(), s.name.clone()))
+                            .or_default()
+                            .push(id);
+                    }
+                }
+                // Rust `impl` and Go receiver methods: not in the file's scope by bare name.
+                None if s.kind == Kind::Method => {
+                    if let Some(owner) = self.owner_from_qualified(s) {
+                        self.methods_by_owner
+                            .entry((owner, s.name.clone()))
+                            .or_default()
+                            .push(id);
+                    }
+                }
+                None => {
+                    self.top_level
+                        .entry((s.file, s.name.clone()))
+                        .or_default()
+                        .push(id);
+                }
+            }
+        }
+    }
+
+    /// `Holder` in `crate::store::Holder::new`: the type a free-standing method belongs to.
+    fn owner_from_qualified(&self, s: &Symbol) -> Option<String> {
+        let sep = self.files.get(&s.file)?.lang.separator;
+        let mut parts = s.qualified_name.rsplit(sep);
+        parts.next();
+        parts.next().map(str::to_string)
+    }
+
+    fn lang_of(&self, file: i64) -> Option<&'static LanguageSpec> {
+        self.files.get(&file).map(|f| f.lang)
+    }
+
+    /// The class a method belongs to, by nesting or (Rust, Go) by qualified name.
+    fn owner_class(&self, enclosing: Option<i64>) -> Option<(Option<i64>, String)> {
+        let mut at = enclosing;
+        while let Some(id) = at {
+            let s = self.symbols.get(&id)?;
+            if s.kind.is_class_like() {
+                return Some((Some(id), s.name.clone()));
+            }
+            if s.parent.is_none() && s.kind == Kind::Method {
+                return self.owner_from_qualified(s).map(|o| (None, o));
+            }
+            at = s.parent;
+        }
+        None
+    }
+
+    /// Whether `target` is the module `name` itself (`from pkg import mod` → `pkg/mod.py`).
+    fn is_module_named(&self, target: &str, name: &str) -> bool {
+        let file_name = target.rsplit('/').next().unwrap_or(target);
+        let stem = file_name.split('.').next().unwrap_or(file_name);
+        if stem == name {
+            return true;
+        }
+        let is_package_file = matches!(stem, "__init__" | "mod" | "index" | "lib");
+        is_package_file && parent_dir(target).rsplit('/').next() == Some(name)
+            || !self.file_by_path.contains_key(target) && target.rsplit('/').next() == Some(name)
+    }
+
+    /// A class-like definition means its constructor when called.
+    fn constructor_of(&self, id: i64) -> i64 {
+        let Some(s) = self.symbols.get(&id) else {
+            return id;
+        };
+        if !s.kind.is_class_like() {
+            return id;
+        }
+        let Some(lang) = self.lang_of(s.file) else {
+            return id;
+        };
+        for ctor in lang.constructors {
+            let name = if *ctor == "$class" {
+                s.name.as_str()
+            } else {
+                ctor
+            };
+            if let Some(found) = self.children.get(&(id, name.to_string())) {
+                return found[0];
+            }
+        }
+        id
+    }
+
+    /// Top-level definitions named `name` in the file or package directory at
+    /// `target`, following re-exports (`from .mod import name` in `__init__.py`).
+    fn exported(&self, target: &str, name: &str, depth: usize) -> Vec<i64> {
+        let files: Vec<i64> = match self.file_by_path.get(target) {
+            Some(id) => vec![*id],
+            None => self.files_by_dir.get(target).cloned().unwrap_or_default(),
+        };
+        let mut found = Vec::new();
+        for file in &files {
+            if let Some(ids) = self.top_level.get(&(*file, name.to_string())) {
+                found.extend(ids);
+            }
+        }
+        if found.is_empty() && depth < MAX_REEXPORT_DEPTH {
+            for file in files {
+                let Some(lang) = self.lang_of(file) else {
+                    continue;
+                };
+                for import in self.imports.get(&file).into_iter().flatten() {
+                    let Some(next) = &import.target else {
+                        continue;
+                    };
+                    let reexports =
+                        import.binding(lang) == Some(name) || import.name.as_deref() == Some("*");
+                    if reexports {
+                        let original = match import.name.as_deref() {
+                            Some("*") | None => name,
+                            Some(original) => original,
+                        };
+                        // `from . import sub` names a module, not a definition in it.
+                        if self.file_by_path.get(next.as_str()) == self.file_by_path.get(target) {
+                            continue;
+                        }
+                        found.extend(self.exported(next, original, depth + 1));
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    fn resolve_bare(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        name: &str,
+    ) -> Vec<(i64, Confidence)> {
+        let lang = match self.lang_of(file) {
+            Some(l) => l,
+            None => return Vec::new(),
+        };
+        let exact = |ids: &[i64]| -> Vec<(i64, Confidence)> {
+            ids.iter()
+                .map(|id| (self.constructor_of(*id), Confidence::Exact))
+                .collect()
+        };
+        // Nested definitions visible from the call, innermost first; a class body's
+        // members are not in scope for its methods (except with an implicit `this`).
+        let mut at = enclosing;
+        while let Some(id) = at {
+            let Some(s) = self.symbols.get(&id) else {
+                break;
+            };
+            if !s.kind.is_class_like() || lang.implicit_this {
+                if let Some(ids) = self.children.get(&(id, name.to_string())) {
+                    return exact(ids);
+                }
+            }
+            at = s.parent;
+        }
+        if let Some(ids) = self.top_level.get(&(file, name.to_string())) {
+            return exact(ids);
+        }
+        for import in self.imports.get(&file).into_iter().flatten() {
+            if import.binding(lang) != Some(name) {
+                continue;
+            }
+            let Some(target) = &import.target else {
+                continue;
+            };
+            let original = import.name.as_deref().unwrap_or(name);
+            let ids = self.exported(target, original, 0);
+            if !ids.is_empty() {
+                return exact(&ids);
+            }
+        }
+        // Glob imports: `from x import *`, `use a::*`.
+        for import in self.imports.get(&file).into_iter().flatten() {
+            if import.name.as_deref() != Some("*") || import.alias.is_some() {
+                continue;
+            }
+            if let Some(target) = &import.target {
+                let ids = self.exported(target, name, 0);
+                if !ids.is_empty() {
+                    return exact(&ids);
+                }
+            }
+        }
+        self.name_only(name, NAME_ONLY_MAX, |s| {
+            !matches!(s.kind, Kind::Method) || s.parent.is_none()
+        })
+    }
+
+    /// Definitions named `name` that `keep` accepts, when there are at most `max`.
+    /// A method on a receiver of unknown type is only guessed when its name is unique.
+    fn name_only(
+        &self,
+        name: &str,
+        max: usize,
+        keep: impl Fn(&Symbol) -> bool,
+    ) -> Vec<(i64, Confidence)> {
+        let candidates: Vec<i64> = self
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| {
+                self.symbols.get(id).is_some_and(|s| {
+                    keep(s)
+                        && matches!(
+                            s.kind,
+                            Kind::Function | Kind::Method | Kind::Class | Kind::Struct
+                        )
+                })
+            })
+            .collect();
+        if candidates.is_empty() || candidates.len() > max {
+            return Vec::new();
+        }
+        candidates
+            .into_iter()
+            .map(|id| (self.constructor_of(id), Confidence::NameOnly))
+            .collect()
+    }
+
+    /// Method `name` of a class (by id, or by owner name), then of its bases.
+    fn method_of(
+        &self,
+        class: Option<i64>,
+        owner: &str,
+        name: &str,
+        via_base: bool,
+        depth: usize,
+    ) -> Vec<(i64, Confidence)> {
+        let confidence = if via_base {
+            Confidence::Inferred
+        } else {
+            Confidence::Exact
+        };
+        if let Some(class) = class {
+            if let Some(ids) = self.children.get(&(class, name.to_string())) {
+                return ids.iter().map(|id| (*id, confidence)).collect();
+            }
+        }
+        if let Some(ids) = self
+            .methods_by_owner
+            .get(&(owner.to_string(), name.to_string()))
+        {
+            // Found by the owner's name: exact when it sits beside the class we
+            // resolved (a Rust `impl` in the same file), a guess otherwise.
+            let class_file = class.and_then(|c| self.symbols.get(&c)).map(|c| c.file);
+            return ids
+                .iter()
+                .map(|id| {
+                    let beside =
+                        class_file.is_some() && class_file == self.symbols.get(id).map(|s| s.file);
+                    (
+                        *id,
+                        if beside && !via_base {
+                            Confidence::Exact
+                        } else {
+                            Confidence::Inferred
+                        },
+                    )
+                })
+                .collect();
+        }
+        if depth >= MAX_REEXPORT_DEPTH {
+            return Vec::new();
+        }
+        let Some(class) = class.and_then(|c| self.symbols.get(&c)) else {
+            return Vec::new();
+        };
+        for base in &class.bases {
+            let base_name = crate::extract::last_identifier(base);
+            let base_ids = self.resolve_bare(class.file, class.parent, base_name);
+            for (base_id, _) in base_ids {
+                // resolve_bare maps classes to constructors; step back to the class.
+                let base_class = match self.symbols.get(&base_id) {
+                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(base_id),
+                    _ => base_id,
+                };
+                let found = self.method_of(Some(base_class), base_name, name, true, depth + 1);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// `Cls(args).m` → method `m` of class `Cls` (inferred: the call could return anything).
+    fn constructed_receiver(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        callee: &str,
+        method: &str,
+    ) -> Option<Vec<(i64, Confidence)>> {
+        let open = callee.find('(')?;
+        let close = callee.rfind(')')?;
+        let tail = callee[close + 1..].trim_start_matches('.');
+        if tail != method || callee[..open].contains(['(', '[']) {
+            return None;
+        }
+        let head = callee[..open].trim();
+        let classes: Vec<i64> = self
+            .resolve(file, enclosing, head)
+            .into_iter()
+            .filter_map(|(id, _)| {
+                let s = self.symbols.get(&id)?;
+                if s.kind.is_class_like() {
+                    Some(id)
+                } else {
+                    // A constructor method: its class.
+                    s.parent
+                        .filter(|p| self.symbols.get(p).is_some_and(|p| p.kind.is_class_like()))
+                }
+            })
+            .collect();
+        let found: Vec<(i64, Confidence)> = classes
+            .into_iter()
+            .flat_map(|class| {
+                let owner = self.symbols[&class].name.clone();
+                self.method_of(Some(class), &owner, method, false, 0)
+            })
+            .map(|(id, _)| (id, Confidence::Inferred))
+            .collect();
+        (!found.is_empty()).then_some(found)
+    }
+
+    /// Resolves one call site.
+    pub(crate) fn resolve(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        callee: &str,
+    ) -> Vec<(i64, Confidence)> {
+        let Some(lang) = self.lang_of(file) else {
+            return Vec::new();
+        };
+        let callee = callee.trim().trim_start_matches("new ").trim();
+        // Chained calls: `Cls(...).m` is a method of a fresh `Cls`; otherwise
+        // (`a().b`, `x[0].m`) the receiver's type is unknown.
+        if callee.contains('(') || callee.contains('[') {
+            let name = crate::extract::last_identifier(callee);
+            if let Some(found) = self.constructed_receiver(file, enclosing, callee, name) {
+                return found;
+            }
+            return self.name_only(name, 1, |s| s.kind == Kind::Method);
+        }
+        let normalized = callee.replace("::", ".").replace("?.", ".");
+        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
+        let Some((&last, head)) = segments.split_last() else {
+            return Vec::new();
+        };
+        if head.is_empty() {
+            // `cls(...)` in a classmethod, `Self(...)`/`Self { }` constructors.
+            if matches!(last, "cls" | "Self") {
+                if let Some((Some(class), _)) = self.owner_class(enclosing) {
+                    return vec![(self.constructor_of(class), Confidence::Exact)];
+                }
+            }
+            return self.resolve_bare(file, enclosing, last);
+        }
+        if matches!(head, ["self"] | ["this"] | ["cls"] | ["super"] | ["Self"]) {
+            if let Some((class, owner)) = self.owner_class(enclosing) {
+                let via_base = head == ["super"];
+                let found = if via_base {
+                    let class_sym = class.and_then(|c| self.symbols.get(&c));
+                    class_sym
+                        .map(|c| c.bases.clone())
+                        .unwrap_or_default()
+                        .iter()
+                        .find_map(|b| {
+                            let f = self.method_of(
+                                None,
+                                crate::extract::last_identifier(b),
+                                last,
+                                true,
+                                0,
+                            );
+                            (!f.is_empty()).then_some(f)
+                        })
+                        .unwrap_or_default()
+                } else {
+                    self.method_of(class, &owner, last, false, 0)
+                        .into_iter()
+                        .map(|(id, c)| {
+                            // An `impl` of the caller's own type in the caller's file.
+                            let same_file = self.symbols.get(&id).is_some_and(|s| s.file == file);
+                            (
+                                id,
+                                if class.is_none() && same_file {
+                                    Confidence::Exact
+                                } else {
+                                    c
+                                },
+                            )
+                        })
+                        .collect()
+                };
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+            return self.name_only(last, 1, |s| s.kind == Kind::Method);
+        }
+        // `m.f()` / `pkg.mod.f()` / `Alias::new()` through the file's imports.
+        let head_text = head.join(lang.separator);
+        for import in self.imports.get(&file).into_iter().flatten() {
+            let Some(target) = &import.target else {
+                continue;
+            };
+            let binds_head = import.binding(lang) == Some(head[0]) && head.len() == 1;
+            let names_module =
+                import.name.is_none() && import.alias.is_none() && import.module == head_text;
+            if !(binds_head || names_module) {
+                continue;
+            }
+            let found = match import.name.as_deref() {
+                // The import names an item (`from m import Cls`, `use a::Db as D`):
+                // `Cls.f` is a method of it, unless the item is itself a module file.
+                Some(item) if item != "*" && !self.is_module_named(target, item) => self
+                    .exported(target, item, 0)
+                    .into_iter()
+                    .filter(|id| self.symbols.get(id).is_some_and(|s| s.kind.is_class_like()))
+                    .flat_map(|class| {
+                        let owner = self.symbols[&class].name.clone();
+                        self.method_of(Some(class), &owner, last, false, 0)
+                    })
+                    .collect(),
+                _ => self
+                    .exported(target, last, 0)
+                    .into_iter()
+                    .map(|id| (self.constructor_of(id), Confidence::Exact))
+                    .collect::<Vec<_>>(),
+            };
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        // Rust module paths: `crate::a::f()`, `super::f()`.
+        if lang.separator == "::" && matches!(head[0], "crate" | "super" | "self") {
+            let path = self.files.get(&file).map(|f| f.path.as_str()).unwrap_or("");
+            if let Some(target) = self.resolver.resolve(lang, path, &head_text, None) {
+                let ids = self.exported(&target, last, 0);
+                if !ids.is_empty() {
+                    return ids.into_iter().map(|id| (id, Confidence::Exact)).collect();
+                }
+            }
+        }
+        // `Cls.method` / `Type::method`: the head names a class or type.
+        let owner = *head.last().unwrap_or(&"");
+        let owner_ids = self.resolve_bare(file, enclosing, owner);
+        for (owner_id, confidence) in &owner_ids {
+            let class = match self.symbols.get(owner_id) {
+                Some(s) if s.kind.is_class_like() => Some(*owner_id),
+                Some(s) => s.parent.filter(|p| {
+                    self.symbols
+                        .get(p)
+                        .is_some_and(|p| p.kind.is_class_like() && p.name == owner)
+                }),
+                None => None,
+            };
+            if class.is_some()
+                || matches!(
+                    self.symbols.get(owner_id).map(|s| s.kind),
+                    Some(Kind::Struct | Kind::Enum | Kind::Trait)
+                )
+            {
+                let found = self.method_of(class.or(Some(*owner_id)), owner, last, false, 0);
+                if !found.is_empty() {
+                    let worst = *confidence;
+                    return found
+                        .into_iter()
+                        .map(|(id, c)| (id, c.max(worst)))
+                        .collect();
+                }
+            }
+        }
+        if owner_ids.is_empty() {
+            if let Some(ids) = self
+                .methods_by_owner
+                .get(&(owner.to_string(), last.to_string()))
+            {
+                if ids.len() <= NAME_ONLY_MAX {
+                    return ids.iter().map(|id| (*id, Confidence::Inferred)).collect();
+                }
+            }
+        }
+        self.name_only(last, 1, |s| s.kind == Kind::Method || s.parent.is_none())
+    }
+}
+
+/// Which calls a run must (re-)resolve.
+///
+/// A call's resolution can only change when (a) its own file changed, (b) it
+/// resolved into a changed file before (its old edge), (c) its file imports a
+/// changed file (directly, or through a changed re-exporting file), or (d) the
+/// set of definitions carrying its name changed, which moves name-only and
+/// owner-name guesses. Everything else keeps its edges.
+#[derive(Debug, Default)]
+pub(crate) struct Invalidation {
+    /// Resolve every call (a new index, a rebuild, or after an interrupted run).
+    pub all: bool,
+    /// Files whose rows were written or removed in this run.
+    pub changed_paths: HashSet<String>,
+    /// Per definition name: how many the changed files had before minus after.
+    pub name_balance: HashMap<String, i64>,
+    /// Calls whose old edges pointed into changed files.
+    pub calls: HashSet<i64>,
+}
+
+impl Invalidation {
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.changed_paths.is_empty()
+    }
+
+    /// Records what a file contributed before its rows are replaced or removed.
+    pub fn note_old_rows(&mut self, conn: &Connection, file_id: i64, path: &str) -> Result<()> {
+        self.changed_paths.insert(path.to_string());
+        if self.all {
+            return Ok(());
+        }
+        let mut names = conn.prepare_cached("SELECT name FROM symbols WHERE file_id = ?1")?;
+        for name in names.query_map([file_id], |r| r.get::<_, String>(0))? {
+            *self.name_balance.entry(name?).or_default() += 1;
+        }
+        let mut calls = conn.prepare_cached(
+            "SELECT g.call_id FROM edges g JOIN symbols s ON s.id = g.callee_id WHERE s.file_id = ?1",
+        )?;
+        for call in calls.query_map([file_id], |r| r.get::<_, i64>(0))? {
+            self.calls.insert(call?);
+        }
+        Ok(())
+    }
+
+    /// Records the definitions a file has now.
+    pub fn note_new_definitions<'a>(
+        &mut self,
+        path: &str,
+        names: impl IntoIterator<Item = &'a str>,
+    ) {
+        self.changed_paths.insert(path.to_string());
+        if !self.all {
+            for name in names {
+                *self.name_balance.entry(name.to_string()).or_default() -= 1;
+            }
+        }
+    }
+
+    /// Names whose number of definitions changed.
+    fn dirty_names(&self) -> impl Iterator<Item = &String> {
+        self.name_balance
+            .iter()
+            .filter(|(_, n)| **n != 0)
+            .map(|(name, _)| name)
+    }
+}
+
+/// Re-resolves the calls `invalid` names and replaces their edges.
+/// Returns how many calls were resolved.
+pub(crate) fn resolve_calls(
+    conn: &Connection,
+    resolver: &Resolver,
+    invalid: &Invalidation,
+) -> Result<usize> {
+    let calls: Vec<(i64, i64, Option<i64>, String)> = if invalid.all {
+        conn.execute("DELETE FROM edges", [])?;
+        let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee FROM calls")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    } else {
+        conn.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS dirty_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
+             CREATE TEMP TABLE IF NOT EXISTS dirty_paths(path TEXT PRIMARY KEY) WITHOUT ROWID;
+             CREATE TEMP TABLE IF NOT EXISTS dirty_calls(id INTEGER PRIMARY KEY);
+             DELETE FROM dirty_names; DELETE FROM dirty_paths; DELETE FROM dirty_calls;",
+        )?;
+        {
+            let mut name = conn.prepare("INSERT OR IGNORE INTO dirty_names VALUES (?1)")?;
+            for n in invalid.dirty_names() {
+                name.execute([n])?;
+            }
+            let mut path = conn.prepare("INSERT OR IGNORE INTO dirty_paths VALUES (?1)")?;
+            for p in &invalid.changed_paths {
+                path.execute([p])?;
+                // Go imports and Java globs target a package directory.
+                path.execute([parent_dir(p)])?;
+            }
+            let mut call = conn.prepare("INSERT OR IGNORE INTO dirty_calls VALUES (?1)")?;
+            for c in &invalid.calls {
+                call.execute([c])?;
+            }
+        }
+        conn.execute_batch(
+            // One statement per rule, each on its own index.
+            "INSERT OR IGNORE INTO dirty_calls
+               SELECT c.id FROM calls c
+               WHERE c.file_id IN (SELECT id FROM files WHERE path IN (SELECT path FROM dirty_paths));
+             INSERT OR IGNORE INTO dirty_calls
+               SELECT c.id FROM calls c WHERE c.callee_name IN (SELECT name FROM dirty_names);
+             INSERT OR IGNORE INTO dirty_calls
+               SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
+               WHERE i.target IN (SELECT path FROM dirty_paths)
+                 AND (i.binding IS NULL OR c.callee_head = i.binding);
+             DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);",
+        )?;
+        let mut stmt = conn.prepare(
+            "SELECT c.id, c.file_id, c.enclosing_id, c.callee FROM calls c
+             WHERE c.id IN (SELECT id FROM dirty_calls)",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    if calls.is_empty() {
+        return Ok(0);
+    }
+    let t = std::time::Instant::now();
+    let graph = Graph::load(conn, resolver)?;
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        eprintln!(
+            "profile:   graph load: {:.1} ms for {} calls",
+            t.elapsed().as_secs_f64() * 1e3,
+            calls.len()
+        );
+    }
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO edges(call_id, file_id, callee_id, confidence) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (call_id, file_id, enclosing, callee) in &calls {
+        let mut targets = graph.resolve(*file_id, *enclosing, callee);
+        targets.sort_unstable();
+        targets.dedup_by_key(|(id, _)| *id);
+        for (callee_id, confidence) in targets {
+            insert.execute(params![call_id, file_id, callee_id, confidence.as_str()])?;
+        }
+    }
+    Ok(calls.len())
+}

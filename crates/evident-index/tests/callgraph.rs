@@ -1,0 +1,387 @@
+//! Call resolution, one rule per expected edge, for every indexed language;
+//! and the graph queries built on it.
+
+use std::path::{Path, PathBuf};
+
+use evident_index::{index_repo, Index, IndexOptions};
+use rusqlite::Connection;
+
+mod common;
+
+fn fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/callgraph"),
+        &root,
+    );
+    index_repo(&root, &IndexOptions::default()).unwrap();
+    (dir, root)
+}
+
+/// `path:line callee -> target (confidence)` for every resolved call.
+fn edges(root: &Path) -> Vec<String> {
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT f.path, c.line, c.callee, t.qualified_name, g.confidence
+             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+             JOIN symbols t ON t.id = g.callee_id ORDER BY f.path, c.line, c.callee",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{}:{} {} -> {} ({})",
+            r.get::<_, String>(0)?,
+            r.get::<_, u32>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+fn assert_edges(all: &[String], expected: &[&str]) {
+    let missing: Vec<&&str> = expected
+        .iter()
+        .filter(|e| !all.iter().any(|a| a == **e))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "missing edges:\n{missing:#?}\nall edges:\n{all:#?}"
+    );
+}
+
+#[test]
+fn python_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // nested function, and a sibling function in the same module
+            "py/shop/pricing.py:11 with_tax -> py.shop.pricing.total.with_tax (exact)",
+            "py/shop/pricing.py:11 subtotal -> py.shop.pricing.subtotal (exact)",
+            // relative import with an alias
+            "py/shop/models/order.py:11 sub -> py.shop.pricing.subtotal (exact)",
+            // `import pkg.mod as m; m.f()`
+            "py/shop/models/order.py:11 pricing.total -> py.shop.pricing.total (exact)",
+            // self.method in the same class, and through a base class
+            "py/shop/models/order.py:15 self.price -> py.shop.models.order.Order.price (exact)",
+            "py/shop/models/order.py:14 self.save -> py.shop.models.base.Model.save (inferred)",
+            "py/shop/models/base.py:3 self.validate -> py.shop.models.base.Model.validate (exact)",
+            // constructor → __init__, through cls too, and Class.method
+            "py/shop/models/order.py:23 Order -> py.shop.models.order.Order.__init__ (exact)",
+            "py/shop/models/order.py:19 cls -> py.shop.models.order.Order.__init__ (exact)",
+            "py/shop/models/order.py:24 Order.empty -> py.shop.models.order.Order.empty (exact)",
+            // a re-export through __init__.py with an alias, from module-level code
+            "py/main.py:4 grand_total -> py.shop.pricing.total (exact)",
+            "py/main.py:5 make_order -> py.shop.models.order.make_order (exact)",
+        ],
+    );
+}
+
+#[test]
+fn rust_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // `use a::B as C; C::new()`
+            "rs/src/lib.rs:7 Database::new -> crate::store::Db::new (exact)",
+            // `mod util;` then `util::f()`, and `crate::util::f()`
+            "rs/src/lib.rs:8 util::log -> crate::util::log (exact)",
+            "rs/src/lib.rs:9 crate::util::log -> crate::util::log (exact)",
+            "rs/src/util.rs:2 helper -> crate::util::helper (exact)",
+            // `Self::f`, `self.f()` in an impl, a trait impl method, `super::`
+            "rs/src/store/mod.rs:13 Self::validate -> crate::store::Db::validate (exact)",
+            "rs/src/store/mod.rs:12 db.check -> crate::store::Db::check (name_only)",
+            "rs/src/store/mod.rs:18 self.size -> crate::store::Db::size (exact)",
+            "rs/src/store/mod.rs:22 super::util::log -> crate::util::log (exact)",
+        ],
+    );
+}
+
+#[test]
+fn javascript_and_typescript_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // `new Alias()` through a re-export in index.ts → the constructor
+            "web/app.ts:5 Basket -> web/lib/cart.Cart.constructor (exact)",
+            // namespace import
+            "web/app.ts:7 fmt.describe -> web/format.describe (exact)",
+            // this.method
+            "web/lib/cart.ts:10 this.recount -> web/lib/cart.Cart.recount (exact)",
+        ],
+    );
+}
+
+#[test]
+fn go_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // package-qualified call through an aliased import, resolved via go.mod
+            "goapp/main.go:8 store.Open -> db.Open (exact)",
+            "goapp/main.go:10 run -> main.run (exact)",
+            // a method on a receiver of unknown type: unique name only
+            "goapp/internal/db/db.go:10 c.flush -> db.Conn.flush (name_only)",
+        ],
+    );
+}
+
+#[test]
+fn java_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // imported class, static method
+            "java/com/acme/App.java:7 Strings.upper -> com.acme.util.Strings.upper (exact)",
+            // implicit this
+            "java/com/acme/App.java:8 helper -> com.acme.App.helper (exact)",
+            "java/com/acme/Worker.java:5 init -> com.acme.Worker.init (exact)",
+            // `new Worker()` → the constructor (same package, no import)
+            "java/com/acme/App.java:9 Worker -> com.acme.Worker.Worker (name_only)",
+        ],
+    );
+}
+
+#[test]
+fn unresolved_calls_are_kept() {
+    let (_tmp, root) = fixture();
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let kept: i64 = conn
+        .query_row("SELECT count(*) FROM calls WHERE callee = 'sum'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(kept, 1, "a builtin call stays in calls without an edge");
+    let edges: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM edges g JOIN calls c ON c.id = g.call_id WHERE c.callee = 'sum'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(edges, 0);
+}
+
+#[test]
+fn callers_callees_impact_and_graph() {
+    let (_tmp, root) = fixture();
+    let index = Index::open(&root).unwrap();
+
+    let callers = index.callers("py.shop.pricing.subtotal", None, 1).unwrap();
+    let sites: Vec<(String, u32)> = callers
+        .iter()
+        .map(|e| (e.path.clone(), e.start_line))
+        .collect();
+    assert_eq!(
+        sites,
+        vec![
+            ("py/shop/models/order.py".into(), 11),
+            ("py/shop/pricing.py".into(), 11)
+        ]
+    );
+    assert!(callers
+        .iter()
+        .all(|e| e.depth == Some(1) && e.confidence.as_deref() == Some("exact")));
+
+    let callees = index.callees("Order.checkout", None).unwrap();
+    let names: Vec<&str> = callees.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, vec!["self.save", "self.price"]);
+
+    // subtotal ← total ← main.py (module) and ← Order.price ← Order.checkout
+    let impact = index
+        .impact("py.shop.pricing.subtotal", None, 3, 100)
+        .unwrap();
+    let nodes: Vec<(String, u32)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.name.clone(), n.depth.unwrap()))
+        .collect();
+    assert!(
+        nodes.contains(&("py.shop.models.order.Order.price".into(), 1)),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes.contains(&("py.shop.pricing.total".into(), 1)),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes.contains(&("py.shop.models.order.Order.checkout".into(), 2)),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes.contains(&("py.main".into(), 2)),
+        "module-level code is the module node: {nodes:?}"
+    );
+    let checkout = impact
+        .nodes
+        .iter()
+        .find(|n| n.name.ends_with("checkout"))
+        .unwrap();
+    assert_eq!(
+        checkout.via.as_deref().unwrap(),
+        [
+            "py.shop.models.order.Order.checkout",
+            "py.shop.models.order.Order.price",
+            "py.shop.pricing.subtotal"
+        ]
+    );
+    let shallow = index
+        .impact("py.shop.pricing.subtotal", None, 1, 100)
+        .unwrap();
+    assert!(shallow.nodes.iter().all(|n| n.depth == Some(1)));
+    let capped = index
+        .impact("py.shop.pricing.subtotal", None, 3, 1)
+        .unwrap();
+    assert_eq!(
+        (capped.nodes.len(), capped.omitted),
+        (1, impact.nodes.len() - 1)
+    );
+
+    let graph = index.call_graph(Some("py")).unwrap();
+    assert!(graph
+        .edges
+        .iter()
+        .any(|e| e.caller == "py.main" && e.callee == "py.shop.pricing.total"));
+    assert!(graph.edges.iter().all(|e| e.path.starts_with("py/")));
+    assert!(graph
+        .nodes
+        .iter()
+        .any(|n| n.qualified_name == "py.shop.pricing.total" && n.kind == "function"));
+
+    let def = index.definition_at("py/main.py", 4, Some(7)).unwrap();
+    assert_eq!(
+        def[0].qualified_name.as_deref(),
+        Some("py.shop.pricing.total")
+    );
+    let def = index
+        .definition_at("py/shop/models/order.py", 15, Some(21))
+        .unwrap();
+    assert_eq!(
+        def[0].qualified_name.as_deref(),
+        Some("py.shop.models.order.Order.price")
+    );
+}
+
+#[test]
+fn unknown_and_ambiguous_symbols_are_explained() {
+    let (_tmp, root) = fixture();
+    let index = Index::open(&root).unwrap();
+    let err = index.callers("subtotl", None, 1).unwrap_err().to_string();
+    assert!(
+        err.contains("no definition named") && err.contains("did you mean subtotal"),
+        "{err}"
+    );
+    let err = index.callers("size", None, 1).unwrap_err().to_string();
+    assert!(
+        err.contains("ambiguous") && err.contains("crate::store::Db::size"),
+        "{err}"
+    );
+    assert!(index
+        .callers("size", Some("rs/src/store"), 1)
+        .is_err_and(|e| e.to_string().contains("ambiguous")));
+    assert!(index.callers("crate::store::Db::size", None, 1).is_ok());
+    assert!(index
+        .callers("subtotal", None, 9)
+        .unwrap_err()
+        .to_string()
+        .contains("outside 1..=5"));
+}
+
+#[test]
+fn recursion_and_huge_fan_in_stay_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("def ping(n):\n    return pong(n - 1)\n\n\ndef pong(n):\n    return ping(n) if n else ping(0)\n\n\ndef hub():\n    return 1\n\n\n");
+    for i in 0..5000 {
+        body += &format!("def caller_{i}():\n    return hub()\n\n\n");
+    }
+    std::fs::write(dir.path().join("m.py"), body).unwrap();
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let impact = index.impact("ping", None, 6, 200).unwrap();
+    let names: Vec<&str> = impact.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, vec!["m.pong"], "a cycle ends where it started");
+    let pong = index.callers("pong", None, 5).unwrap();
+    assert!(
+        pong.len() >= 2,
+        "ping → pong → ping …, each site listed, no endless loop"
+    );
+    let hub = index.impact("hub", None, 6, 200).unwrap();
+    assert_eq!((hub.nodes.len(), hub.omitted), (200, 4800));
+}
+
+fn dump(root: &Path) -> Vec<String> {
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    evident_index::store::canonical_dump(&conn).unwrap()
+}
+
+/// Edges into a changed file from unchanged files must follow it: the
+/// incremental index equals a rebuild, edges included, after each round of edits.
+#[test]
+fn incremental_edges_equal_a_rebuild() {
+    let (_tmp, root) = fixture();
+    let write = |rel: &str, text: &str| std::fs::write(root.join(rel), text).unwrap();
+    let rounds: Vec<Box<dyn Fn()>> = vec![
+        // lines shift in a file others call into; a definition is renamed away
+        Box::new(|| {
+            write("py/shop/pricing.py", "\n\nTAX = 0.2\n\n\ndef subtotal2(items):\n    return sum(items)\n\n\ndef total(items):\n    return subtotal2(items)\n")
+        }),
+        // and back, so `sub` and `subtotal` resolve again
+        Box::new(|| {
+            write("py/shop/pricing.py", "def subtotal(items):\n    return sum(items)\n\n\ndef total(items):\n    return subtotal(items)\n")
+        }),
+        // a base class disappears: `self.save` loses its inferred edge
+        Box::new(|| std::fs::remove_file(root.join("py/shop/models/base.py")).unwrap()),
+        // a new, unique method name makes a name-only guess possible
+        Box::new(|| {
+            write(
+                "goapp/internal/db/extra.go",
+                "package db\n\nfunc (c *Conn) Reset() {}\n",
+            )
+        }),
+        // a re-export changes its source
+        Box::new(|| {
+            write(
+                "web/lib/index.ts",
+                "export { Cart } from \"./cart\";\nexport function helper() {}\n",
+            )
+        }),
+        // a Rust module file is renamed away and a caller's import breaks
+        Box::new(|| {
+            std::fs::rename(root.join("rs/src/util.rs"), root.join("rs/src/utils.rs")).unwrap()
+        }),
+    ];
+    for (i, edit) in rounds.iter().enumerate() {
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        edit();
+        index_repo(&root, &IndexOptions::default()).unwrap();
+        let incremental = dump(&root);
+        index_repo(
+            &root,
+            &IndexOptions {
+                rebuild: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            incremental,
+            dump(&root),
+            "round {i}: incremental edges differ from a rebuild"
+        );
+    }
+}
