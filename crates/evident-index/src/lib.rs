@@ -19,6 +19,7 @@
 
 mod callgraph;
 pub mod config;
+mod diff;
 pub mod error;
 pub mod evidence;
 pub mod extract;
@@ -33,6 +34,7 @@ pub mod store;
 pub mod walk;
 
 pub use config::Config;
+pub use diff::{Change, DiffReport, DiffRequest, Touched};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
 pub use graph_query::{

@@ -113,6 +113,20 @@ enum Command {
         #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
         format: GraphFormat,
     },
+    /// What a change touched (against git) and what it may break.
+    Diff {
+        /// Compare BASE..HEAD instead of the working tree with HEAD.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// Compare the staged changes (the index) with HEAD.
+        #[arg(long)]
+        staged: bool,
+        /// Impact depth for each touched definition.
+        #[arg(long, default_value_t = evident_index::DEFAULT_IMPACT_DEPTH)]
+        max_depth: u32,
+        /// Only these files or directories.
+        paths: Vec<String>,
+    },
     /// Export the resolved call graph.
     Graph {
         /// Only calls made from files under this path.
@@ -385,6 +399,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             );
             Ok(if impact.nodes.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Diff {
+            base,
+            staged,
+            max_depth,
+            paths,
+        } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let report = index.diff(&evident_index::DiffRequest {
+                base,
+                staged,
+                paths,
+                impact_depth: max_depth,
+            })?;
+            if cli.json {
+                println!("{}", render::diff_json(&report));
+            } else {
+                print!("{}", render::diff_text(&report));
+            }
+            Ok(if report.files == 0 {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS

@@ -271,6 +271,59 @@ pub fn impact_json(impact: &evident_index::Impact) -> String {
     )
 }
 
+pub fn diff_text(report: &evident_index::DiffReport) -> String {
+    let mut out = format!("{}: {} changed file(s)\n", report.compared, report.files);
+    if report.files == 0 {
+        return out;
+    }
+    out += "\nhunks:\n";
+    for hunk in &report.hunks {
+        let _ = writeln!(
+            out,
+            "{}:{}-{}  {}",
+            hunk.path,
+            hunk.start_line,
+            hunk.end_line,
+            hunk.reason.as_deref().unwrap_or("")
+        );
+        for line in hunk.snippet.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    for path in &report.binary {
+        let _ = writeln!(out, "{path}  (binary)");
+    }
+    if !report.touched.is_empty() {
+        out += "\ndefinitions touched:\n";
+        for t in &report.touched {
+            let ev = &t.evidence;
+            let _ = writeln!(
+                out,
+                "  {:<8} {} {}  {}:{}-{}  callers: {} direct, {} affected in {} file(s)",
+                format!("{:?}", t.change).to_lowercase(),
+                ev.kind,
+                ev.qualified_name.as_deref().unwrap_or(&ev.name),
+                ev.path,
+                ev.start_line,
+                ev.end_line,
+                t.direct_callers,
+                t.affected,
+                t.affected_files
+            );
+        }
+    }
+    let _ = writeln!(out, "\n{}", report.risk());
+    out
+}
+
+pub fn diff_json(report: &evident_index::DiffReport) -> String {
+    let mut value = serde_json::to_value(report).unwrap_or_default();
+    if let Some(map) = value.as_object_mut() {
+        map.insert("risk".into(), json!(report.risk()));
+    }
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
 fn graph_id(name: &str) -> String {
     let mut id: String = name
         .chars()

@@ -278,3 +278,135 @@ fn ctrl_c_during_indexing_stops_cleanly_and_resumes() {
         .success());
     assert_eq!(resumed, dump(&root));
 }
+
+#[test]
+fn call_graph_commands_in_text_json_dot_and_mermaid() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+
+    let out = evident(&root, &["callers", "get_collection_name"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("app/main.py:11-11  call  app.main.main  (calls src.rag_common.get_collection_name as `get_collection_name`)\n"), "{}", stdout(&out));
+
+    let out = evident(&root, &["callees", "app.main.main", "--json"]);
+    let calls: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = calls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["get_collection_name", "helpers.clean", "m.compute", "w"]
+    );
+
+    let out = evident(&root, &["impact", "walk", "--max-depth", "4"]);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("impact of pkg.sub.deep.walk (pkg/sub/deep.py:4-5)\n"),
+        "{text}"
+    );
+    assert!(text.contains("risk: 2 direct caller(s)"), "{text}");
+    let out = evident(&root, &["impact", "walk", "--json"]);
+    let impact: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(impact["direct_callers"], 2);
+    assert_eq!(impact["nodes"][0]["depth"], 1);
+    let dot = stdout(&evident(&root, &["impact", "walk", "--format", "dot"]));
+    assert!(
+        dot.starts_with("digraph calls {")
+            && dot.contains("\"app.main.main\" -> \"pkg.sub.deep.walk\";"),
+        "{dot}"
+    );
+    let mermaid = stdout(&evident(
+        &root,
+        &["graph", "--format", "mermaid", "--path", "app"],
+    ));
+    assert!(
+        mermaid.starts_with("flowchart LR\n") && mermaid.contains("[\"app.main.main\"] -->"),
+        "{mermaid}"
+    );
+    let graph: serde_json::Value =
+        serde_json::from_slice(&evident(&root, &["graph"]).stdout).unwrap();
+    assert!(graph["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["caller"] == "app.main.main" && e["confidence"] == "exact"));
+
+    let out = evident(&root, &["def", "app/main.py:12:14"]);
+    assert!(
+        stdout(&out).starts_with("pkg/mod.py:9-10  function  pkg.mod.compute\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = evident(&root, &["def", "app/main.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("expected PATH:LINE"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = evident(&root, &["callers", "compute"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("ambiguous") && stderr(&out).contains("pkg.mod.Engine.compute"),
+        "{}",
+        stderr(&out)
+    );
+    let out = evident(&root, &["impact", "get_colection_name"]);
+    assert!(
+        stderr(&out).contains("did you mean get_collection_name"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn diff_command_reports_touched_definitions() {
+    let (_tmp, root) = fixture_repo();
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(status.status.success());
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    std::fs::write(
+        root.join("app/helpers.py"),
+        "def clean(text):\n    return text\n",
+    )
+    .unwrap();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let out = evident(&root, &["diff"]);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("working tree vs HEAD: 1 changed file(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("modified function app.helpers.clean  app/helpers.py:1-2  callers: 1 direct"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nrisk: low: 1 file(s) and 1 definition(s) changed"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&evident(&root, &["diff", "--json"]).stdout).unwrap();
+    assert_eq!(json["touched"][0]["change"], "modified");
+    assert_eq!(json["hunks"][0]["kind"], "diff_hunk");
+}

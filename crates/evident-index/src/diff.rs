@@ -1,0 +1,532 @@
+//! Git change analysis: what a diff touched, and what that may break.
+//!
+//! Uses the `git` binary (read-only subcommands only: `rev-parse`, `diff`,
+//! `show`, `ls-files`) with fixed arguments; a user-given revision is
+//! validated and passed after `--end-of-options`. Both sides of each changed
+//! file are parsed in memory with the same extractor as the index, so deleted
+//! definitions are found too; the impact of each touched definition comes from
+//! the index.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::Command;
+
+use crate::error::{Error, Result};
+use crate::evidence::{Evidence, Kind};
+use crate::extract::{self, FileFacts};
+use crate::lang;
+use crate::query::Index;
+
+/// git's empty tree: the base of a repository with no commits.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const MAX_HUNK_LINES: usize = 60;
+
+/// What to compare.
+#[derive(Debug, Clone, Default)]
+pub struct DiffRequest {
+    /// Compare `base` with `HEAD` instead of the working tree with `HEAD`.
+    pub base: Option<String>,
+    /// Compare the index (staged changes) with `HEAD`.
+    pub staged: bool,
+    /// Only these paths (files or directories, relative to the repository).
+    pub paths: Vec<String>,
+    /// Impact depth for touched definitions.
+    pub impact_depth: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// A definition the change touched, with how many callers it has.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Touched {
+    pub change: Change,
+    pub evidence: Evidence,
+    pub direct_callers: usize,
+    pub affected: usize,
+    pub affected_files: usize,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DiffReport {
+    /// `working tree vs HEAD`, `index vs HEAD`, `REV..HEAD`.
+    pub compared: String,
+    pub hunks: Vec<Evidence>,
+    pub touched: Vec<Touched>,
+    /// Changed files that are binary (no hunks).
+    pub binary: Vec<String>,
+    pub files: usize,
+}
+
+impl DiffReport {
+    /// One line: how much changed and how far it reaches.
+    pub fn risk(&self) -> String {
+        let touched = self.touched.len();
+        let callers: usize = self.touched.iter().map(|t| t.direct_callers).sum();
+        let affected: usize = self.touched.iter().map(|t| t.affected).sum();
+        let level = match affected {
+            0 if touched == 0 => "none",
+            0..=5 => "low",
+            6..=30 => "medium",
+            _ => "high",
+        };
+        format!(
+            "risk: {level}: {} file(s) and {touched} definition(s) changed; {callers} direct caller(s), {affected} affected definition(s) up the call graph",
+            self.files
+        )
+    }
+}
+
+struct FileChange {
+    old_path: Option<String>,
+    new_path: Option<String>,
+    binary: bool,
+    /// `(old_start, old_count, new_start, new_count)` per hunk, with its text.
+    hunks: Vec<(u32, u32, u32, u32, String)>,
+}
+
+fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .map_err(|e| Error::Refused(format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr);
+        return Err(Error::InvalidArgument(format!(
+            "git {}: {}",
+            args.first().unwrap_or(&""),
+            message.trim()
+        )));
+    }
+    Ok(out.stdout)
+}
+
+fn validate_rev(rev: &str) -> Result<()> {
+    let ok = !rev.is_empty()
+        && rev.len() <= 200
+        && !rev.starts_with('-')
+        && rev
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./~^@{}-".contains(c))
+        && !rev.contains("..");
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{rev:?} is not a revision evident accepts (a branch, tag, commit, HEAD~N; no ranges, no options)"
+        )))
+    }
+}
+
+fn parse_diff(text: &str) -> Vec<FileChange> {
+    let mut files: Vec<FileChange> = Vec::new();
+    let unquote = |p: &str| p.trim_matches('"').to_string();
+    for line in text.lines() {
+        if line.starts_with("diff --git ") {
+            files.push(FileChange {
+                old_path: None,
+                new_path: None,
+                binary: false,
+                hunks: Vec::new(),
+            });
+            continue;
+        }
+        let Some(file) = files.last_mut() else {
+            continue;
+        };
+        if let Some(p) = line.strip_prefix("--- ") {
+            file.old_path = (p != "/dev/null").then(|| unquote(p.strip_prefix("a/").unwrap_or(p)));
+        } else if let Some(p) = line.strip_prefix("+++ ") {
+            file.new_path = (p != "/dev/null").then(|| unquote(p.strip_prefix("b/").unwrap_or(p)));
+        } else if let Some(p) = line.strip_prefix("rename from ") {
+            file.old_path = Some(unquote(p));
+        } else if let Some(p) = line.strip_prefix("rename to ") {
+            file.new_path = Some(unquote(p));
+        } else if line.starts_with("Binary files ") {
+            file.binary = true;
+            // `Binary files a/x and b/x differ`: take the paths from it.
+            let rest = &line["Binary files ".len()..];
+            if let Some((a, b)) = rest.trim_end_matches(" differ").split_once(" and ") {
+                file.old_path =
+                    (a != "/dev/null").then(|| unquote(a.strip_prefix("a/").unwrap_or(a)));
+                file.new_path =
+                    (b != "/dev/null").then(|| unquote(b.strip_prefix("b/").unwrap_or(b)));
+            }
+        } else if let Some(rest) = line.strip_prefix("@@ ") {
+            let mut parts = rest.split_whitespace();
+            let range = |s: Option<&str>| -> (u32, u32) {
+                let s = s.unwrap_or("0").trim_start_matches(['-', '+']);
+                match s.split_once(',') {
+                    Some((a, b)) => (a.parse().unwrap_or(0), b.parse().unwrap_or(0)),
+                    None => (s.parse().unwrap_or(0), 1),
+                }
+            };
+            let (os, oc) = range(parts.next());
+            let (ns, nc) = range(parts.next());
+            file.hunks.push((os, oc, ns, nc, String::new()));
+        } else if line.starts_with('+') || line.starts_with('-') || line.starts_with(' ') {
+            if let Some(h) = file.hunks.last_mut() {
+                if h.4.lines().count() < MAX_HUNK_LINES {
+                    h.4.push_str(line);
+                    h.4.push('\n');
+                }
+            }
+        }
+    }
+    files
+}
+
+/// The innermost definition containing each line in `lines`.
+fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeMap<usize, ()> {
+    let mut found = BTreeMap::new();
+    for &line in lines {
+        let best = facts
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.start_line <= line && line <= d.end_line)
+            .min_by_key(|(_, d)| d.end_line - d.start_line);
+        if let Some((i, _)) = best {
+            found.insert(i, ());
+        }
+    }
+    found
+}
+
+impl Index {
+    /// Analyses a change against git: hunks, touched definitions, their impact.
+    pub fn diff(&self, request: &DiffRequest) -> Result<DiffReport> {
+        let root = self.root();
+        git(root, &["rev-parse", "--git-dir"]).map_err(|_| {
+            Error::InvalidArgument(format!("{} is not inside a git repository", root.display()))
+        })?;
+        let has_head = git(root, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).is_ok();
+        let head = if has_head { "HEAD" } else { EMPTY_TREE };
+        let mut args: Vec<String> = ["diff", "--no-color", "--no-ext-diff", "-M", "--unified=0"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (old_rev, new_rev, compared): (String, Option<String>, String) = match (
+            &request.base,
+            request.staged,
+        ) {
+            (Some(_), true) => {
+                return Err(Error::InvalidArgument(
+                    "--base and --staged cannot be combined".into(),
+                ))
+            }
+            (Some(base), false) => {
+                validate_rev(base)?;
+                git(
+                    root,
+                    &[
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        "--end-of-options",
+                        &format!("{base}^{{commit}}"),
+                    ],
+                )
+                .map_err(|_| Error::InvalidArgument(format!("unknown revision {base:?}")))?;
+                if !has_head {
+                    return Err(Error::InvalidArgument(
+                        "the repository has no commits yet, so there is no HEAD to compare with"
+                            .into(),
+                    ));
+                }
+                args.extend(["--end-of-options".into(), base.clone(), "HEAD".into()]);
+                (base.clone(), Some("HEAD".into()), format!("{base}..HEAD"))
+            }
+            (None, true) => {
+                args.extend(["--cached".into(), "--end-of-options".into(), head.into()]);
+                (head.into(), Some(":".into()), "index vs HEAD".into())
+            }
+            (None, false) => {
+                args.extend(["--end-of-options".into(), head.into()]);
+                (head.into(), None, "working tree vs HEAD".into())
+            }
+        };
+        args.push("--".into());
+        args.extend(request.paths.iter().map(|p| self.repo_rel(p)));
+        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let text = String::from_utf8_lossy(&git(root, &arg_refs)?).into_owned();
+        let mut changes = parse_diff(&text);
+        if request.base.is_none() && !request.staged {
+            // Untracked files are additions too.
+            let mut ls = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
+            let rels: Vec<String> = request.paths.iter().map(|p| self.repo_rel(p)).collect();
+            ls.extend(rels.iter().map(String::as_str));
+            for path in String::from_utf8_lossy(&git(root, &ls)?)
+                .split('\0')
+                .filter(|p| !p.is_empty())
+            {
+                if lang::for_path(path).is_none() {
+                    continue;
+                }
+                let lines = std::fs::read_to_string(root.join(path))
+                    .map(|t| extract::count_lines(&t))
+                    .unwrap_or(0);
+                changes.push(FileChange {
+                    old_path: None,
+                    new_path: Some(path.to_string()),
+                    binary: false,
+                    hunks: vec![(
+                        0,
+                        0,
+                        1,
+                        lines,
+                        format!("[new untracked file, {lines} lines]\n"),
+                    )],
+                });
+            }
+        }
+
+        let mut report = DiffReport {
+            compared,
+            files: changes.len(),
+            ..DiffReport::default()
+        };
+        let mut seen: HashSet<(Change, String)> = HashSet::new();
+        for change in &changes {
+            let display_path = change
+                .new_path
+                .clone()
+                .or_else(|| change.old_path.clone())
+                .unwrap_or_default();
+            if change.binary {
+                report.binary.push(display_path);
+                continue;
+            }
+            for (os, oc, ns, nc, text) in &change.hunks {
+                let (start, end) = if *nc == 0 {
+                    (*ns.max(&1), *ns.max(&1))
+                } else {
+                    (*ns, ns + nc - 1)
+                };
+                let mut ev = Evidence::new(
+                    &display_path,
+                    start,
+                    end,
+                    Kind::DiffHunk,
+                    &display_path,
+                    text.trim_end(),
+                );
+                ev.reason = Some(format!("-{os},{oc} +{ns},{nc}"));
+                report.hunks.push(ev);
+            }
+            let old_text = change
+                .old_path
+                .as_ref()
+                .and_then(|p| self.git_text(&old_rev, p));
+            let new_text = change.new_path.as_ref().and_then(|p| match &new_rev {
+                Some(rev) => self.git_text(rev, p),
+                None => std::fs::read(root.join(p))
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned()),
+            });
+            let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {
+                let path = path.as_ref()?;
+                Some(extract::extract(
+                    lang::for_path(path)?,
+                    path,
+                    text.as_ref()?,
+                ))
+            };
+            let old_facts = facts(&change.old_path, &old_text);
+            let new_facts = facts(&change.new_path, &new_text);
+            let old_names: HashSet<&str> = old_facts
+                .iter()
+                .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.as_str()))
+                .collect();
+            let new_names: HashSet<&str> = new_facts
+                .iter()
+                .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.as_str()))
+                .collect();
+            let added_lines: Vec<u32> = change.hunks.iter().flat_map(|h| h.2..h.2 + h.3).collect();
+            let removed_lines: Vec<u32> =
+                change.hunks.iter().flat_map(|h| h.0..h.0 + h.1).collect();
+            if let (Some(facts), Some(path), Some(text)) = (&new_facts, &change.new_path, &new_text)
+            {
+                for i in innermost_definitions(facts, &added_lines).keys() {
+                    let d = &facts.definitions[*i];
+                    let status = if old_names.contains(d.qualified_name.as_str()) {
+                        Change::Modified
+                    } else {
+                        Change::Added
+                    };
+                    if seen.insert((status, d.qualified_name.clone())) {
+                        report.touched.push(self.touched(
+                            status,
+                            path,
+                            text,
+                            d,
+                            request.impact_depth,
+                        ));
+                    }
+                }
+            }
+            if let (Some(facts), Some(path), Some(text)) = (&old_facts, &change.old_path, &old_text)
+            {
+                for i in innermost_definitions(facts, &removed_lines).keys() {
+                    let d = &facts.definitions[*i];
+                    let status = if new_names.contains(d.qualified_name.as_str()) {
+                        Change::Modified
+                    } else {
+                        Change::Deleted
+                    };
+                    if seen.insert((status, d.qualified_name.clone())) {
+                        let shown = if status == Change::Deleted {
+                            path
+                        } else {
+                            change.new_path.as_ref().unwrap_or(path)
+                        };
+                        let (shown_text, shown_def) = match (status, &new_facts, &new_text) {
+                            (Change::Modified, Some(nf), Some(nt)) => {
+                                match nf
+                                    .definitions
+                                    .iter()
+                                    .find(|n| n.qualified_name == d.qualified_name)
+                                {
+                                    Some(nd) => (nt, nd),
+                                    None => (text, d),
+                                }
+                            }
+                            _ => (text, d),
+                        };
+                        report.touched.push(self.touched(
+                            status,
+                            shown,
+                            shown_text,
+                            shown_def,
+                            request.impact_depth,
+                        ));
+                    }
+                }
+            }
+        }
+        report.touched.sort_by(|a, b| {
+            (a.change, &a.evidence.path, a.evidence.start_line).cmp(&(
+                b.change,
+                &b.evidence.path,
+                b.evidence.start_line,
+            ))
+        });
+        Ok(report)
+    }
+
+    fn git_text(&self, rev: &str, path: &str) -> Option<String> {
+        let spec = if rev == ":" {
+            format!(":{path}")
+        } else {
+            format!("{rev}:{path}")
+        };
+        git(
+            self.root(),
+            &["show", "--no-color", "--end-of-options", &spec],
+        )
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    fn touched(
+        &self,
+        change: Change,
+        path: &str,
+        text: &str,
+        d: &extract::Definition,
+        depth: u32,
+    ) -> Touched {
+        let lines: Vec<&str> = text.lines().collect();
+        let from = (d.start_line as usize).saturating_sub(1).min(lines.len());
+        let to = (d.end_line as usize).min(lines.len()).max(from);
+        let body = &lines[from..to];
+        let snippet = if body.len() > 30 {
+            format!(
+                "{}\n[... {} lines omitted ...]",
+                body[..30].join("\n"),
+                body.len() - 30
+            )
+        } else {
+            body.join("\n")
+        };
+        let mut evidence = Evidence::new(path, d.start_line, d.end_line, d.kind, &d.name, snippet);
+        evidence.qualified_name = Some(d.qualified_name.clone());
+        evidence.reason = Some(match change {
+            Change::Added => "added".to_string(),
+            Change::Modified => "modified".to_string(),
+            Change::Deleted => "deleted (lines of the old version)".to_string(),
+        });
+        let (direct_callers, affected, affected_files) = match (
+            change,
+            self.impact(&d.qualified_name, None, depth.clamp(1, 6), 200),
+        ) {
+            (Change::Added, _) | (_, Err(_)) => (0, 0, 0),
+            (_, Ok(impact)) => (
+                impact.nodes.iter().filter(|n| n.depth == Some(1)).count(),
+                impact.nodes.len() + impact.omitted,
+                impact.files,
+            ),
+        };
+        Touched {
+            change,
+            evidence,
+            direct_callers,
+            affected,
+            affected_files,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_are_validated() {
+        for good in [
+            "HEAD",
+            "HEAD~2",
+            "main",
+            "v1.2.3",
+            "feature/x",
+            "a1b2c3d",
+            "HEAD^",
+        ] {
+            assert!(validate_rev(good).is_ok(), "{good}");
+        }
+        for bad in ["--output=/tmp/x", "-p", "a..b", "HEAD;rm", "x y", ""] {
+            assert!(validate_rev(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unified_diffs_parse_with_renames_and_binaries() {
+        let text = "diff --git a/a.py b/b.py\nsimilarity index 90%\nrename from a.py\nrename to b.py\n--- a/a.py\n+++ b/b.py\n@@ -3,0 +4,2 @@ def f():\n+x\n+y\n@@ -10 +12 @@\n-old\n+new\ndiff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\ndiff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n";
+        let files = parse_diff(text);
+        assert_eq!(files.len(), 3);
+        assert_eq!(
+            (files[0].old_path.as_deref(), files[0].new_path.as_deref()),
+            (Some("a.py"), Some("b.py"))
+        );
+        assert_eq!(
+            files[0]
+                .hunks
+                .iter()
+                .map(|h| (h.0, h.1, h.2, h.3))
+                .collect::<Vec<_>>(),
+            vec![(3, 0, 4, 2), (10, 1, 12, 1)]
+        );
+        assert!(files[1].binary);
+        assert_eq!(
+            (files[2].old_path.as_deref(), files[2].new_path.as_deref()),
+            (Some("gone.py"), None)
+        );
+    }
+}
