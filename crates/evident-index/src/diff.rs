@@ -149,10 +149,9 @@ fn parse_diff(text: &str) -> Vec<FileChange> {
             file.old_path = Some(unquote(p));
         } else if let Some(p) = line.strip_prefix("rename to ") {
             file.new_path = Some(unquote(p));
-        } else if line.starts_with("Binary files ") {
+        } else if let Some(rest) = line.strip_prefix("Binary files ") {
             file.binary = true;
             // `Binary files a/x and b/x differ`: take the paths from it.
-            let rest = &line["Binary files ".len()..];
             if let Some((a, b)) = rest.trim_end_matches(" differ").split_once(" and ") {
                 file.old_path =
                     (a != "/dev/null").then(|| unquote(a.strip_prefix("a/").unwrap_or(a)));
@@ -213,46 +212,44 @@ impl Index {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let (old_rev, new_rev, compared): (String, Option<String>, String) = match (
-            &request.base,
-            request.staged,
-        ) {
-            (Some(_), true) => {
-                return Err(Error::InvalidArgument(
-                    "--base and --staged cannot be combined".into(),
-                ))
-            }
-            (Some(base), false) => {
-                validate_rev(base)?;
-                git(
-                    root,
-                    &[
-                        "rev-parse",
-                        "--verify",
-                        "--quiet",
-                        "--end-of-options",
-                        &format!("{base}^{{commit}}"),
-                    ],
-                )
-                .map_err(|_| Error::InvalidArgument(format!("unknown revision {base:?}")))?;
-                if !has_head {
+        let (old_rev, new_rev, compared): (String, Option<String>, String) =
+            match (&request.base, request.staged) {
+                (Some(_), true) => {
                     return Err(Error::InvalidArgument(
+                        "--base and --staged cannot be combined".into(),
+                    ))
+                }
+                (Some(base), false) => {
+                    validate_rev(base)?;
+                    git(
+                        root,
+                        &[
+                            "rev-parse",
+                            "--verify",
+                            "--quiet",
+                            "--end-of-options",
+                            &format!("{base}^{{commit}}"),
+                        ],
+                    )
+                    .map_err(|_| Error::InvalidArgument(format!("unknown revision {base:?}")))?;
+                    if !has_head {
+                        return Err(Error::InvalidArgument(
                         "the repository has no commits yet, so there is no HEAD to compare with"
                             .into(),
                     ));
+                    }
+                    args.extend(["--end-of-options".into(), base.clone(), "HEAD".into()]);
+                    (base.clone(), Some("HEAD".into()), format!("{base}..HEAD"))
                 }
-                args.extend(["--end-of-options".into(), base.clone(), "HEAD".into()]);
-                (base.clone(), Some("HEAD".into()), format!("{base}..HEAD"))
-            }
-            (None, true) => {
-                args.extend(["--cached".into(), "--end-of-options".into(), head.into()]);
-                (head.into(), Some(":".into()), "index vs HEAD".into())
-            }
-            (None, false) => {
-                args.extend(["--end-of-options".into(), head.into()]);
-                (head.into(), None, "working tree vs HEAD".into())
-            }
-        };
+                (None, true) => {
+                    args.extend(["--cached".into(), "--end-of-options".into(), head.into()]);
+                    (head.into(), Some(":".into()), "index vs HEAD".into())
+                }
+                (None, false) => {
+                    args.extend(["--end-of-options".into(), head.into()]);
+                    (head.into(), None, "working tree vs HEAD".into())
+                }
+            };
         args.push("--".into());
         args.extend(request.paths.iter().map(|p| self.repo_rel(p)));
         let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -188,7 +188,7 @@ impl Index {
             )));
         }
         let targets = self.graph_targets(symbol, path)?;
-        let walk = self.walk_callers(&targets, depth, usize::MAX)?;
+        let walk = self.walk_callers(&targets, depth, usize::MAX, true)?;
         Ok(walk.sites)
     }
 
@@ -248,10 +248,9 @@ impl Index {
             )));
         }
         let targets = self.graph_targets(symbol, path)?;
-        let walk = self.walk_callers(&targets, max_depth, limit)?;
-        let files: HashSet<&str> = walk.nodes.iter().map(|n| n.path.as_str()).collect();
+        let walk = self.walk_callers(&targets, max_depth, limit, false)?;
         Ok(Impact {
-            files: files.len(),
+            files: walk.files.len(),
             targets,
             nodes: walk.nodes,
             edges: walk.edges,
@@ -261,23 +260,30 @@ impl Index {
 
     /// Reverse BFS from `targets` over resolved edges. Each visited caller
     /// appears once, at its smallest depth, with the call site that reached it.
-    fn walk_callers(&self, targets: &[Target], max_depth: u32, limit: usize) -> Result<Walk> {
+    /// Names, paths and snippets are looked up only for what is listed.
+    fn walk_callers(
+        &self,
+        targets: &[Target],
+        max_depth: u32,
+        limit: usize,
+        with_sites: bool,
+    ) -> Result<Walk> {
         let conn = self.connection();
         let mut incoming = conn.prepare_cached(
-            "SELECT c.id, f.path, c.line, c.callee, g.confidence, c.enclosing_id,
-                    e.qualified_name, e.kind, e.start_line, e.end_line, f.module
-             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-             LEFT JOIN symbols e ON e.id = c.enclosing_id
-             WHERE g.callee_id = ?1 ORDER BY f.path, c.line",
+            "SELECT c.file_id, c.line, c.callee, g.confidence, c.enclosing_id
+             FROM edges g JOIN calls c ON c.id = g.call_id
+             WHERE g.callee_id = ?1 ORDER BY c.file_id, c.line",
         )?;
+        let mut names = Names::new(conn);
         let mut reader = self.reader();
         let mut walk = Walk::default();
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut chain_of: HashMap<i64, Vec<String>> = HashMap::new();
+        let mut seen: HashSet<Node> = HashSet::new();
+        // For each reached definition, the chain of nodes back to the target.
+        let mut chain_of: HashMap<i64, Vec<Node>> = HashMap::new();
         let mut queue: VecDeque<(i64, u32)> = VecDeque::new();
         for t in targets {
-            seen.insert(t.qualified_name.clone());
-            chain_of.insert(t.id, vec![t.qualified_name.clone()]);
+            seen.insert(Node::Definition(t.id));
+            chain_of.insert(t.id, vec![Node::Definition(t.id)]);
             queue.push_back((t.id, 0));
         }
         while let Some((callee, depth)) = queue.pop_front() {
@@ -285,79 +291,76 @@ impl Index {
                 continue;
             }
             let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
-            let callee_name = callee_chain.first().cloned().unwrap_or_default();
             let rows = incoming
                 .query_map([callee], |r| {
-                    Ok(Incoming {
-                        path: r.get(1)?,
-                        line: r.get(2)?,
-                        callee_text: r.get(3)?,
-                        confidence: r.get(4)?,
-                        enclosing: r.get(5)?,
-                        enclosing_name: r.get(6)?,
-                        enclosing_kind: r.get(7)?,
-                        start: r.get(8)?,
-                        end: r.get(9)?,
-                        module: r.get(10)?,
-                    })
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, u32>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, Option<i64>>(4)?,
+                    ))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            for row in rows {
-                let caller = row
-                    .enclosing_name
-                    .clone()
-                    .unwrap_or_else(|| row.module.clone());
-                let mut via = vec![caller.clone()];
-                via.extend(callee_chain.iter().cloned());
-                let site_snippet = reader
-                    .snippet(&row.path, row.line, row.line, Budget::DEFINITION)
-                    .unwrap_or_default();
-                let mut site = Evidence::new(
-                    &row.path,
-                    row.line,
-                    row.line,
-                    Kind::Call,
-                    &caller,
-                    site_snippet,
-                );
-                site.depth = Some(depth + 1);
-                site.confidence = Some(row.confidence.clone());
-                site.via = Some(via.clone());
-                site.reason = Some(format!("calls {callee_name} as `{}`", row.callee_text));
-                walk.sites.push(site);
-                walk.edges.push((caller.clone(), callee_name.clone()));
-                if !seen.insert(caller.clone()) {
-                    continue; // already reached at this depth or nearer: cycles end here
+            for (file_id, line, callee_text, confidence, enclosing) in rows {
+                let node = match enclosing {
+                    Some(id) => Node::Definition(id),
+                    None => Node::Module(file_id),
+                };
+                let mut chain = Vec::with_capacity(callee_chain.len() + 1);
+                chain.push(node);
+                chain.extend(callee_chain.iter().copied());
+                let listed = walk.nodes.len() < limit;
+                if with_sites || listed {
+                    let caller = names.node(node)?.qualified_name.clone();
+                    let callee_name = names.node(callee_chain[0])?.qualified_name.clone();
+                    walk.edges.push((caller.clone(), callee_name.clone()));
+                    if with_sites {
+                        let path = names.file(file_id)?.0.clone();
+                        let snippet = reader
+                            .snippet(&path, line, line, Budget::DEFINITION)
+                            .unwrap_or_default();
+                        let mut site =
+                            Evidence::new(&path, line, line, Kind::Call, &caller, snippet);
+                        site.depth = Some(depth + 1);
+                        site.confidence = Some(confidence.clone());
+                        site.via = Some(names.chain(&chain)?);
+                        site.reason = Some(format!("calls {callee_name} as `{callee_text}`"));
+                        walk.sites.push(site);
+                    }
                 }
-                if let Some(enclosing) = row.enclosing {
-                    queue.push_back((enclosing, depth + 1));
+                if !seen.insert(node) {
+                    continue; // reached before, at this depth or nearer: cycles end here
                 }
-                if walk.nodes.len() >= limit {
+                walk.files.insert(file_id);
+                if let Node::Definition(id) = node {
+                    chain_of.insert(id, chain.clone());
+                    queue.push_back((id, depth + 1));
+                }
+                if !listed {
                     // Still walked, so the count of what is left out is exact.
                     walk.omitted += 1;
-                    if let Some(enclosing) = row.enclosing {
-                        chain_of.entry(enclosing).or_insert(via);
-                    }
                     continue;
                 }
-                let (start, end, kind) = match (row.start, row.end, &row.enclosing_kind) {
-                    (Some(s), Some(e), Some(k)) => (s, e, Kind::parse(k).unwrap_or(Kind::Function)),
-                    _ => (row.line, row.line, Kind::Module),
-                };
-                // The node's evidence is the call site that reaches it.
+                let info = names.node(node)?.clone();
+                let path = names.file(file_id)?.0.clone();
                 let snippet = reader
-                    .snippet(&row.path, row.line, row.line, Budget::DEFINITION)
+                    .snippet(&path, line, line, Budget::DEFINITION)
                     .unwrap_or_default();
-                let mut node = Evidence::new(&row.path, row.line, row.line, kind, &caller, snippet);
-                node.qualified_name = Some(caller.clone());
-                node.depth = Some(depth + 1);
-                node.via = Some(via.clone());
-                node.confidence = Some(row.confidence.clone());
-                node.reason = Some(format!("{kind} at lines {start}-{end} calls {callee_name}"));
-                walk.nodes.push(node);
-                if let Some(enclosing) = row.enclosing {
-                    chain_of.insert(enclosing, via);
-                }
+                let mut ev =
+                    Evidence::new(&path, line, line, info.kind, &info.qualified_name, snippet);
+                ev.qualified_name = Some(info.qualified_name.clone());
+                ev.depth = Some(depth + 1);
+                ev.via = Some(names.chain(&chain)?);
+                ev.confidence = Some(confidence);
+                ev.reason = Some(format!(
+                    "{} at lines {}-{} calls {}",
+                    info.kind,
+                    info.start_line,
+                    info.end_line,
+                    names.node(callee_chain[0])?.qualified_name
+                ));
+                walk.nodes.push(ev);
             }
         }
         Ok(walk)
@@ -441,9 +444,7 @@ impl Index {
             .map_err(|_| Error::NotIndexed(rel.clone()))?;
         let text = self
             .reader()
-            .lines(&rel)?
-            .get(line.saturating_sub(1) as usize)
-            .cloned()
+            .line(&rel, line)?
             .ok_or_else(|| Error::InvalidArgument(format!("{rel} has no line {line}")))?;
         // The identifier under the cursor (or the first call's on the line without a column).
         let word = col.and_then(|c| identifier_at(&text, c.saturating_sub(1) as usize));
@@ -536,17 +537,86 @@ impl Index {
     }
 }
 
-struct Incoming {
-    path: String,
-    line: u32,
-    callee_text: String,
-    confidence: String,
-    enclosing: Option<i64>,
-    enclosing_name: Option<String>,
-    enclosing_kind: Option<String>,
-    start: Option<u32>,
-    end: Option<u32>,
-    module: String,
+/// A caller in the reverse BFS: a definition, or a file's module-level code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Node {
+    Definition(i64),
+    Module(i64),
+}
+
+#[derive(Debug, Clone)]
+struct NodeInfo {
+    qualified_name: String,
+    kind: Kind,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// Looks names up once per definition or file during a walk.
+struct Names<'c> {
+    conn: &'c rusqlite::Connection,
+    nodes: HashMap<Node, NodeInfo>,
+    files: HashMap<i64, (String, String)>,
+}
+
+impl<'c> Names<'c> {
+    fn new(conn: &'c rusqlite::Connection) -> Names<'c> {
+        Names {
+            conn,
+            nodes: HashMap::new(),
+            files: HashMap::new(),
+        }
+    }
+
+    /// `(path, module)` of a file.
+    fn file(&mut self, id: i64) -> Result<&(String, String)> {
+        if !self.files.contains_key(&id) {
+            let row = self
+                .conn
+                .prepare_cached("SELECT path, module FROM files WHERE id = ?1")?
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            self.files.insert(id, row);
+        }
+        Ok(&self.files[&id])
+    }
+
+    fn node(&mut self, node: Node) -> Result<&NodeInfo> {
+        if !self.nodes.contains_key(&node) {
+            let info = match node {
+                Node::Definition(id) => self
+                    .conn
+                    .prepare_cached(
+                        "SELECT qualified_name, kind, start_line, end_line FROM symbols WHERE id = ?1",
+                    )?
+                    .query_row([id], |r| {
+                        Ok(NodeInfo {
+                            qualified_name: r.get(0)?,
+                            kind: Kind::parse(&r.get::<_, String>(1)?).unwrap_or(Kind::Function),
+                            start_line: r.get(2)?,
+                            end_line: r.get(3)?,
+                        })
+                    })?,
+                Node::Module(file) => {
+                    let (path, module) = self.file(file)?.clone();
+                    NodeInfo {
+                        qualified_name: if module.is_empty() { path } else { module },
+                        kind: Kind::Module,
+                        start_line: 1,
+                        end_line: 1,
+                    }
+                }
+            };
+            self.nodes.insert(node, info);
+        }
+        Ok(&self.nodes[&node])
+    }
+
+    fn chain(&mut self, chain: &[Node]) -> Result<Vec<String>> {
+        chain
+            .iter()
+            .map(|n| Ok(self.node(*n)?.qualified_name.clone()))
+            .collect()
+    }
 }
 
 #[derive(Default)]
@@ -555,6 +625,8 @@ struct Walk {
     nodes: Vec<Evidence>,
     edges: Vec<(String, String)>,
     omitted: usize,
+    /// Files of every affected node, listed or not.
+    files: HashSet<i64>,
 }
 
 /// The identifier covering character column `col` (0-based) of `line`.

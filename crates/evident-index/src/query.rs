@@ -218,7 +218,7 @@ impl Index {
         }
         let file = crate::sandbox::resolve(&self.root, path, &self.config.secrets)?;
         let mut reader = self.reader();
-        let total = reader.lines(&file.rel)?.len() as i64;
+        let total = reader.line_count(&file.rel)? as i64;
         if start > total {
             return Err(Error::InvalidArgument(format!(
                 "{} has {total} lines; start line {start} is past the end",

@@ -18,6 +18,18 @@ pub struct RepoFile {
 /// Resolves `requested` (relative to `root`, or absolute inside it) to a
 /// regular, non-secret file inside the repository after symlink resolution.
 pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<RepoFile> {
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::io(root.to_path_buf(), e))?;
+    resolve_in_canonical(&root, requested, secrets)
+}
+
+/// [`resolve`] for a root that is already canonical (saves its syscalls per file).
+pub fn resolve_in_canonical(
+    root: &Path,
+    requested: &str,
+    secrets: &SecretPolicy,
+) -> Result<RepoFile> {
     let refuse = |why: String| Err(Error::Refused(why));
     if requested.is_empty() {
         return refuse("empty path".into());
@@ -25,12 +37,9 @@ pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<R
     if requested.contains('\0') {
         return refuse("path contains a NUL byte".into());
     }
-    let root = root
-        .canonicalize()
-        .map_err(|e| Error::io(root.to_path_buf(), e))?;
     let requested_path = Path::new(requested);
     let relative: PathBuf = if requested_path.is_absolute() {
-        match requested_path.strip_prefix(&root) {
+        match requested_path.strip_prefix(root) {
             Ok(rel) => rel.to_path_buf(),
             Err(_) => return refuse(format!("{requested} is outside the repository")),
         }
@@ -74,7 +83,7 @@ pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<R
             return refuse(format!("{lexical_rel} cannot be resolved ({e})"));
         }
     };
-    let Ok(real_rel) = abs.strip_prefix(&root) else {
+    let Ok(real_rel) = abs.strip_prefix(root) else {
         return refuse(format!(
             "{lexical_rel} is a symlink that leads outside the repository"
         ));

@@ -7,11 +7,43 @@ use crate::config::SecretPolicy;
 use crate::error::{Error, Result};
 use crate::sandbox;
 
+/// A file's text and where each of its lines starts.
+struct Lines {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: String) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        // A trailing newline does not start a line.
+        if starts.len() > 1 && *starts.last().unwrap_or(&0) == text.len() {
+            starts.pop();
+        }
+        if text.is_empty() {
+            starts.clear();
+        }
+        Lines { text, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let end = self.starts.get(i + 1).map_or(self.text.len(), |e| e - 1);
+        let line = &self.text[self.starts[i]..end.max(self.starts[i])];
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+}
+
 /// Reads files once per query and cuts line ranges out of them.
+/// `root` must be canonical (as `Index::root` is).
 pub struct SnippetReader<'a> {
     root: &'a Path,
     secrets: &'a SecretPolicy,
-    cache: HashMap<String, std::result::Result<Vec<String>, String>>,
+    cache: HashMap<String, std::result::Result<Lines, String>>,
 }
 
 /// A long range is cut to its head and tail around a marker line that says so.
@@ -41,54 +73,52 @@ impl<'a> SnippetReader<'a> {
         }
     }
 
-    /// All lines of a repository file, through the sandbox.
-    pub fn lines(&mut self, rel: &str) -> Result<&[String]> {
+    fn load(&mut self, rel: &str) -> Result<&Lines> {
         let (root, secrets) = (self.root, self.secrets);
         let entry = self.cache.entry(rel.to_string()).or_insert_with(|| {
-            let file = sandbox::resolve(root, rel, secrets).map_err(|e| e.to_string())?;
+            let file =
+                sandbox::resolve_in_canonical(root, rel, secrets).map_err(|e| e.to_string())?;
             let bytes = std::fs::read(&file.abs).map_err(|e| format!("{rel}: {e}"))?;
-            let text = String::from_utf8_lossy(&bytes);
-            Ok(text
-                .split('\n')
-                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-                .collect())
+            Ok(Lines::new(String::from_utf8_lossy(&bytes).into_owned()))
         });
-        match entry {
-            Ok(lines) => {
-                // A trailing newline does not start a line.
-                let n = if lines.last().is_some_and(String::is_empty) {
-                    lines.len() - 1
-                } else {
-                    lines.len()
-                };
-                Ok(&lines[..n])
-            }
-            Err(message) => Err(Error::Refused(message.clone())),
-        }
+        entry
+            .as_ref()
+            .map_err(|message| Error::Refused(message.clone()))
+    }
+
+    /// How many lines a repository file has (through the sandbox).
+    pub fn line_count(&mut self, rel: &str) -> Result<usize> {
+        Ok(self.load(rel)?.len())
+    }
+
+    /// One line (1-based) of a repository file.
+    pub fn line(&mut self, rel: &str, line: u32) -> Result<Option<String>> {
+        let lines = self.load(rel)?;
+        let i = (line as usize).checked_sub(1);
+        Ok(i.filter(|i| *i < lines.len())
+            .map(|i| lines.line(i).to_string()))
     }
 
     /// Lines `start..=end` (1-based), cut to `budget` with a marker.
     pub fn snippet(&mut self, rel: &str, start: u32, end: u32, budget: Budget) -> Result<String> {
-        let lines = self.lines(rel)?;
+        let lines = self.load(rel)?;
         let from = (start.max(1) as usize - 1).min(lines.len());
         let to = (end as usize).min(lines.len()).max(from);
-        let range = &lines[from..to];
-        if range.len() <= budget.head + budget.tail + 1 {
-            return Ok(range.join("\n"));
+        let count = to - from;
+        let join =
+            |range: std::ops::Range<usize>| -> Vec<&str> { range.map(|i| lines.line(i)).collect() };
+        if count <= budget.head + budget.tail + 1 {
+            return Ok(join(from..to).join("\n"));
         }
-        let omitted = range.len() - budget.head - budget.tail;
-        let mut out: Vec<&str> = range[..budget.head].iter().map(String::as_str).collect();
+        let omitted = count - budget.head - budget.tail;
+        let mut out = join(from..from + budget.head);
         let marker = format!(
             "[... {omitted} lines omitted: evident read {rel} {} {} ...]",
             from + budget.head + 1,
             to - budget.tail
         );
         out.push(&marker);
-        out.extend(
-            range[range.len() - budget.tail..]
-                .iter()
-                .map(String::as_str),
-        );
+        out.extend(join(to - budget.tail..to));
         Ok(out.join("\n"))
     }
 }

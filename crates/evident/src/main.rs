@@ -196,6 +196,23 @@ fn parse_position(position: &str) -> Result<(String, u32, Option<u32>)> {
     }
 }
 
+/// Runs a query, printing its own time on stderr when `EVIDENT_PROFILE` is set
+/// (the benchmarks read it: the command's total also includes the stale check).
+fn timed<T>(
+    name: &str,
+    query: impl FnOnce() -> evident_index::Result<T>,
+) -> evident_index::Result<T> {
+    let started = std::time::Instant::now();
+    let result = query();
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        eprintln!(
+            "profile: query {name}: {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    result
+}
+
 fn impact_edges(impact: &evident_index::Impact) -> Vec<(String, String)> {
     impact.edges.clone()
 }
@@ -203,7 +220,16 @@ fn impact_edges(impact: &evident_index::Impact) -> Vec<(String, String)> {
 fn main() -> ExitCode {
     use_mimalloc_for_tree_sitter();
     let cli = Cli::parse();
-    match run(cli) {
+    let started = std::time::Instant::now();
+    let profile = std::env::var_os("EVIDENT_PROFILE").is_some();
+    let result = run(cli);
+    if profile {
+        eprintln!(
+            "profile: command: {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    match result {
         Ok(code) => code,
         Err(e) => {
             if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) {
@@ -367,7 +393,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             depth,
         } => {
             let index = open_index(&query_root(&cli.repo)?)?;
-            let results = index.callers(&symbol, path.as_deref(), depth)?;
+            let results = timed("callers", || index.callers(&symbol, path.as_deref(), depth))?;
             emit(
                 cli.json,
                 &results,
@@ -387,7 +413,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
         } => {
             let index = open_index(&query_root(&cli.repo)?)?;
-            let impact = index.impact(&symbol, path.as_deref(), max_depth, limit)?;
+            let impact = timed("impact", || {
+                index.impact(&symbol, path.as_deref(), max_depth, limit)
+            })?;
             let format = if cli.json { GraphFormat::Json } else { format };
             print!(
                 "{}",
