@@ -34,6 +34,7 @@ impl Lines {
     fn line(&self, i: usize) -> &str {
         let end = self.starts.get(i + 1).map_or(self.text.len(), |e| e - 1);
         let line = &self.text[self.starts[i]..end.max(self.starts[i])];
+        let line = line.strip_suffix('\n').unwrap_or(line);
         line.strip_suffix('\r').unwrap_or(line)
     }
 }
@@ -120,5 +121,25 @@ impl<'a> SnippetReader<'a> {
         out.push(&marker);
         out.extend(join(to - budget.tail..to));
         Ok(out.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_without_terminators() {
+        for (text, expected) in [
+            ("a\nb\n", vec!["a", "b"]),
+            ("a\r\nb", vec!["a", "b"]),
+            ("", vec![]),
+            ("\n", vec![""]),
+            ("a\n\n", vec!["a", ""]),
+        ] {
+            let lines = Lines::new(text.to_string());
+            let got: Vec<&str> = (0..lines.len()).map(|i| lines.line(i)).collect();
+            assert_eq!(got, expected, "{text:?}");
+        }
     }
 }
