@@ -15,7 +15,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::callgraph::{self, Invalidation};
 use crate::config::Config;
@@ -119,6 +119,9 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     if let Some(limit) = options.max_file_size {
         config.max_file_size = limit;
     }
+    // One indexing run at a time per repository: a second one waits here, then
+    // finds the index up to date. (Readers never wait: WAL.)
+    let _run_lock = store::lock_for_indexing(&root)?;
     if options.rebuild {
         store::remove_index(&root)?;
     }
@@ -179,7 +182,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         ..Invalidation::default()
     };
     if file_set_changed || skips_changed || !to_read.is_empty() {
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::set_meta(&tx, "edges_state", "stale")?;
         for (path, id) in &removed {
             invalid.note_old_rows(&tx, *id, path)?;
@@ -245,7 +248,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
                          summary: &mut Summary|
          -> Result<()> {
             let started = Instant::now();
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for outcome in pending.drain(..) {
                 write_outcome(&tx, outcome, stored, summary, &mut failed, &mut invalid)?;
             }
@@ -293,7 +296,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     {
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
         if !invalid.is_empty() {
             summary.resolved_calls = callgraph::resolve_calls(&tx, &resolver, &invalid)? as u64;

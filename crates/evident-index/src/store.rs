@@ -120,6 +120,23 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Takes the repository's indexing lock (`.evident/lock`), waiting for a run
+/// in progress to finish. Released when the returned file is dropped or the
+/// process ends, however it ends.
+pub fn lock_for_indexing(root: &Path) -> Result<std::fs::File> {
+    let dir = root.join(INDEX_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let path = dir.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(file)
+}
+
 /// Opens (creating when absent) the index for an indexing run.
 /// Returns the connection and whether the database was created now.
 pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
@@ -138,7 +155,10 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
     // Fewer, larger checkpoints and a bigger page cache for bulk writes.
     conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
     conn.pragma_update(None, "cache_size", -65536)?;
-    let has_meta: bool = conn
+    // IMMEDIATE: two indexers starting together must not both create the schema.
+    let tx = rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)
+        .map_err(corrupt)?;
+    let has_meta: bool = tx
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
             [],
@@ -147,7 +167,6 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
         .map_err(corrupt)?
         > 0;
     if !has_meta {
-        let tx = conn.unchecked_transaction()?;
         tx.execute_batch(SCHEMA)?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)",
@@ -156,6 +175,7 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
         tx.commit()?;
         return Ok((conn, true));
     }
+    tx.commit()?;
     check_version(&conn, &path)?;
     // Queries need them, and a fresh index interrupted mid-load lacks them.
     ensure_secondary_indexes(&conn)?;

@@ -410,3 +410,19 @@ fn diff_command_reports_touched_definitions() {
     assert_eq!(json["touched"][0]["change"], "modified");
     assert_eq!(json["hunks"][0]["kind"], "diff_hunk");
 }
+
+#[test]
+fn two_indexers_at_once_both_finish_consistently() {
+    let (_tmp, root) = big_repo(400);
+    let first = start_index(&root);
+    let second = start_index(&root);
+    for child in [first, second] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let both = dump(&root);
+    assert!(evident(&root, &["index", "-q", "--rebuild"])
+        .status
+        .success());
+    assert_eq!(both, dump(&root));
+}
