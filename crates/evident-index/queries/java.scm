@@ -24,3 +24,7 @@
 (method_invocation !object name: (identifier) @call.callee) @call
 (object_creation_expression type: (_) @call.callee) @call
 (explicit_constructor_invocation constructor: (_) @call.callee) @call
+
+; ---------- local bindings from constructors: `T x = new T()` ----------
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @assign.name
+  value: (object_creation_expression type: (_) @assign.value))) @assign

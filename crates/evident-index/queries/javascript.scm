@@ -37,3 +37,6 @@
 ; ---------- calls ----------
 (call_expression function: (_) @call.callee) @call
 (new_expression constructor: (_) @call.callee) @call
+
+; ---------- local bindings from constructors: `const x = new Cls()` ----------
+(variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value)) @assign

@@ -24,3 +24,6 @@
 
 ; ---------- calls ----------
 (call function: (_) @call.callee) @call
+
+; ---------- local bindings from constructors: `x = Cls(...)` ----------
+(assignment left: (identifier) @assign.name right: (call function: [(identifier) (attribute)] @assign.value)) @assign

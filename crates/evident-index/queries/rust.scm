@@ -51,3 +51,7 @@
 ; ---------- calls ----------
 (call_expression function: (_) @call.callee) @call
 (macro_invocation macro: (_) @call.callee) @call
+
+; ---------- local bindings from constructors: `let x = Type::new()`, `Type { .. }` ----------
+(let_declaration pattern: (identifier) @assign.name value: (call_expression function: (scoped_identifier) @assign.value)) @assign
+(let_declaration pattern: (identifier) @assign.name value: (struct_expression name: (_) @assign.value)) @assign

@@ -93,6 +93,10 @@ pub(crate) struct Graph<'r> {
     /// including Rust `impl` and Go receiver methods that no class encloses.
     methods_by_owner: FxHashMap<(String, String), Vec<i64>>,
     imports: FxHashMap<i64, Vec<Import>>,
+    /// `(file, enclosing definition, variable)` → constructor expression.
+    assignments: FxHashMap<(i64, Option<i64>, String), String>,
+    /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
+    constructor_depth: std::cell::Cell<usize>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -155,8 +159,19 @@ impl<'r> Graph<'r> {
                 target: r.get(5)?,
             });
         }
+        let mut assignments = FxHashMap::default();
+        let mut stmt = conn.prepare(
+            "SELECT file_id, enclosing_id, name, value FROM assignments ORDER BY file_id, line",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            // The last binding in a scope wins.
+            assignments.insert((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?);
+        }
         let mut graph = Graph {
             resolver,
+            assignments,
+            constructor_depth: std::cell::Cell::new(0),
             files,
             file_by_path,
             files_by_dir,
@@ -475,6 +490,67 @@ impl<'r> Graph<'r> {
         Vec::new()
     }
 
+    /// The classes a constructor expression makes: `Cls` → `Cls`,
+    /// `Cls.__init__` → `Cls`, `Db::new` → `Db` (a Rust-style constructor).
+    fn classes_constructed_by(&self, file: i64, enclosing: Option<i64>, value: &str) -> Vec<i64> {
+        let mut classes = Vec::new();
+        for (id, _) in self.resolve(file, enclosing, value) {
+            let Some(s) = self.symbols.get(&id) else {
+                continue;
+            };
+            if s.kind.is_class_like() {
+                classes.push(id);
+            } else if let Some(p) = s
+                .parent
+                .filter(|p| self.symbols.get(p).is_some_and(|p| p.kind.is_class_like()))
+            {
+                classes.push(p);
+            } else if let Some(owner) = (s.kind == Kind::Method)
+                .then(|| self.owner_from_qualified(s))
+                .flatten()
+            {
+                let same_file = self
+                    .top_level
+                    .get(&(s.file, owner.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                classes.extend(
+                    same_file
+                        .into_iter()
+                        .filter(|c| self.symbols[c].kind.is_class_like()),
+                );
+            }
+        }
+        classes.sort_unstable();
+        classes.dedup();
+        classes
+    }
+
+    /// Method `method` of each class `value` constructs, as an inferred edge.
+    fn method_of_constructed(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        value: &str,
+        method: &str,
+    ) -> Option<Vec<(i64, Confidence)>> {
+        if self.constructor_depth.get() >= MAX_REEXPORT_DEPTH {
+            return None;
+        }
+        self.constructor_depth.set(self.constructor_depth.get() + 1);
+        let classes = self.classes_constructed_by(file, enclosing, value);
+        self.constructor_depth.set(self.constructor_depth.get() - 1);
+        let found: Vec<(i64, Confidence)> = classes
+            .into_iter()
+            .flat_map(|class| {
+                let owner = self.symbols[&class].name.clone();
+                self.method_of(Some(class), &owner, method, false, 0)
+            })
+            .map(|(id, _)| (id, Confidence::Inferred))
+            .collect();
+        (!found.is_empty()).then_some(found)
+    }
+
     /// `Cls(args).m` → method `m` of class `Cls` (inferred: the call could return anything).
     fn constructed_receiver(
         &self,
@@ -489,30 +565,24 @@ impl<'r> Graph<'r> {
         if tail != method || callee[..open].contains(['(', '[']) {
             return None;
         }
-        let head = callee[..open].trim();
-        let classes: Vec<i64> = self
-            .resolve(file, enclosing, head)
-            .into_iter()
-            .filter_map(|(id, _)| {
-                let s = self.symbols.get(&id)?;
-                if s.kind.is_class_like() {
-                    Some(id)
-                } else {
-                    // A constructor method: its class.
-                    s.parent
-                        .filter(|p| self.symbols.get(p).is_some_and(|p| p.kind.is_class_like()))
-                }
-            })
-            .collect();
-        let found: Vec<(i64, Confidence)> = classes
-            .into_iter()
-            .flat_map(|class| {
-                let owner = self.symbols[&class].name.clone();
-                self.method_of(Some(class), &owner, method, false, 0)
-            })
-            .map(|(id, _)| (id, Confidence::Inferred))
-            .collect();
-        (!found.is_empty()).then_some(found)
+        self.method_of_constructed(file, enclosing, callee[..open].trim(), method)
+    }
+
+    /// The constructor a local variable was bound to in the call's scope (or an enclosing one).
+    fn assigned(&self, file: i64, enclosing: Option<i64>, variable: &str) -> Option<&str> {
+        let mut scope = enclosing;
+        loop {
+            if let Some(value) = self.assignments.get(&(file, scope, variable.to_string())) {
+                return Some(value);
+            }
+            scope = self.symbols.get(&scope?)?.parent;
+            if scope.is_none() {
+                return self
+                    .assignments
+                    .get(&(file, None, variable.to_string()))
+                    .map(String::as_str);
+            }
+        }
     }
 
     /// Resolves one call site.
@@ -591,6 +661,17 @@ impl<'r> Graph<'r> {
                 }
             }
             return self.name_only(last, 1, |s| s.kind == Kind::Method);
+        }
+        // `x = Cls(); x.m()`: a local bound to a constructor in this scope.
+        if head.len() == 1 {
+            if let Some(value) = self.assigned(file, enclosing, head[0]) {
+                // A variable bound to itself (`x = x.copy()`) is not a constructor.
+                if crate::extract::first_identifier(value) != head[0] {
+                    if let Some(found) = self.method_of_constructed(file, enclosing, value, last) {
+                        return found;
+                    }
+                }
+            }
         }
         // `m.f()` / `pkg.mod.f()` / `Alias::new()` through the file's imports.
         let head_text = head.join(lang.separator);

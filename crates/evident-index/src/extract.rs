@@ -89,6 +89,17 @@ pub struct Call {
     pub enclosing: Option<usize>,
 }
 
+/// A local variable bound to a constructor call: `x = Cls(...)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    pub line: u32,
+    pub name: String,
+    /// The constructor expression (`Cls`, `pkg.Cls`, `Db::new`).
+    pub value: String,
+    /// Index into the file's definitions of the enclosing definition.
+    pub enclosing: Option<usize>,
+}
+
 /// What one file contributes to the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileFacts {
@@ -97,6 +108,7 @@ pub struct FileFacts {
     pub definitions: Vec<Definition>,
     pub imports: Vec<Import>,
     pub calls: Vec<Call>,
+    pub assignments: Vec<Assignment>,
     /// The parse tree contains syntax errors; what could be read is still here.
     pub has_syntax_errors: bool,
     pub line_count: u32,
@@ -120,6 +132,9 @@ enum Role {
     CallCallee,
     CallObject,
     CallName,
+    Assign,
+    AssignName,
+    AssignValue,
     Ignored,
 }
 
@@ -145,6 +160,9 @@ fn role_of(capture: &str) -> Role {
         "call.callee" => Role::CallCallee,
         "call.object" => Role::CallObject,
         "call.name" => Role::CallName,
+        "assign" => Role::Assign,
+        "assign.name" => Role::AssignName,
+        "assign.value" => Role::AssignValue,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }
@@ -195,6 +213,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
     let mut scoped: HashMap<usize, Scoped> = HashMap::new();
     let mut raw_imports: Vec<RawImport> = Vec::new();
     let mut calls: Vec<(usize, u32, String)> = Vec::new();
+    let mut assigns: Vec<(usize, u32, String, String)> = Vec::new();
     let mut package: Option<String> = None;
 
     let mut cursor = QueryCursor::new();
@@ -206,6 +225,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         let mut modules: Vec<Node> = Vec::new();
         let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
         let (mut call, mut callee, mut object, mut method) = (None, None, None, None);
+        let (mut assign, mut assign_name, mut assign_value) = (None, None, None);
         for capture in m.captures() {
             let node = capture.node;
             match roles[capture.index as usize] {
@@ -225,6 +245,9 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 Role::CallCallee => callee = Some(node),
                 Role::CallObject => object = Some(node),
                 Role::CallName => method = Some(node),
+                Role::Assign => assign = Some(node),
+                Role::AssignName => assign_name = Some(node),
+                Role::AssignValue => assign_value = Some(node),
                 Role::Ignored => {}
             }
         }
@@ -279,6 +302,14 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 alias: import_alias,
             });
         }
+        if let (Some(node), Some(name), Some(value)) = (assign, assign_name, assign_value) {
+            assigns.push((
+                node.start_byte(),
+                node.start_position().row as u32 + 1,
+                text(name).to_string(),
+                normalize_space(text(value), MAX_CALLEE_CHARS),
+            ));
+        }
         if let Some(node) = call {
             let callee_text = match (callee, object, method) {
                 (Some(c), _, _) => text(c).to_string(),
@@ -310,12 +341,24 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         .collect();
     calls.sort_by(|a, b| (a.line, &a.callee).cmp(&(b.line, &b.callee)));
     calls.dedup();
+    let mut assignments: Vec<Assignment> = assigns
+        .into_iter()
+        .map(|(byte, line, name, value)| Assignment {
+            line,
+            name,
+            value,
+            enclosing: innermost(&index_of_scoped, byte),
+        })
+        .collect();
+    assignments.sort_by(|a, b| (a.line, &a.name).cmp(&(b.line, &b.name)));
+    assignments.dedup();
 
     FileFacts {
         module,
         definitions,
         imports: dedup_imports(spec, raw_imports),
         calls,
+        assignments,
         has_syntax_errors: root.has_error(),
         line_count,
     }

@@ -578,6 +578,20 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
     }
     {
         let mut insert = tx.prepare_cached(
+            "INSERT INTO assignments(file_id, line, name, value, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for a in &facts.assignments {
+            insert.execute(params![
+                file_id,
+                a.line,
+                a.name,
+                a.value,
+                a.enclosing.map(|i| symbol_ids[i])
+            ])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
             "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
@@ -601,6 +615,7 @@ fn delete_file_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM calls WHERE file_id = ?1",
         "DELETE FROM edges WHERE file_id = ?1",
+        "DELETE FROM assignments WHERE file_id = ?1",
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
     }

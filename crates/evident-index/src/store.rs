@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 
 /// Bump on any change to the tables below; older indexes are then refused
 /// with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -73,6 +73,16 @@ CREATE TABLE calls (
     enclosing_id INTEGER                 -- innermost enclosing definition
 );
 
+-- Local variables bound to constructor calls (`x = Cls()`), for `x.m()`.
+CREATE TABLE assignments (
+    id           INTEGER PRIMARY KEY,
+    file_id      INTEGER NOT NULL,
+    line         INTEGER NOT NULL,
+    name         TEXT NOT NULL,
+    value        TEXT NOT NULL,
+    enclosing_id INTEGER
+);
+
 -- The call graph: which definition(s) a call site resolves to.
 CREATE TABLE edges (
     call_id    INTEGER NOT NULL,
@@ -98,6 +108,7 @@ CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS imports_target ON imports(target);
 CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
 CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
+CREATE INDEX IF NOT EXISTS assignments_file ON assignments(file_id);
 CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
 CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
@@ -239,7 +250,7 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 6] = [
+    const QUERIES: [&str; 7] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -253,8 +264,11 @@ pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
          FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
          JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",
         "SELECT 'skipped', path, reason FROM skipped",
+        "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
+         FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
     ];
-    const CHECKS: [&str; 6] = [
+    const CHECKS: [&str; 7] = [
+        "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
         "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",
         "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",

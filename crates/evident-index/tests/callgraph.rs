@@ -76,10 +76,12 @@ fn python_rules() {
             // constructor → __init__, through cls too, and Class.method
             "py/shop/models/order.py:23 Order -> py.shop.models.order.Order.__init__ (exact)",
             "py/shop/models/order.py:19 cls -> py.shop.models.order.Order.__init__ (exact)",
-            "py/shop/models/order.py:24 Order.empty -> py.shop.models.order.Order.empty (exact)",
+            "py/shop/models/order.py:25 Order.empty -> py.shop.models.order.Order.empty (exact)",
             // a re-export through __init__.py with an alias, from module-level code
             "py/main.py:4 grand_total -> py.shop.pricing.total (exact)",
             "py/main.py:5 make_order -> py.shop.models.order.make_order (exact)",
+            // `order = Order(...)`, then `order.checkout()`
+            "py/shop/models/order.py:24 order.checkout -> py.shop.models.order.Order.checkout (inferred)",
         ],
     );
 }
@@ -99,7 +101,9 @@ fn rust_rules() {
             "rs/src/util.rs:2 helper -> crate::util::helper (exact)",
             // `Self::f`, `self.f()` in an impl, a trait impl method, `super::`
             "rs/src/store/mod.rs:13 Self::validate -> crate::store::Db::validate (exact)",
-            "rs/src/store/mod.rs:12 db.check -> crate::store::Db::check (name_only)",
+            // `let db = Db { .. }; db.check()`, `let db = Database::new(); db.check()`
+            "rs/src/store/mod.rs:12 db.check -> crate::store::Db::check (inferred)",
+            "rs/src/lib.rs:10 db.check -> crate::store::Db::check (inferred)",
             "rs/src/store/mod.rs:18 self.size -> crate::store::Db::size (exact)",
             "rs/src/store/mod.rs:22 super::util::log -> crate::util::log (exact)",
         ],
@@ -119,6 +123,8 @@ fn javascript_and_typescript_rules() {
             "web/app.ts:7 fmt.describe -> web/format.describe (exact)",
             // this.method
             "web/lib/cart.ts:10 this.recount -> web/lib/cart.Cart.recount (exact)",
+            // `const basket = new Basket(); basket.add()`
+            "web/app.ts:6 basket.add -> web/lib/cart.Cart.add (inferred)",
         ],
     );
 }
@@ -153,6 +159,8 @@ fn java_rules() {
             "java/com/acme/Worker.java:5 init -> com.acme.Worker.init (exact)",
             // `new Worker()` → the constructor (same package, no import)
             "java/com/acme/App.java:9 Worker -> com.acme.Worker.Worker (name_only)",
+            // `Worker w = new Worker(); w.run()`
+            "java/com/acme/App.java:10 w.run -> com.acme.Worker.run (inferred)",
         ],
     );
 }
@@ -306,6 +314,8 @@ fn unknown_and_ambiguous_symbols_are_explained() {
 fn recursion_and_huge_fan_in_stay_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let mut body = String::from("def ping(n):\n    return pong(n - 1)\n\n\ndef pong(n):\n    return ping(n) if n else ping(0)\n\n\ndef hub():\n    return 1\n\n\n");
+    // Locals bound to each other's constructors must not send resolution in circles.
+    body += "def tangled():\n    a = b.X()\n    b = a.Y()\n    return a.z()\n\n\n";
     for i in 0..5000 {
         body += &format!("def caller_{i}():\n    return hub()\n\n\n");
     }
