@@ -66,6 +66,8 @@ pub struct Status {
     pub imports: u64,
     pub resolved_imports: u64,
     pub calls: u64,
+    /// Calls resolved to at least one definition.
+    pub resolved_calls: u64,
     pub syntax_errors: u64,
     pub skipped: Vec<(String, String)>,
     pub staleness: Staleness,
@@ -473,6 +475,7 @@ impl Index {
             imports: count("SELECT count(*) FROM imports")?,
             resolved_imports: count("SELECT count(*) FROM imports WHERE target IS NOT NULL")?,
             calls: count("SELECT count(*) FROM calls")?,
+            resolved_calls: count("SELECT count(DISTINCT call_id) FROM edges")?,
             syntax_errors: count("SELECT count(*) FROM files WHERE syntax_errors = 1")?,
             skipped,
             staleness: self.staleness()?,

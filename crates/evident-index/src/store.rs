@@ -165,7 +165,7 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     // Fewer, larger checkpoints and a bigger page cache for bulk writes.
     conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
-    conn.pragma_update(None, "cache_size", -65536)?;
+    conn.pragma_update(None, "cache_size", -8192)?;
     // IMMEDIATE: two indexers starting together must not both create the schema.
     let tx = rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)
         .map_err(corrupt)?;

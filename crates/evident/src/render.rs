@@ -113,6 +113,7 @@ pub fn summary_json(s: &Summary) -> String {
         "definitions": s.definitions,
         "imports": s.imports,
         "calls": s.calls,
+        "calls_resolved_this_run": s.resolved_calls,
         "syntax_errors": s.syntax_errors,
         "skipped": s.skipped.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
         "seconds": s.elapsed.as_secs_f64(),
@@ -145,8 +146,8 @@ pub fn status(s: &Status) -> String {
     let _ = writeln!(out, "files:      {files} ({})", langs.join(", "));
     let _ = writeln!(
         out,
-        "contents:   {} definitions, {} imports ({} resolved in the repo), {} calls",
-        s.definitions, s.imports, s.resolved_imports, s.calls
+        "contents:   {} definitions, {} imports ({} resolved in the repo), {} calls ({} resolved)",
+        s.definitions, s.imports, s.resolved_imports, s.calls, s.resolved_calls
     );
     if s.syntax_errors > 0 {
         let _ = writeln!(
@@ -195,6 +196,7 @@ pub fn status_json(s: &Status) -> String {
         "imports": s.imports,
         "resolved_imports": s.resolved_imports,
         "calls": s.calls,
+        "resolved_calls": s.resolved_calls,
         "syntax_errors": s.syntax_errors,
         "skipped": s.skipped.iter().map(|(p, r)| json!({"path": p, "reason": r})).collect::<Vec<_>>(),
         "stale": {
