@@ -26,4 +26,7 @@
 (call function: (_) @call.callee) @call
 
 ; ---------- local bindings from constructors: `x = Cls(...)` ----------
-(assignment left: (identifier) @assign.name right: (call function: [(identifier) (attribute)] @assign.value)) @assign
+; Only CapWords callees: by convention those are classes, and other calls'
+; results have no type to find methods on.
+((assignment left: (identifier) @assign.name right: (call function: [(identifier) (attribute)] @assign.value)) @assign
+  (#match? @assign.value "(^|[.])[A-Z][A-Za-z0-9_]*$"))
