@@ -271,8 +271,8 @@ impl Index {
         let conn = self.connection();
         let mut incoming = conn.prepare_cached(
             "SELECT c.file_id, c.line, c.callee, g.confidence, c.enclosing_id
-             FROM edges g JOIN calls c ON c.id = g.call_id
-             WHERE g.callee_id = ?1 ORDER BY c.file_id, c.line",
+             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+             WHERE g.callee_id = ?1 ORDER BY f.path, c.line",
         )?;
         let mut names = Names::new(conn);
         let mut reader = self.reader();

@@ -217,7 +217,19 @@ impl Resolver {
                 }
                 (dir, rest)
             }
-            _ => return None,
+            // Edition 2018: `use child::x` names a child module of this one, if it exists;
+            // otherwise it is another crate.
+            Some(first) => {
+                let dir = Self::rust_module_dir(importer);
+                let child = join(&dir, first);
+                if self.file(&format!("{child}.rs")).is_none()
+                    && self.file(&join(&child, "mod.rs")).is_none()
+                {
+                    return None;
+                }
+                (dir, &segments[..])
+            }
+            None => return None,
         };
         // The module a directory stands for: `a.rs`, `a/mod.rs`, or a crate root.
         let module_file = |dir: &str| {
@@ -436,6 +448,19 @@ mod tests {
         );
         assert_eq!(
             r.resolve(rs, "src/a/b.rs", "std::collections", Some("HashMap")),
+            None
+        );
+        // Edition 2018: a child module without `self::`; other crates stay unresolved.
+        assert_eq!(
+            r.resolve(rs, "src/lib.rs", "store", Some("Db")).as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/a/mod.rs", "b", Some("X")).as_deref(),
+            Some("src/a/b.rs")
+        );
+        assert_eq!(
+            r.resolve(rs, "src/lib.rs", "serde", Some("Serialize")),
             None
         );
     }

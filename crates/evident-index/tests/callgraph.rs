@@ -94,18 +94,20 @@ fn rust_rules() {
         &all,
         &[
             // `use a::B as C; C::new()`
-            "rs/src/lib.rs:7 Database::new -> crate::store::Db::new (exact)",
+            "rs/src/lib.rs:8 Database::new -> crate::store::Db::new (exact)",
             // `mod util;` then `util::f()`, and `crate::util::f()`
-            "rs/src/lib.rs:8 util::log -> crate::util::log (exact)",
-            "rs/src/lib.rs:9 crate::util::log -> crate::util::log (exact)",
+            "rs/src/lib.rs:9 util::log -> crate::util::log (exact)",
+            "rs/src/lib.rs:10 crate::util::log -> crate::util::log (exact)",
             "rs/src/util.rs:2 helper -> crate::util::helper (exact)",
             // `Self::f`, `self.f()` in an impl, a trait impl method, `super::`
-            "rs/src/store/mod.rs:13 Self::validate -> crate::store::Db::validate (exact)",
+            "rs/src/store/mod.rs:16 Self::validate -> crate::store::Db::validate (exact)",
             // `let db = Db { .. }; db.check()`, `let db = Database::new(); db.check()`
-            "rs/src/store/mod.rs:12 db.check -> crate::store::Db::check (inferred)",
-            "rs/src/lib.rs:10 db.check -> crate::store::Db::check (inferred)",
-            "rs/src/store/mod.rs:18 self.size -> crate::store::Db::size (exact)",
-            "rs/src/store/mod.rs:22 super::util::log -> crate::util::log (exact)",
+            "rs/src/store/mod.rs:15 db.check -> crate::store::Db::check (inferred)",
+            "rs/src/lib.rs:11 db.check -> crate::store::Db::check (inferred)",
+            "rs/src/store/mod.rs:21 self.size -> crate::store::Db::size (exact)",
+            "rs/src/store/mod.rs:25 super::util::log -> crate::util::log (exact)",
+            // a `pub use` re-export through mod.rs
+            "rs/src/lib.rs:12 compact -> crate::store::inner::compact (exact)",
         ],
     );
 }
@@ -125,6 +127,9 @@ fn javascript_and_typescript_rules() {
             "web/lib/cart.ts:10 this.recount -> web/lib/cart.Cart.recount (exact)",
             // `const basket = new Basket(); basket.add()`
             "web/app.ts:6 basket.add -> web/lib/cart.Cart.add (inferred)",
+            // TSX and JavaScript callers: named import, aliased ES import
+            "web/view.tsx:4 describe -> web/format.describe (exact)",
+            "web/legacy.js:5 show -> web/format.describe (exact)",
         ],
     );
 }
