@@ -194,7 +194,8 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             insert_skipped(&tx, s)?;
         }
         if file_set_changed {
-            reresolve_all(&tx, &resolver)?;
+            // Calls in files whose imports now point elsewhere may resolve differently.
+            invalid.changed_paths.extend(reresolve_all(&tx, &resolver)?);
         }
         store::set_meta(&tx, "run_state", "in_progress")?;
         tx.commit()?;
@@ -632,8 +633,8 @@ fn insert_skipped(tx: &Transaction, s: &Skipped) -> Result<()> {
 }
 
 /// Recomputes every stored import's target against the current file set and
-/// writes the ones that changed.
-fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<()> {
+/// writes the ones that changed. Returns the files whose imports changed.
+fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<HashSet<String>> {
     struct StoredImport {
         id: i64,
         path: String,
@@ -660,6 +661,7 @@ fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     let mut update = tx.prepare_cached("UPDATE imports SET target = ?2 WHERE id = ?1")?;
+    let mut changed = HashSet::new();
     for row in rows {
         let Some(spec) = lang::by_name(&row.lang) else {
             continue;
@@ -667,9 +669,10 @@ fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<()> {
         let new = resolver.resolve(spec, &row.path, &row.module, row.name.as_deref());
         if new != row.target {
             update.execute(params![row.id, new])?;
+            changed.insert(row.path);
         }
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// Adds `.evident/` to `.git/info/exclude` so the index never shows up in `git status`.

@@ -375,6 +375,20 @@ fn incremental_edges_equal_a_rebuild() {
                 "export { Cart } from \"./cart\";\nexport function helper() {}\n",
             )
         }),
+        // an import that resolves to the root's `util.py`, which lacks `f` ...
+        Box::new(|| {
+            write("util.py", "def other():\n    return 0\n");
+            write(
+                "py/util.py",
+                "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+            );
+            write(
+                "py/util_user.py",
+                "import util\n\n\ndef use():\n    return util.f() + util.g()\n",
+            );
+        }),
+        // ... until it is deleted and the import falls back to the sibling `py/util.py`
+        Box::new(|| std::fs::remove_file(root.join("util.py")).unwrap()),
         // a Rust module file is renamed away and a caller's import breaks
         Box::new(|| {
             std::fs::rename(root.join("rs/src/util.rs"), root.join("rs/src/utils.rs")).unwrap()
