@@ -1,7 +1,7 @@
 //! Call-graph queries: callers, callees, impact (reverse BFS), the whole
 //! graph, and go-to-definition. All answer with Evidence.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::params;
 
@@ -91,37 +91,21 @@ impl Index {
         if symbol.is_empty() {
             return Err(Error::InvalidArgument("symbol is empty".into()));
         }
-        let mut sql = String::from(
-            "SELECT s.id, f.path, s.kind, s.name, s.qualified_name, s.start_line, s.end_line
-             FROM symbols s JOIN files f ON f.id = s.file_id
-             WHERE (s.name = ?1 OR s.qualified_name = ?1
-                    OR s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1)",
-        );
         let rel = path.map(|p| self.repo_rel(p));
-        if rel.is_some() {
-            sql += " AND (f.path = ?2 OR f.path LIKE ?2 || '/%')";
+        // Names and full qualified names use the indexes; only when neither
+        // matches is every qualified name scanned for the suffix.
+        let mut rows = self.targets_where(
+            "s.name = ?1 OR s.qualified_name = ?1",
+            symbol,
+            rel.as_deref(),
+        )?;
+        if rows.is_empty() {
+            rows = self.targets_where(
+                "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
+                symbol,
+                rel.as_deref(),
+            )?;
         }
-        sql += " ORDER BY (s.qualified_name = ?1) DESC, f.path, s.start_line";
-        let mut stmt = self.connection().prepare(&sql)?;
-        let map = |r: &rusqlite::Row| {
-            Ok(Target {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                kind: r.get(2)?,
-                name: r.get(3)?,
-                qualified_name: r.get(4)?,
-                start_line: r.get(5)?,
-                end_line: r.get(6)?,
-            })
-        };
-        let rows: Vec<Target> = match &rel {
-            Some(rel) => stmt
-                .query_map(params![symbol, rel], map)?
-                .collect::<rusqlite::Result<_>>()?,
-            None => stmt
-                .query_map(params![symbol], map)?
-                .collect::<rusqlite::Result<_>>()?,
-        };
         if rows.is_empty() {
             return Err(Error::InvalidArgument(format!(
                 "no definition named {symbol:?}{}{}",
@@ -154,6 +138,43 @@ impl Index {
                 listed.join("\n")
             )));
         }
+        Ok(rows)
+    }
+
+    fn targets_where(
+        &self,
+        condition: &str,
+        symbol: &str,
+        rel: Option<&str>,
+    ) -> Result<Vec<Target>> {
+        let mut sql = format!(
+            "SELECT s.id, f.path, s.kind, s.name, s.qualified_name, s.start_line, s.end_line
+             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ({condition})"
+        );
+        if rel.is_some() {
+            sql += " AND (f.path = ?2 OR f.path LIKE ?2 || '/%')";
+        }
+        sql += " ORDER BY (s.qualified_name = ?1) DESC, f.path, s.start_line";
+        let mut stmt = self.connection().prepare(&sql)?;
+        let map = |r: &rusqlite::Row| {
+            Ok(Target {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                kind: r.get(2)?,
+                name: r.get(3)?,
+                qualified_name: r.get(4)?,
+                start_line: r.get(5)?,
+                end_line: r.get(6)?,
+            })
+        };
+        let rows = match rel {
+            Some(rel) => stmt
+                .query_map(params![symbol, rel], map)?
+                .collect::<rusqlite::Result<_>>()?,
+            None => stmt
+                .query_map(params![symbol], map)?
+                .collect::<rusqlite::Result<_>>()?,
+        };
         Ok(rows)
     }
 
@@ -269,10 +290,11 @@ impl Index {
         with_sites: bool,
     ) -> Result<Walk> {
         let conn = self.connection();
+        // One query per depth level for the whole frontier.
         let mut incoming = conn.prepare_cached(
-            "SELECT c.file_id, c.line, c.callee, g.confidence, c.enclosing_id
+            "SELECT g.callee_id, c.file_id, c.line, c.callee, g.confidence, c.enclosing_id, f.path
              FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-             WHERE g.callee_id = ?1 ORDER BY f.path, c.line",
+             WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
         )?;
         let mut names = Names::new(conn);
         let mut reader = self.reader();
@@ -280,29 +302,40 @@ impl Index {
         let mut seen: HashSet<Node> = HashSet::new();
         // For each reached definition, the chain of nodes back to the target.
         let mut chain_of: HashMap<i64, Vec<Node>> = HashMap::new();
-        let mut queue: VecDeque<(i64, u32)> = VecDeque::new();
+        let mut frontier: Vec<i64> = Vec::new();
         for t in targets {
             seen.insert(Node::Definition(t.id));
             chain_of.insert(t.id, vec![Node::Definition(t.id)]);
-            queue.push_back((t.id, 0));
+            frontier.push(t.id);
         }
-        while let Some((callee, depth)) = queue.pop_front() {
-            if depth >= max_depth {
-                continue;
+        for depth in 0..max_depth {
+            if frontier.is_empty() {
+                break;
             }
-            let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
-            let rows = incoming
-                .query_map([callee], |r| {
+            let order: HashMap<i64, usize> = frontier
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (*id, i))
+                .collect();
+            let ids = serde_json::to_string(&frontier).unwrap_or_else(|_| "[]".into());
+            let mut rows = incoming
+                .query_map([ids], |r| {
                     Ok((
                         r.get::<_, i64>(0)?,
-                        r.get::<_, u32>(1)?,
-                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, u32>(2)?,
                         r.get::<_, String>(3)?,
-                        r.get::<_, Option<i64>>(4)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, Option<i64>>(5)?,
+                        r.get::<_, String>(6)?,
                     ))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            for (file_id, line, callee_text, confidence, enclosing) in rows {
+            // Breadth-first order: by the callee's place in the frontier, then by site.
+            rows.sort_by(|a, b| (order[&a.0], &a.6, a.2).cmp(&(order[&b.0], &b.6, b.2)));
+            let mut next: Vec<i64> = Vec::new();
+            for (callee, file_id, line, callee_text, confidence, enclosing, _) in rows {
+                let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
                 let node = match enclosing {
                     Some(id) => Node::Definition(id),
                     None => Node::Module(file_id),
@@ -335,7 +368,7 @@ impl Index {
                 walk.files.insert(file_id);
                 if let Node::Definition(id) = node {
                     chain_of.insert(id, chain.clone());
-                    queue.push_back((id, depth + 1));
+                    next.push(id);
                 }
                 if !listed {
                     // Still walked, so the count of what is left out is exact.
@@ -362,6 +395,7 @@ impl Index {
                 ));
                 walk.nodes.push(ev);
             }
+            frontier = next;
         }
         Ok(walk)
     }
