@@ -19,7 +19,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use rusqlite::{params, Connection};
 
@@ -59,8 +61,10 @@ struct Symbol {
     file: i64,
     parent: Option<i64>,
     kind: Kind,
-    name: String,
-    qualified_name: String,
+    /// Interned: many definitions share a name.
+    name: Rc<str>,
+    /// Only for methods outside any class (Rust `impl`, Go receivers): their owner's path.
+    qualified_name: Option<String>,
     bases: Vec<String>,
 }
 
@@ -86,15 +90,17 @@ pub(crate) struct Graph<'r> {
     file_by_path: FxHashMap<String, i64>,
     files_by_dir: FxHashMap<String, Vec<i64>>,
     symbols: FxHashMap<i64, Symbol>,
-    by_name: FxHashMap<String, Vec<i64>>,
-    top_level: FxHashMap<(i64, String), Vec<i64>>,
-    children: FxHashMap<(i64, String), Vec<i64>>,
+    by_name: FxHashMap<Rc<str>, Vec<i64>>,
+    /// File → name → top-level definitions.
+    top_level: FxHashMap<i64, FxHashMap<Rc<str>, Vec<i64>>>,
+    /// Parent definition → name → children.
+    children: FxHashMap<i64, FxHashMap<Rc<str>, Vec<i64>>>,
     /// `(owner type name, method name)`: methods by the type they belong to,
     /// including Rust `impl` and Go receiver methods that no class encloses.
-    methods_by_owner: FxHashMap<(String, String), Vec<i64>>,
+    methods_by_owner: FxHashMap<Rc<str>, FxHashMap<Rc<str>, Vec<i64>>>,
     imports: FxHashMap<i64, Vec<Import>>,
-    /// `(file, enclosing definition, variable)` → constructor expression.
-    assignments: FxHashMap<(i64, Option<i64>, String), String>,
+    /// `(file, enclosing definition)` → variable → constructor expression.
+    assignments: FxHashMap<(i64, Option<i64>), FxHashMap<String, String>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
 }
@@ -126,11 +132,23 @@ impl<'r> Graph<'r> {
         let mut symbols =
             FxHashMap::with_capacity_and_hasher(symbol_count as usize, Default::default());
         let mut stmt = conn.prepare(
-            "SELECT id, file_id, parent_id, kind, name, qualified_name, bases FROM symbols",
+            "SELECT id, file_id, parent_id, kind, name,
+                    CASE WHEN parent_id IS NULL AND kind = 'method' THEN qualified_name END, bases
+             FROM symbols",
         )?;
         let mut rows = stmt.query([])?;
+        let mut interned: FxHashSet<Rc<str>> = FxHashSet::default();
         while let Some(r) = rows.next()? {
             let kind: String = r.get(3)?;
+            let name_ref = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+            let name = match interned.get(name_ref) {
+                Some(n) => n.clone(),
+                None => {
+                    let n: Rc<str> = Rc::from(name_ref);
+                    interned.insert(n.clone());
+                    n
+                }
+            };
             let bases: Option<String> = r.get(6)?;
             symbols.insert(
                 r.get::<_, i64>(0)?,
@@ -138,7 +156,7 @@ impl<'r> Graph<'r> {
                     file: r.get(1)?,
                     parent: r.get(2)?,
                     kind: Kind::parse(&kind).unwrap_or(Kind::Function),
-                    name: r.get(4)?,
+                    name,
                     qualified_name: r.get(5)?,
                     bases: bases
                         .map(|b| b.lines().map(str::to_string).collect())
@@ -166,7 +184,10 @@ impl<'r> Graph<'r> {
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             // The last binding in a scope wins.
-            assignments.insert((r.get(0)?, r.get(1)?, r.get(2)?), r.get(3)?);
+            assignments
+                .entry((r.get(0)?, r.get(1)?))
+                .or_insert_with(FxHashMap::default)
+                .insert(r.get(2)?, r.get(3)?);
         }
         let mut graph = Graph {
             resolver,
@@ -191,16 +212,21 @@ impl<'r> Graph<'r> {
         ids.sort_unstable();
         for id in ids {
             let s = &self.symbols[&id];
-            self.by_name.entry(s.name.clone()).or_default().push(id);
+            let name = s.name.clone();
+            self.by_name.entry(name.clone()).or_default().push(id);
             match s.parent {
                 Some(p) => {
                     self.children
-                        .entry((p, s.name.clone()))
+                        .entry(p)
+                        .or_default()
+                        .entry(name.clone())
                         .or_default()
                         .push(id);
                     if let Some(parent) = self.symbols.get(&p).filter(|p| p.kind.is_class_like()) {
                         self.methods_by_owner
-                            .entry((parent.name.clone(), s.name.clone()))
+                            .entry(parent.name.clone())
+                            .or_default()
+                            .entry(name)
                             .or_default()
                             .push(id);
                     }
@@ -209,14 +235,18 @@ impl<'r> Graph<'r> {
                 None if s.kind == Kind::Method => {
                     if let Some(owner) = self.owner_from_qualified(s) {
                         self.methods_by_owner
-                            .entry((owner, s.name.clone()))
+                            .entry(Rc::from(owner.as_str()))
+                            .or_default()
+                            .entry(name)
                             .or_default()
                             .push(id);
                     }
                 }
                 None => {
                     self.top_level
-                        .entry((s.file, s.name.clone()))
+                        .entry(s.file)
+                        .or_default()
+                        .entry(name)
                         .or_default()
                         .push(id);
                 }
@@ -224,10 +254,22 @@ impl<'r> Graph<'r> {
         }
     }
 
+    fn child(&self, parent: i64, name: &str) -> Option<&Vec<i64>> {
+        self.children.get(&parent)?.get(name)
+    }
+
+    fn top(&self, file: i64, name: &str) -> Option<&Vec<i64>> {
+        self.top_level.get(&file)?.get(name)
+    }
+
+    fn owned(&self, owner: &str, name: &str) -> Option<&Vec<i64>> {
+        self.methods_by_owner.get(owner)?.get(name)
+    }
+
     /// `Holder` in `crate::store::Holder::new`: the type a free-standing method belongs to.
     fn owner_from_qualified(&self, s: &Symbol) -> Option<String> {
         let sep = self.files.get(&s.file)?.lang.separator;
-        let mut parts = s.qualified_name.rsplit(sep);
+        let mut parts = s.qualified_name.as_deref()?.rsplit(sep);
         parts.next();
         parts.next().map(str::to_string)
     }
@@ -242,7 +284,7 @@ impl<'r> Graph<'r> {
         while let Some(id) = at {
             let s = self.symbols.get(&id)?;
             if s.kind.is_class_like() {
-                return Some((Some(id), s.name.clone()));
+                return Some((Some(id), s.name.to_string()));
             }
             if s.parent.is_none() && s.kind == Kind::Method {
                 return self.owner_from_qualified(s).map(|o| (None, o));
@@ -276,12 +318,8 @@ impl<'r> Graph<'r> {
             return id;
         };
         for ctor in lang.constructors {
-            let name = if *ctor == "$class" {
-                s.name.as_str()
-            } else {
-                ctor
-            };
-            if let Some(found) = self.children.get(&(id, name.to_string())) {
+            let name = if *ctor == "$class" { &*s.name } else { ctor };
+            if let Some(found) = self.child(id, name) {
                 return found[0];
             }
         }
@@ -297,7 +335,7 @@ impl<'r> Graph<'r> {
         };
         let mut found = Vec::new();
         for file in &files {
-            if let Some(ids) = self.top_level.get(&(*file, name.to_string())) {
+            if let Some(ids) = self.top(*file, name) {
                 found.extend(ids);
             }
         }
@@ -352,13 +390,13 @@ impl<'r> Graph<'r> {
                 break;
             };
             if !s.kind.is_class_like() || lang.implicit_this {
-                if let Some(ids) = self.children.get(&(id, name.to_string())) {
+                if let Some(ids) = self.child(id, name) {
                     return exact(ids);
                 }
             }
             at = s.parent;
         }
-        if let Some(ids) = self.top_level.get(&(file, name.to_string())) {
+        if let Some(ids) = self.top(file, name) {
             return exact(ids);
         }
         for import in self.imports.get(&file).into_iter().flatten() {
@@ -439,14 +477,11 @@ impl<'r> Graph<'r> {
             Confidence::Exact
         };
         if let Some(class) = class {
-            if let Some(ids) = self.children.get(&(class, name.to_string())) {
+            if let Some(ids) = self.child(class, name) {
                 return ids.iter().map(|id| (*id, confidence)).collect();
             }
         }
-        if let Some(ids) = self
-            .methods_by_owner
-            .get(&(owner.to_string(), name.to_string()))
-        {
+        if let Some(ids) = self.owned(owner, name) {
             // Found by the owner's name: exact when it sits beside the class we
             // resolved (a Rust `impl` in the same file), a guess otherwise.
             let class_file = class.and_then(|c| self.symbols.get(&c)).map(|c| c.file);
@@ -509,11 +544,7 @@ impl<'r> Graph<'r> {
                 .then(|| self.owner_from_qualified(s))
                 .flatten()
             {
-                let same_file = self
-                    .top_level
-                    .get(&(s.file, owner.clone()))
-                    .cloned()
-                    .unwrap_or_default();
+                let same_file = self.top(s.file, &owner).cloned().unwrap_or_default();
                 classes.extend(
                     same_file
                         .into_iter()
@@ -543,7 +574,7 @@ impl<'r> Graph<'r> {
         let found: Vec<(i64, Confidence)> = classes
             .into_iter()
             .flat_map(|class| {
-                let owner = self.symbols[&class].name.clone();
+                let owner = self.symbols[&class].name.to_string();
                 self.method_of(Some(class), &owner, method, false, 0)
             })
             .map(|(id, _)| (id, Confidence::Inferred))
@@ -572,15 +603,18 @@ impl<'r> Graph<'r> {
     fn assigned(&self, file: i64, enclosing: Option<i64>, variable: &str) -> Option<&str> {
         let mut scope = enclosing;
         loop {
-            if let Some(value) = self.assignments.get(&(file, scope, variable.to_string())) {
+            let bound = |scope| {
+                self.assignments
+                    .get(&(file, scope))?
+                    .get(variable)
+                    .map(String::as_str)
+            };
+            if let Some(value) = bound(scope) {
                 return Some(value);
             }
             scope = self.symbols.get(&scope?)?.parent;
             if scope.is_none() {
-                return self
-                    .assignments
-                    .get(&(file, None, variable.to_string()))
-                    .map(String::as_str);
+                return bound(None);
             }
         }
     }
@@ -693,7 +727,7 @@ impl<'r> Graph<'r> {
                     .into_iter()
                     .filter(|id| self.symbols.get(id).is_some_and(|s| s.kind.is_class_like()))
                     .flat_map(|class| {
-                        let owner = self.symbols[&class].name.clone();
+                        let owner = self.symbols[&class].name.to_string();
                         self.method_of(Some(class), &owner, last, false, 0)
                     })
                     .collect(),
@@ -726,7 +760,7 @@ impl<'r> Graph<'r> {
                 Some(s) => s.parent.filter(|p| {
                     self.symbols
                         .get(p)
-                        .is_some_and(|p| p.kind.is_class_like() && p.name == owner)
+                        .is_some_and(|p| p.kind.is_class_like() && &*p.name == owner)
                 }),
                 None => None,
             };
@@ -747,10 +781,7 @@ impl<'r> Graph<'r> {
             }
         }
         if owner_ids.is_empty() {
-            if let Some(ids) = self
-                .methods_by_owner
-                .get(&(owner.to_string(), last.to_string()))
-            {
+            if let Some(ids) = self.owned(owner, last) {
                 if ids.len() <= NAME_ONLY_MAX {
                     return ids.iter().map(|id| (*id, Confidence::Inferred)).collect();
                 }
