@@ -1,33 +1,11 @@
 //! Git change analysis against a real git repository.
 
 use std::path::Path;
-use std::process::Command;
 
 use evident_index::{index_repo, Change, DiffRequest, Index, IndexOptions};
 
 mod common;
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::git;
 
 fn write(root: &Path, rel: &str, text: &str) {
     std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();

@@ -6,7 +6,7 @@ use evident_index::{index_repo, Index, IndexOptions, Kind, SymbolQuery};
 use rusqlite::Connection;
 
 mod common;
-use common::fixture_repo;
+use common::{dump, fixture_repo};
 
 fn index(root: &Path) -> evident_index::Summary {
     index_repo(root, &IndexOptions::default()).unwrap()
@@ -16,13 +16,6 @@ fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
-}
-
-/// Every row of the index, ids replaced by what they point at: two indexes
-/// of the same files dump identically.
-fn dump(root: &Path) -> Vec<String> {
-    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
-    evident_index::store::canonical_dump(&conn).unwrap()
 }
 
 fn target_of(root: &Path, path: &str, module: &str) -> Option<String> {
@@ -319,19 +312,7 @@ fn incremental_equals_full_rebuild_after_edits() {
         "renamed-away index.ts"
     );
 
-    index_repo(
-        &root,
-        &IndexOptions {
-            rebuild: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(
-        incremental,
-        dump(&root),
-        "incremental index differs from a full rebuild"
-    );
+    common::assert_equals_rebuild(&root, "after add, modify, delete and rename");
 
     // And back: restoring files re-resolves imports in unchanged files.
     write(
@@ -344,16 +325,7 @@ fn incremental_equals_full_rebuild_after_edits() {
         target_of(&root, "app/main.py", "helpers").as_deref(),
         Some("app/helpers.py")
     );
-    let incremental = dump(&root);
-    index_repo(
-        &root,
-        &IndexOptions {
-            rebuild: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(incremental, dump(&root));
+    common::assert_equals_rebuild(&root, "after the edits");
 }
 
 #[test]
@@ -636,19 +608,7 @@ fn missing_paths_missing_index_and_schema_mismatch_are_clear() {
 #[test]
 fn first_index_of_a_git_repo_excludes_the_index_dir() {
     let (_tmp, root) = fixture_repo();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let git = |args: &[&str]| common::git(&root, args);
     git(&["init", "-q"]);
     index(&root);
     let exclude = std::fs::read_to_string(root.join(".git/info/exclude")).unwrap();
@@ -717,14 +677,5 @@ fn interrupted_run_keeps_a_consistent_index_and_resumes() {
         resumed.parsed < 53,
         "committed batches are not parsed again"
     );
-    let incremental = dump(&root);
-    index_repo(
-        &root,
-        &IndexOptions {
-            rebuild: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(incremental, dump(&root));
+    common::assert_equals_rebuild(&root, "after the edits");
 }

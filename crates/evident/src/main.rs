@@ -213,10 +213,6 @@ fn timed<T>(
     result
 }
 
-fn impact_edges(impact: &evident_index::Impact) -> Vec<(String, String)> {
-    impact.edges.clone()
-}
-
 fn main() -> ExitCode {
     use_mimalloc_for_tree_sitter();
     let cli = Cli::parse();
@@ -422,8 +418,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 match format {
                     GraphFormat::Text => render::impact_text(&impact),
                     GraphFormat::Json => render::impact_json(&impact),
-                    GraphFormat::Dot => render::dot(&impact_edges(&impact)),
-                    GraphFormat::Mermaid => render::mermaid(&impact_edges(&impact)),
+                    GraphFormat::Dot => render::dot(&impact.edges),
+                    GraphFormat::Mermaid => render::mermaid(&impact.edges),
                 }
             );
             Ok(if impact.nodes.is_empty() {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 #[path = "../../evident-index/tests/common/mod.rs"]
 mod common;
-use common::fixture_repo;
+use common::{dump, fixture_repo};
 
 fn evident(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_evident"))
@@ -23,11 +23,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn dump(root: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
-    evident_index::store::canonical_dump(&conn).unwrap()
 }
 
 #[test]
@@ -366,22 +361,7 @@ fn call_graph_commands_in_text_json_dot_and_mermaid() {
 #[test]
 fn diff_command_reports_touched_definitions() {
     let (_tmp, root) = fixture_repo();
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .unwrap();
-        assert!(status.status.success());
-    };
+    let git = |args: &[&str]| common::git(&root, args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);

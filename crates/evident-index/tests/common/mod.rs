@@ -28,3 +28,47 @@ pub fn fixture_repo() -> (tempfile::TempDir, PathBuf) {
     copy_dir(&fixture, &root);
     (dir, root)
 }
+
+/// Every row of the index at `root`, ids replaced by what they point at.
+pub fn dump(root: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
+    evident_index::store::canonical_dump(&conn).unwrap()
+}
+
+/// Rebuilds the index from scratch and asserts it equals the current one.
+pub fn assert_equals_rebuild(root: &Path, context: &str) {
+    let incremental = dump(root);
+    let rebuild = evident_index::IndexOptions {
+        rebuild: true,
+        ..Default::default()
+    };
+    evident_index::index_repo(root, &rebuild).unwrap();
+    assert_eq!(
+        incremental,
+        dump(root),
+        "{context}: incremental index differs from a rebuild"
+    );
+}
+
+/// Runs git in `root` (with an identity, so commits work anywhere) and returns stdout.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
