@@ -522,6 +522,28 @@ impl Index {
                     .query_map(params![file_id, word], |r| r.get(0))?
                     .collect::<rusqlite::Result<_>>()?;
             }
+            if ids.is_empty() {
+                // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
+                let module: Option<(String, String, u32)> = conn
+                    .query_row(
+                        "SELECT tf.path, tf.module, tf.line_count FROM imports i JOIN files tf ON tf.path = i.target
+                         WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
+                        params![file_id, word],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                    .ok();
+                if let Some((path, module, lines)) = module {
+                    let end = lines.clamp(1, 10);
+                    let snippet = self
+                        .reader()
+                        .snippet(&path, 1, end, Budget::DEFINITION)
+                        .unwrap_or_default();
+                    let mut ev = Evidence::new(&path, 1, end, Kind::Module, &module, snippet);
+                    ev.qualified_name = Some(module);
+                    ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
+                    return Ok(vec![ev]);
+                }
+            }
         }
         ids.sort_unstable();
         ids.dedup();

@@ -249,11 +249,16 @@ pub fn module_path(spec: &LanguageSpec, rel_path: &str) -> String {
         }
         ModuleNaming::RustCrate => {
             let parts: Vec<&str> = stem.split('/').collect();
-            let after_src = parts
+            // Cargo's layout: `src/` holds the crate's modules; each file directly
+            // in `tests/`, `benches/` or `examples/` is a crate root of its own.
+            let root = parts
                 .iter()
-                .rposition(|p| *p == "src")
-                .map_or(&parts[..], |i| &parts[i + 1..]);
-            let mut segments: Vec<&str> = after_src.to_vec();
+                .rposition(|p| matches!(*p, "src" | "tests" | "benches" | "examples"));
+            let mut segments: Vec<&str> = match root {
+                Some(i) if parts[i] != "src" && parts.len() == i + 2 => Vec::new(),
+                Some(i) => parts[i + 1..].to_vec(),
+                None => parts.clone(),
+            };
             if matches!(segments.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
                 segments.pop();
             }
@@ -287,6 +292,12 @@ mod tests {
         assert_eq!(module_path(rs, "crates/x/src/lib.rs"), "crate");
         assert_eq!(module_path(rs, "crates/x/src/a/mod.rs"), "crate::a");
         assert_eq!(module_path(rs, "src/a/b.rs"), "crate::a::b");
+        assert_eq!(module_path(rs, "crates/x/tests/indexing.rs"), "crate");
+        assert_eq!(
+            module_path(rs, "crates/x/tests/common/mod.rs"),
+            "crate::common"
+        );
+        assert_eq!(module_path(rs, "examples/demo.rs"), "crate");
         let ts = by_name("typescript").unwrap();
         assert_eq!(module_path(ts, "src/util/math.ts"), "src/util/math");
     }

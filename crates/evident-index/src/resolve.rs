@@ -187,7 +187,7 @@ impl Resolver {
     /// The directory holding a Rust file's child modules.
     fn rust_module_dir(file: &str) -> String {
         let name = file.rsplit('/').next().unwrap_or(file);
-        if matches!(name, "lib.rs" | "main.rs" | "mod.rs") {
+        if matches!(name, "lib.rs" | "main.rs" | "mod.rs") || Self::is_rust_crate_root(file) {
             parent_dir(file).to_string()
         } else {
             file.trim_end_matches(".rs").to_string()
@@ -196,8 +196,17 @@ impl Resolver {
 
     fn rust_crate_dir(file: &str) -> Option<String> {
         let parts: Vec<&str> = file.split('/').collect();
-        let src = parts.iter().rposition(|p| *p == "src")?;
-        Some(parts[..=src].join("/"))
+        let root = parts
+            .iter()
+            .rposition(|p| matches!(*p, "src" | "tests" | "benches" | "examples"))?;
+        Some(parts[..=root].join("/"))
+    }
+
+    /// A file directly in `tests/`, `benches/` or `examples/` is a crate root.
+    fn is_rust_crate_root(file: &str) -> bool {
+        let dir = parent_dir(file);
+        let last = dir.rsplit('/').next().unwrap_or(dir);
+        matches!(last, "tests" | "benches" | "examples")
     }
 
     fn rust(&self, importer: &str, module: &str, name: Option<&str>) -> Option<String> {
@@ -449,6 +458,13 @@ mod tests {
         assert_eq!(
             r.resolve(rs, "src/a/b.rs", "std::collections", Some("HashMap")),
             None
+        );
+        // Integration tests: each file in tests/ is a crate root; `mod common;` is tests/common/mod.rs.
+        let t = resolver(&["tests/indexing.rs", "tests/common/mod.rs"]);
+        assert_eq!(
+            t.resolve(rs, "tests/indexing.rs", "self", Some("common"))
+                .as_deref(),
+            Some("tests/common/mod.rs")
         );
         // Edition 2018: a child module without `self::`; other crates stay unresolved.
         assert_eq!(
