@@ -9,9 +9,11 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::error::{Error, Result};
 
-/// Bump on any change to the tables below; older indexes are then refused
-/// with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 3;
+/// Bump on any change to the tables below *or to what extraction and
+/// resolution produce* (queries, qualified-name rules): unchanged files are not
+/// re-parsed, so only a version change makes old rows go. Older indexes are
+/// refused with advice to rebuild.
+pub const SCHEMA_VERSION: u32 = 4;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
