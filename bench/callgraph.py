@@ -12,7 +12,7 @@ Measures, in one run:
     (the baseline), and the ratio,
 and prints how Django's call sites resolve (exact / inferred / name_only / unresolved).
 """
-import argparse
+import os
 import pathlib
 import re
 import sqlite3
@@ -50,15 +50,9 @@ def naive_impact(db, target_id, depth):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--no-build", action="store_true")
-    args = parser.parse_args()
-    if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "evident", "--quiet"], cwd=ROOT, check=True)
-    evident = str(ROOT / "target" / "release" / "evident")
+    args, evident = index_bench.setup()
     corpus = index_bench.fetch_corpus()
-    env = {"EVIDENT_PROFILE": "1", "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "EVIDENT_PROFILE": "1"}
 
     resolve, cold = [], []
     for _ in range(args.runs):

@@ -57,15 +57,20 @@ def peak_rss_kib(cmd, cwd):
     return int(out.stderr.strip().splitlines()[-1])
 
 
-def main():
+def setup():
+    """`--runs N` and `--no-build`; builds evident in release mode unless told not to.
+    Returns the arguments and the path of the binary."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
-
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-p", "evident", "--quiet"], cwd=ROOT, check=True)
-    evident = str(ROOT / "target" / "release" / "evident")
+    return args, str(ROOT / "target" / "release" / "evident")
+
+
+def main():
+    args, evident = setup()
     if shutil.which("ctags") is None:
         sys.exit("universal-ctags is needed for the baseline (apt-get install universal-ctags)")
     corpus = fetch_corpus()
