@@ -78,7 +78,7 @@ struct Import {
 
 impl Import {
     /// The local name this import makes visible.
-    fn binding(&self, _lang: &LanguageSpec) -> Option<&str> {
+    fn binding(&self) -> Option<&str> {
         self.binding.as_deref()
     }
 }
@@ -341,15 +341,12 @@ impl<'r> Graph<'r> {
         }
         if found.is_empty() && depth < MAX_REEXPORT_DEPTH {
             for file in files {
-                let Some(lang) = self.lang_of(file) else {
-                    continue;
-                };
                 for import in self.imports.get(&file).into_iter().flatten() {
                     let Some(next) = &import.target else {
                         continue;
                     };
                     let reexports =
-                        import.binding(lang) == Some(name) || import.name.as_deref() == Some("*");
+                        import.binding() == Some(name) || import.name.as_deref() == Some("*");
                     if reexports {
                         let original = match import.name.as_deref() {
                             Some("*") | None => name,
@@ -400,7 +397,7 @@ impl<'r> Graph<'r> {
             return exact(ids);
         }
         for import in self.imports.get(&file).into_iter().flatten() {
-            if import.binding(lang) != Some(name) {
+            if import.binding() != Some(name) {
                 continue;
             }
             let Some(target) = &import.target else {
@@ -713,7 +710,7 @@ impl<'r> Graph<'r> {
             let Some(target) = &import.target else {
                 continue;
             };
-            let binds_head = import.binding(lang) == Some(head[0]) && head.len() == 1;
+            let binds_head = import.binding() == Some(head[0]) && head.len() == 1;
             let names_module =
                 import.name.is_none() && import.alias.is_none() && import.module == head_text;
             if !(binds_head || names_module) {

@@ -7,7 +7,7 @@
 //! definitions are found too; the impact of each touched definition comes from
 //! the index.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -86,8 +86,39 @@ struct FileChange {
     old_path: Option<String>,
     new_path: Option<String>,
     binary: bool,
-    /// `(old_start, old_count, new_start, new_count)` per hunk, with its text.
-    hunks: Vec<(u32, u32, u32, u32, String)>,
+    hunks: Vec<Hunk>,
+}
+
+/// One `@@ -old_start,old_count +new_start,new_count @@` block and its (capped) text.
+struct Hunk {
+    old_start: u32,
+    old_count: u32,
+    new_start: u32,
+    new_count: u32,
+    text: String,
+    lines: usize,
+}
+
+impl Hunk {
+    fn new(old_start: u32, old_count: u32, new_start: u32, new_count: u32, text: String) -> Hunk {
+        let lines = text.lines().count();
+        Hunk {
+            old_start,
+            old_count,
+            new_start,
+            new_count,
+            text,
+            lines,
+        }
+    }
+
+    fn old_lines(&self) -> std::ops::Range<u32> {
+        self.old_start..self.old_start + self.old_count
+    }
+
+    fn new_lines(&self) -> std::ops::Range<u32> {
+        self.new_start..self.new_start + self.new_count
+    }
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
@@ -169,13 +200,12 @@ fn parse_diff(text: &str) -> Vec<FileChange> {
             };
             let (os, oc) = range(parts.next());
             let (ns, nc) = range(parts.next());
-            file.hunks.push((os, oc, ns, nc, String::new()));
+            file.hunks.push(Hunk::new(os, oc, ns, nc, String::new()));
         } else if line.starts_with('+') || line.starts_with('-') || line.starts_with(' ') {
-            if let Some(h) = file.hunks.last_mut() {
-                if h.4.lines().count() < MAX_HUNK_LINES {
-                    h.4.push_str(line);
-                    h.4.push('\n');
-                }
+            if let Some(h) = file.hunks.last_mut().filter(|h| h.lines < MAX_HUNK_LINES) {
+                h.text.push_str(line);
+                h.text.push('\n');
+                h.lines += 1;
             }
         }
     }
@@ -183,8 +213,8 @@ fn parse_diff(text: &str) -> Vec<FileChange> {
 }
 
 /// The innermost definition containing each line in `lines`.
-fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeMap<usize, ()> {
-    let mut found = BTreeMap::new();
+fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeSet<usize> {
+    let mut found = BTreeSet::new();
     for &line in lines {
         let best = facts
             .definitions
@@ -193,7 +223,7 @@ fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeMap<usize, ()
             .filter(|(_, d)| d.start_line <= line && line <= d.end_line)
             .min_by_key(|(_, d)| d.end_line - d.start_line);
         if let Some((i, _)) = best {
-            found.insert(i, ());
+            found.insert(i);
         }
     }
     found
@@ -274,7 +304,7 @@ impl Index {
                     old_path: None,
                     new_path: Some(path.to_string()),
                     binary: false,
-                    hunks: vec![(
+                    hunks: vec![Hunk::new(
                         0,
                         0,
                         1,
@@ -301,21 +331,22 @@ impl Index {
                 report.binary.push(display_path);
                 continue;
             }
-            for (os, oc, ns, nc, text) in &change.hunks {
-                let (start, end) = if *nc == 0 {
-                    (*ns.max(&1), *ns.max(&1))
-                } else {
-                    (*ns, ns + nc - 1)
-                };
+            for h in &change.hunks {
+                // A pure deletion sits at the line it was removed before.
+                let start = h.new_start.max(1);
+                let end = start + h.new_count.saturating_sub(1);
                 let mut ev = Evidence::new(
                     &display_path,
                     start,
                     end,
                     Kind::DiffHunk,
                     &display_path,
-                    text.trim_end(),
+                    h.text.trim_end(),
                 );
-                ev.reason = Some(format!("-{os},{oc} +{ns},{nc}"));
+                ev.reason = Some(format!(
+                    "-{},{} +{},{}",
+                    h.old_start, h.old_count, h.new_start, h.new_count
+                ));
                 report.hunks.push(ev);
             }
             let old_text = change
@@ -346,13 +377,12 @@ impl Index {
                 .iter()
                 .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.as_str()))
                 .collect();
-            let added_lines: Vec<u32> = change.hunks.iter().flat_map(|h| h.2..h.2 + h.3).collect();
-            let removed_lines: Vec<u32> =
-                change.hunks.iter().flat_map(|h| h.0..h.0 + h.1).collect();
+            let added_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::new_lines).collect();
+            let removed_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::old_lines).collect();
             if let (Some(facts), Some(path), Some(text)) = (&new_facts, &change.new_path, &new_text)
             {
-                for i in innermost_definitions(facts, &added_lines).keys() {
-                    let d = &facts.definitions[*i];
+                for i in innermost_definitions(facts, &added_lines) {
+                    let d = &facts.definitions[i];
                     let status = if old_names.contains(d.qualified_name.as_str()) {
                         Change::Modified
                     } else {
@@ -371,8 +401,8 @@ impl Index {
             }
             if let (Some(facts), Some(path), Some(text)) = (&old_facts, &change.old_path, &old_text)
             {
-                for i in innermost_definitions(facts, &removed_lines).keys() {
-                    let d = &facts.definitions[*i];
+                for i in innermost_definitions(facts, &removed_lines) {
+                    let d = &facts.definitions[i];
                     let status = if new_names.contains(d.qualified_name.as_str()) {
                         Change::Modified
                     } else {
@@ -516,7 +546,7 @@ mod tests {
             files[0]
                 .hunks
                 .iter()
-                .map(|h| (h.0, h.1, h.2, h.3))
+                .map(|h| (h.old_start, h.old_count, h.new_start, h.new_count))
                 .collect::<Vec<_>>(),
             vec![(3, 0, 4, 2), (10, 1, 12, 1)]
         );
