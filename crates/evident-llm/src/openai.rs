@@ -167,6 +167,8 @@ struct PartialCall {
     name: String,
     arguments: String,
     announced: bool,
+    /// Order of first appearance: the call's index in the reply.
+    position: usize,
 }
 
 struct SseStream {
@@ -269,7 +271,8 @@ impl SseStream {
             for (position, call) in calls.iter().enumerate() {
                 let index = call.get("index").and_then(Value::as_u64).unwrap_or(position as u64);
                 let next = self.calls.len();
-                let partial = self.calls.entry(index).or_default();
+                let partial = self.calls.entry(index).or_insert_with(|| PartialCall { position: next, ..Default::default() });
+                let next = partial.position;
                 if let Some(id) = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
                     partial.id = Some(id.to_string());
                 }
