@@ -17,7 +17,7 @@ build_llama_server() {
     if [[ -x "$CACHE/llama-server" ]]; then return; fi
     if ! command -v cmake >/dev/null; then
         log "installing cmake (Debian package)"
-        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >&2
+        apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null 2>&1
     fi
     local work="$CACHE/build-llama"
     rm -rf "$work" && mkdir -p "$work"

@@ -20,15 +20,20 @@ pub fn parse_action(text: &str) -> Result<Action, String> {
     let mut saw_object = false;
     while let Some(offset) = memchr::memchr(b'{', &text.as_bytes()[at..]) {
         let start = at + offset;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<&serde_json::value::RawValue>();
+        let mut stream = serde_json::Deserializer::from_str(&text[start..])
+            .into_iter::<&serde_json::value::RawValue>();
         let Some(Ok(raw)) = stream.next() else {
             at = start + 1;
             continue;
         };
         at = start + stream.byte_offset();
         saw_object = true;
-        let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw.get()) else { continue };
-        let Some(action) = object.get("action") else { continue };
+        let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw.get()) else {
+            continue;
+        };
+        let Some(action) = object.get("action") else {
+            continue;
+        };
         return match action.as_str() {
             Some("call_tool") => {
                 let tool = object
@@ -52,12 +57,17 @@ pub fn parse_action(text: &str) -> Result<Action, String> {
                 Some(other) => Ok(Action::FinalAnswer(other.to_string())),
                 None => Err("a final_answer action needs an \"answer\"".into()),
             },
-            _ => Err(format!("unknown action {action}: use \"call_tool\" or \"final_answer\"")),
+            _ => Err(format!(
+                "unknown action {action}: use \"call_tool\" or \"final_answer\""
+            )),
         };
     }
     Err(if saw_object {
         "no JSON object with an \"action\" key was found".into()
     } else {
-        format!("the reply is not a JSON action object: {}", excerpt(text.trim()))
+        format!(
+            "the reply is not a JSON action object: {}",
+            excerpt(text.trim())
+        )
     })
 }

@@ -32,33 +32,51 @@ pub(crate) fn parse_call(text: &str, index: usize, leniency: Leniency) -> Result
     let raw = match stream.next() {
         Some(Ok(raw)) => raw,
         Some(Err(e)) if e.is_eof() => return Err(format!("the call's JSON is incomplete ({e})")),
-        Some(Err(e)) => return Err(format!("the call is not a JSON object with a string \"name\" ({e})")),
+        Some(Err(e)) => {
+            return Err(format!(
+                "the call is not a JSON object with a string \"name\" ({e})"
+            ))
+        }
         None => return Err("the call is empty".into()),
     };
     let rest = &trimmed[stream.byte_offset()..];
     let rest_ok = match leniency {
-        Leniency::Marked => rest.chars().all(|c| c.is_whitespace() || c == '}' || c == ']'),
+        Leniency::Marked => rest
+            .chars()
+            .all(|c| c.is_whitespace() || c == '}' || c == ']'),
         Leniency::Bare => rest.trim().is_empty(),
     };
     if !rest_ok {
-        return Err(format!("unexpected text after the call object: {:?}", excerpt(rest)));
+        return Err(format!(
+            "unexpected text after the call object: {:?}",
+            excerpt(rest)
+        ));
     }
     if raw.name.trim().is_empty() {
         return Err("the call's \"name\" is empty".into());
     }
     let (arguments, arguments_raw) = match raw.arguments {
         Some(args) => decode_arguments(args.get())?,
-        None if leniency == Leniency::Marked => (Value::Object(Default::default()), "{}".to_string()),
+        None if leniency == Leniency::Marked => {
+            (Value::Object(Default::default()), "{}".to_string())
+        }
         None => return Err("the call has no \"arguments\"".into()),
     };
-    Ok(ToolCall { index, id: None, name: raw.name, arguments, arguments_raw })
+    Ok(ToolCall {
+        index,
+        id: None,
+        name: raw.name,
+        arguments,
+        arguments_raw,
+    })
 }
 
 /// Arguments as written: an object stays as it is; a JSON string that holds a
 /// whole JSON object is unwrapped (some models double-encode); any other value
 /// is kept as it is, for the validator to reject with a clear message.
 pub(crate) fn decode_arguments(raw: &str) -> Result<(Value, String), String> {
-    let value: Value = serde_json::from_str(raw).map_err(|e| format!("the arguments are not valid JSON ({e})"))?;
+    let value: Value =
+        serde_json::from_str(raw).map_err(|e| format!("the arguments are not valid JSON ({e})"))?;
     if let Value::String(inner) = &value {
         if inner.trim_start().starts_with('{') {
             if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(inner) {

@@ -43,7 +43,11 @@ impl WireRequest {
         WireRequest {
             model: request.model.clone(),
             messages: prepare_messages(protocol, &request.messages, &request.tools),
-            tools: if protocol.sends_native_tools() { request.tools.clone() } else { Vec::new() },
+            tools: if protocol.sends_native_tools() {
+                request.tools.clone()
+            } else {
+                Vec::new()
+            },
             response_schema: protocol.response_schema(&request.tools),
             think: request.think,
             temperature: request.temperature,
@@ -62,7 +66,11 @@ pub trait WireStream {
 /// A model server.
 pub trait ChatClient: Send + Sync {
     /// Sends `request` and returns its reply as a stream of events.
-    fn stream<'a>(&'a self, request: &WireRequest, cancel: &CancelToken) -> Result<Box<dyn WireStream + 'a>, LlmError>;
+    fn stream<'a>(
+        &'a self,
+        request: &WireRequest,
+        cancel: &CancelToken,
+    ) -> Result<Box<dyn WireStream + 'a>, LlmError>;
     /// Embeds each input; one vector per input, in order.
     fn embed(&self, model: &str, inputs: &[String]) -> Result<Vec<Vec<f32>>, LlmError>;
     /// Where the server is, for messages.
@@ -90,7 +98,12 @@ pub fn run_turn(
     let mut assembler = ReplyAssembler::new(request.protocol, &request.tools, false);
     let mut stream = match client.stream(&wire, cancel) {
         Ok(stream) => stream,
-        Err(error) => return Err(TurnError { error, partial: Reply::default() }),
+        Err(error) => {
+            return Err(TurnError {
+                error,
+                partial: Reply::default(),
+            })
+        }
     };
     loop {
         match stream.next_event() {

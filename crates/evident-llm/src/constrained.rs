@@ -54,8 +54,12 @@ pub enum Constrained {
 }
 
 pub fn parse_constrained(text: &str) -> Result<Constrained, String> {
-    let value: Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("the reply is not the required JSON object ({e}): {}", excerpt(text.trim())))?;
+    let value: Value = serde_json::from_str(text.trim()).map_err(|e| {
+        format!(
+            "the reply is not the required JSON object ({e}): {}",
+            excerpt(text.trim())
+        )
+    })?;
     if let Some(call) = value.get("tool_call") {
         let name = call
             .get("name")
@@ -65,10 +69,19 @@ pub fn parse_constrained(text: &str) -> Result<Constrained, String> {
             Some(args) => decode_arguments(&args.to_string())?,
             None => return Err("\"tool_call\" needs \"arguments\"".into()),
         };
-        return Ok(Constrained::Call(ToolCall { index: 0, id: None, name: name.to_string(), arguments, arguments_raw }));
+        return Ok(Constrained::Call(ToolCall {
+            index: 0,
+            id: None,
+            name: name.to_string(),
+            arguments,
+            arguments_raw,
+        }));
     }
     match value.get("response") {
         Some(Value::String(text)) => Ok(Constrained::Response(text.clone())),
-        _ => Err(format!("expected {{\"tool_call\": ...}} or {{\"response\": ...}}, got {}", excerpt(text.trim()))),
+        _ => Err(format!(
+            "expected {{\"tool_call\": ...}} or {{\"response\": ...}}, got {}",
+            excerpt(text.trim())
+        )),
     }
 }

@@ -34,11 +34,18 @@ pub enum LlmError {
     #[error("the server answered HTTP {status}: {message}")]
     Http { status: u16, message: String },
     #[error("timed out after {after:?} {phase}")]
-    Timeout { phase: TimeoutPhase, after: Duration },
+    Timeout {
+        phase: TimeoutPhase,
+        after: Duration,
+    },
     #[error("the stream ended before the server said it was done ({bytes} bytes, {lines} messages received; what arrived is kept)")]
     StreamCut { bytes: u64, lines: u64 },
     #[error("message {line} of the stream is not valid JSON ({error}): {excerpt}")]
-    InvalidStream { line: u64, excerpt: String, error: String },
+    InvalidStream {
+        line: u64,
+        excerpt: String,
+        error: String,
+    },
     #[error("the server reported an error mid-stream: {message}")]
     Server { message: String },
     #[error("cancelled")]

@@ -194,7 +194,9 @@ impl HermesSplitter {
                 1
             }
             _ => {
-                let end = memchr::memchr3(b'`', b'\n', b'<', rest.as_bytes()).unwrap_or(rest.len()).max(1);
+                let end = memchr::memchr3(b'`', b'\n', b'<', rest.as_bytes())
+                    .unwrap_or(rest.len())
+                    .max(1);
                 let segment = &rest[..end];
                 if self.line_blank_so_far && !segment.bytes().all(|c| c == b' ' || c == b'\t') {
                     self.line_blank_so_far = false;
@@ -250,7 +252,8 @@ impl HermesSplitter {
                 1
             }
             _ => {
-                let end = memchr::memchr3(b'"', b'\\', b'<', &rest.as_bytes()[1..]).map_or(rest.len(), |n| n + 1);
+                let end = memchr::memchr3(b'"', b'\\', b'<', &rest.as_bytes()[1..])
+                    .map_or(rest.len(), |n| n + 1);
                 self.escaped = false;
                 self.call_bytes(&rest[..end]);
                 end
@@ -261,13 +264,20 @@ impl HermesSplitter {
     fn call_bytes(&mut self, text: &str) {
         self.call_body.push_str(text);
         let index = self.next_index;
-        if let Some(Piece::CallDelta { index: last, text: pending }) = self.out.last_mut() {
+        if let Some(Piece::CallDelta {
+            index: last,
+            text: pending,
+        }) = self.out.last_mut()
+        {
             if *last == index {
                 pending.push_str(text);
                 return;
             }
         }
-        self.out.push(Piece::CallDelta { index, text: text.to_string() });
+        self.out.push(Piece::CallDelta {
+            index,
+            text: text.to_string(),
+        });
     }
 
     /// Adds bytes to a held `<...` until it is a whole tag or cannot become one.
@@ -310,7 +320,9 @@ impl HermesSplitter {
                 self.call_body.clear();
                 self.in_string = false;
                 self.escaped = false;
-                self.out.push(Piece::CallStarted { index: self.next_index });
+                self.out.push(Piece::CallStarted {
+                    index: self.next_index,
+                });
             }
             CALL_CLOSE => {
                 let body = std::mem::take(&mut self.call_body);
@@ -360,7 +372,11 @@ impl HermesSplitter {
         match self.out.last_mut() {
             Some(Piece::Thinking(pending)) if thinking => pending.push_str(text),
             Some(Piece::Text(pending)) if !thinking => pending.push_str(text),
-            _ => self.out.push(if thinking { Piece::Thinking(text.to_string()) } else { Piece::Text(text.to_string()) }),
+            _ => self.out.push(if thinking {
+                Piece::Thinking(text.to_string())
+            } else {
+                Piece::Text(text.to_string())
+            }),
         }
     }
 }

@@ -70,18 +70,29 @@ pub(crate) struct Http {
 
 impl Http {
     pub fn new(options: HttpOptions, hints: ServerHints) -> Self {
-        let read_limit = options.first_token_timeout.max(options.idle_timeout) + Duration::from_secs(5);
+        let read_limit =
+            options.first_token_timeout.max(options.idle_timeout) + Duration::from_secs(5);
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(options.connect_timeout))
             .timeout_per_read(Some(read_limit))
             .build()
             .new_agent();
-        Http { agent, options, hints }
+        Http {
+            agent,
+            options,
+            hints,
+        }
     }
 
     /// POSTs `body` and returns the successful response, retrying what may pass on a second try.
-    fn post(&self, url: &str, body: &Value, bearer: Option<&str>, model: &str) -> Result<ureq::Body, LlmError> {
+    fn post(
+        &self,
+        url: &str,
+        body: &Value,
+        bearer: Option<&str>,
+        model: &str,
+    ) -> Result<ureq::Body, LlmError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -94,12 +105,23 @@ impl Http {
         }
     }
 
-    fn post_once(&self, url: &str, body: &Value, bearer: Option<&str>, model: &str) -> Result<ureq::Body, LlmError> {
-        let mut request = self.agent.post(url).header("Accept", "application/x-ndjson, text/event-stream, application/json");
+    fn post_once(
+        &self,
+        url: &str,
+        body: &Value,
+        bearer: Option<&str>,
+        model: &str,
+    ) -> Result<ureq::Body, LlmError> {
+        let mut request = self.agent.post(url).header(
+            "Accept",
+            "application/x-ndjson, text/event-stream, application/json",
+        );
         if let Some(key) = bearer {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
-        let response = request.send_json(body).map_err(|e| self.transport_error(url, e))?;
+        let response = request
+            .send_json(body)
+            .map_err(|e| self.transport_error(url, e))?;
         let status = response.status().as_u16();
         let mut body = response.into_body();
         if status < 400 {
@@ -111,7 +133,13 @@ impl Http {
     }
 
     /// POSTs and reads the whole JSON answer (for `/api/show`, embeddings).
-    pub fn post_json(&self, url: &str, body: &Value, bearer: Option<&str>, model: &str) -> Result<Value, LlmError> {
+    pub fn post_json(
+        &self,
+        url: &str,
+        body: &Value,
+        bearer: Option<&str>,
+        model: &str,
+    ) -> Result<Value, LlmError> {
         let mut response = self.post(url, body, bearer, model)?;
         let text = response
             .with_config()
@@ -136,7 +164,11 @@ impl Http {
     ) -> Result<LineStream, LlmError> {
         let (tx, rx) = mpsc::sync_channel::<Result<String, LlmError>>(256);
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), LlmError>>(1);
-        let this = Http { agent: self.agent.clone(), options: self.options.clone(), hints: self.hints.clone() };
+        let this = Http {
+            agent: self.agent.clone(),
+            options: self.options.clone(),
+            hints: self.hints.clone(),
+        };
         let url_owned = url.to_string();
         let model = model.to_string();
         std::thread::spawn(move || {
@@ -157,12 +189,18 @@ impl Http {
                 match reader.read_line(&mut line) {
                     Ok(0) => return,
                     Ok(_) => {
-                        if tx.send(Ok(line.trim_end_matches(['\r', '\n']).to_string())).is_err() {
+                        if tx
+                            .send(Ok(line.trim_end_matches(['\r', '\n']).to_string()))
+                            .is_err()
+                        {
                             return; // the reader went away (cancelled, timed out)
                         }
                     }
                     Err(e) => {
-                        let _ = tx.send(Err(LlmError::Transport { url: url_owned.clone(), message: e.to_string() }));
+                        let _ = tx.send(Err(LlmError::Transport {
+                            url: url_owned.clone(),
+                            message: e.to_string(),
+                        }));
                         return;
                     }
                 }
@@ -186,7 +224,10 @@ impl Http {
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(LlmError::Transport { url: url.to_string(), message: "request thread ended".into() })
+                    return Err(LlmError::Transport {
+                        url: url.to_string(),
+                        message: "request thread ended".into(),
+                    })
                 }
             }
         }
@@ -207,31 +248,42 @@ impl Http {
             ureq::Error::Io(e)
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::NotFound
+                    std::io::ErrorKind::ConnectionRefused
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::NotFound
                 ) =>
             {
                 self.not_running(url)
             }
             ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => self.not_running(url),
-            ureq::Error::Timeout(Timeout::Connect | Timeout::Resolve) => {
-                LlmError::Timeout { phase: TimeoutPhase::Connect, after: self.options.connect_timeout }
-            }
-            ureq::Error::Timeout(Timeout::PerRead | Timeout::RecvResponse) => {
-                LlmError::Timeout { phase: TimeoutPhase::FirstToken, after: self.options.first_token_timeout }
-            }
-            other => LlmError::Transport { url: url.to_string(), message: other.to_string() },
+            ureq::Error::Timeout(Timeout::Connect | Timeout::Resolve) => LlmError::Timeout {
+                phase: TimeoutPhase::Connect,
+                after: self.options.connect_timeout,
+            },
+            ureq::Error::Timeout(Timeout::PerRead | Timeout::RecvResponse) => LlmError::Timeout {
+                phase: TimeoutPhase::FirstToken,
+                after: self.options.first_token_timeout,
+            },
+            other => LlmError::Transport {
+                url: url.to_string(),
+                message: other.to_string(),
+            },
         }
     }
 
     fn not_running(&self, url: &str) -> LlmError {
-        LlmError::ServerNotRunning { url: url.to_string(), hint: self.hints.not_running.clone() }
+        LlmError::ServerNotRunning {
+            url: url.to_string(),
+            hint: self.hints.not_running.clone(),
+        }
     }
 
     /// A 4xx/5xx answer, read for what it says.
     fn status_error(&self, status: u16, body: &str, model: &str) -> LlmError {
         let message = error_message(body).unwrap_or_else(|| body.trim().to_string());
         let lower = message.to_lowercase();
-        if lower.contains("context") && (lower.contains("exceed") || lower.contains("length") || lower.contains("too long"))
+        if lower.contains("context")
+            && (lower.contains("exceed") || lower.contains("length") || lower.contains("too long"))
             || lower.contains("too many tokens")
         {
             return LlmError::ContextOverflow { message };
@@ -251,7 +303,10 @@ pub(crate) fn error_message(body: &str) -> Option<String> {
     let value: Value = serde_json::from_str(body.trim()).ok()?;
     match value.get("error")? {
         Value::String(message) => Some(message.clone()),
-        Value::Object(object) => object.get("message").and_then(Value::as_str).map(str::to_string),
+        Value::Object(object) => object
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         other => Some(other.to_string()),
     }
 }
@@ -270,9 +325,16 @@ pub(crate) struct LineStream {
 impl LineStream {
     /// The next line; `Ok(None)` at the end of the body.
     pub fn next_line(&mut self) -> Result<Option<String>, LlmError> {
-        let (phase, limit) =
-            if self.lines == 0 { (TimeoutPhase::FirstToken, self.first_token) } else { (TimeoutPhase::Idle, self.idle) };
-        let waiting_since = if self.lines == 0 { self.started } else { Instant::now() };
+        let (phase, limit) = if self.lines == 0 {
+            (TimeoutPhase::FirstToken, self.first_token)
+        } else {
+            (TimeoutPhase::Idle, self.idle)
+        };
+        let waiting_since = if self.lines == 0 {
+            self.started
+        } else {
+            Instant::now()
+        };
         loop {
             if self.cancel.is_cancelled() {
                 return Err(LlmError::Cancelled);
@@ -283,11 +345,19 @@ impl LineStream {
                     self.bytes += line.len() as u64 + 1;
                     return Ok(Some(line));
                 }
-                Ok(Err(_)) => return Err(LlmError::StreamCut { bytes: self.bytes, lines: self.lines }),
+                Ok(Err(_)) => {
+                    return Err(LlmError::StreamCut {
+                        bytes: self.bytes,
+                        lines: self.lines,
+                    })
+                }
                 Err(RecvTimeoutError::Disconnected) => return Ok(None),
                 Err(RecvTimeoutError::Timeout) => {
                     if waiting_since.elapsed() >= limit {
-                        return Err(LlmError::Timeout { phase, after: limit });
+                        return Err(LlmError::Timeout {
+                            phase,
+                            after: limit,
+                        });
                     }
                 }
             }
@@ -295,6 +365,9 @@ impl LineStream {
     }
 
     pub fn cut(&self) -> LlmError {
-        LlmError::StreamCut { bytes: self.bytes, lines: self.lines }
+        LlmError::StreamCut {
+            bytes: self.bytes,
+            lines: self.lines,
+        }
     }
 }

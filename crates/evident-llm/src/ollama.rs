@@ -30,7 +30,12 @@ pub struct OllamaOptions {
 
 impl Default for OllamaOptions {
     fn default() -> Self {
-        OllamaOptions { host: None, keep_alive: Some("5m".into()), max_context: 16384, http: HttpOptions::default() }
+        OllamaOptions {
+            host: None,
+            keep_alive: Some("5m".into()),
+            max_context: 16384,
+            http: HttpOptions::default(),
+        }
     }
 }
 
@@ -44,10 +49,19 @@ pub struct OllamaClient {
 
 impl OllamaClient {
     pub fn new(options: OllamaOptions) -> Self {
-        let base = normalize_host(&options.host.or_else(|| std::env::var("OLLAMA_HOST").ok()).unwrap_or_default());
+        let base = normalize_host(
+            &options
+                .host
+                .or_else(|| std::env::var("OLLAMA_HOST").ok())
+                .unwrap_or_default(),
+        );
         let hints = ServerHints {
-            not_running: format!("start it with `ollama serve` (or point OLLAMA_HOST at it; tried {base})"),
-            model_not_found: "pull it with `ollama pull {model}`, or list the installed ones with `ollama list`".into(),
+            not_running: format!(
+                "start it with `ollama serve` (or point OLLAMA_HOST at it; tried {base})"
+            ),
+            model_not_found:
+                "pull it with `ollama pull {model}`, or list the installed ones with `ollama list`"
+                    .into(),
         };
         OllamaClient {
             base,
@@ -63,13 +77,25 @@ impl OllamaClient {
         if let Some(known) = self.context_lengths.lock().unwrap().get(model) {
             return Ok(*known);
         }
-        let show = self.http.post_json(&format!("{}/api/show", self.base), &json!({"model": model}), None, model)?;
+        let show = self.http.post_json(
+            &format!("{}/api/show", self.base),
+            &json!({"model": model}),
+            None,
+            model,
+        )?;
         let length = show
             .get("model_info")
             .and_then(Value::as_object)
-            .and_then(|info| info.iter().find(|(k, _)| k.ends_with(".context_length")).and_then(|(_, v)| v.as_u64()))
+            .and_then(|info| {
+                info.iter()
+                    .find(|(k, _)| k.ends_with(".context_length"))
+                    .and_then(|(_, v)| v.as_u64())
+            })
             .map(|n| n.min(u32::MAX as u64) as u32);
-        self.context_lengths.lock().unwrap().insert(model.to_string(), length);
+        self.context_lengths
+            .lock()
+            .unwrap()
+            .insert(model.to_string(), length);
         Ok(length)
     }
 
@@ -125,7 +151,9 @@ pub fn normalize_host(raw: &str) -> String {
         None => ("http", raw),
     };
     let rest = rest.replacen("0.0.0.0", "127.0.0.1", 1);
-    let has_port = rest.rsplit_once(':').is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
     if has_port || rest.contains('/') {
         format!("{scheme}://{rest}")
     } else {
@@ -153,28 +181,51 @@ fn message_json(message: &Message) -> Value {
 }
 
 impl ChatClient for OllamaClient {
-    fn stream<'a>(&'a self, request: &WireRequest, cancel: &CancelToken) -> Result<Box<dyn WireStream + 'a>, LlmError> {
+    fn stream<'a>(
+        &'a self,
+        request: &WireRequest,
+        cancel: &CancelToken,
+    ) -> Result<Box<dyn WireStream + 'a>, LlmError> {
         // A missing or unreadable /api/show leaves the server's default context.
         let num_ctx = match self.context_length(&request.model) {
             Ok(length) => length.map(|n| n.min(self.max_context)),
-            Err(e @ (LlmError::ServerNotRunning { .. } | LlmError::ModelNotFound { .. } | LlmError::Cancelled)) => {
-                return Err(e)
-            }
+            Err(
+                e @ (LlmError::ServerNotRunning { .. }
+                | LlmError::ModelNotFound { .. }
+                | LlmError::Cancelled),
+            ) => return Err(e),
             Err(_) => None,
         };
         let body = self.body(request, num_ctx);
-        let lines = self.http.post_lines(&format!("{}/api/chat", self.base), body, None, &request.model, cancel)?;
-        Ok(Box::new(OllamaStream { lines, done: false, pending: Vec::new() }))
+        let lines = self.http.post_lines(
+            &format!("{}/api/chat", self.base),
+            body,
+            None,
+            &request.model,
+            cancel,
+        )?;
+        Ok(Box::new(OllamaStream {
+            lines,
+            done: false,
+            pending: Vec::new(),
+        }))
     }
 
     fn embed(&self, model: &str, inputs: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
-        let answer =
-            self.http.post_json(&format!("{}/api/embed", self.base), &json!({"model": model, "input": inputs}), None, model)?;
-        let vectors = answer.get("embeddings").and_then(Value::as_array).ok_or_else(|| LlmError::InvalidStream {
-            line: 1,
-            excerpt: excerpt(&answer.to_string()),
-            error: "no \"embeddings\" array".into(),
-        })?;
+        let answer = self.http.post_json(
+            &format!("{}/api/embed", self.base),
+            &json!({"model": model, "input": inputs}),
+            None,
+            model,
+        )?;
+        let vectors = answer
+            .get("embeddings")
+            .and_then(Value::as_array)
+            .ok_or_else(|| LlmError::InvalidStream {
+                line: 1,
+                excerpt: excerpt(&answer.to_string()),
+                error: "no \"embeddings\" array".into(),
+            })?;
         crate::openai::vectors(vectors.iter(), inputs.len())
     }
 
@@ -204,11 +255,12 @@ impl WireStream for OllamaStream {
             if line.trim().is_empty() {
                 continue;
             }
-            let value: Value = serde_json::from_str(&line).map_err(|e| LlmError::InvalidStream {
-                line: self.lines.lines,
-                excerpt: excerpt(&line),
-                error: e.to_string(),
-            })?;
+            let value: Value =
+                serde_json::from_str(&line).map_err(|e| LlmError::InvalidStream {
+                    line: self.lines.lines,
+                    excerpt: excerpt(&line),
+                    error: e.to_string(),
+                })?;
             self.pending = self.events(&value)?;
         }
     }
@@ -217,36 +269,56 @@ impl WireStream for OllamaStream {
 impl OllamaStream {
     fn events(&mut self, value: &Value) -> Result<Vec<WireEvent>, LlmError> {
         if let Some(error) = value.get("error") {
-            let message = error.as_str().map(str::to_string).unwrap_or_else(|| error.to_string());
+            let message = error
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| error.to_string());
             return Err(LlmError::Server { message });
         }
         let mut events = Vec::new();
         if let Some(message) = value.get("message") {
-            if let Some(thinking) = message.get("thinking").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(thinking) = message
+                .get("thinking")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 events.push(WireEvent::Thinking(thinking.to_string()));
             }
-            if let Some(content) = message.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(content) = message
+                .get("content")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 events.push(WireEvent::Content(content.to_string()));
             }
             if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
                 let mut complete = Vec::new();
                 for call in calls {
                     let function = call.get("function").unwrap_or(call);
-                    let name = function.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let name = function
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
                     let raw_arguments = function.get("arguments").cloned().unwrap_or(json!({}));
                     match decode_arguments(&raw_arguments.to_string()) {
-                        Ok((arguments, arguments_raw)) if !name.is_empty() => complete.push(ToolCall {
-                            index: 0,
-                            id: call.get("id").and_then(Value::as_str).map(str::to_string),
-                            name,
-                            arguments,
-                            arguments_raw,
-                        }),
+                        Ok((arguments, arguments_raw)) if !name.is_empty() => {
+                            complete.push(ToolCall {
+                                index: 0,
+                                id: call.get("id").and_then(Value::as_str).map(str::to_string),
+                                name,
+                                arguments,
+                                arguments_raw,
+                            })
+                        }
                         Ok(_) => events.push(WireEvent::Malformed(ProtocolError {
                             raw: call.to_string(),
                             message: "a tool call without a function name".into(),
                         })),
-                        Err(message) => events.push(WireEvent::Malformed(ProtocolError { raw: call.to_string(), message })),
+                        Err(message) => events.push(WireEvent::Malformed(ProtocolError {
+                            raw: call.to_string(),
+                            message,
+                        })),
                     }
                 }
                 if !complete.is_empty() {
@@ -256,13 +328,21 @@ impl OllamaStream {
         }
         if value.get("done").and_then(Value::as_bool) == Some(true) {
             self.done = true;
-            let ns_to_ms = |key: &str| value.get(key).and_then(Value::as_u64).map(|ns| ns / 1_000_000);
+            let ns_to_ms = |key: &str| {
+                value
+                    .get(key)
+                    .and_then(Value::as_u64)
+                    .map(|ns| ns / 1_000_000)
+            };
             events.push(WireEvent::Done(Usage {
                 prompt_tokens: value.get("prompt_eval_count").and_then(Value::as_u64),
                 completion_tokens: value.get("eval_count").and_then(Value::as_u64),
                 total_ms: ns_to_ms("total_duration"),
                 eval_ms: ns_to_ms("eval_duration"),
-                finish_reason: value.get("done_reason").and_then(Value::as_str).map(str::to_string),
+                finish_reason: value
+                    .get("done_reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             }));
         }
         Ok(events)

@@ -40,7 +40,10 @@ impl OpenAiClient {
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string())
             .trim_end_matches('/')
             .to_string();
-        let api_key = options.api_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()).filter(|k| !k.is_empty());
+        let api_key = options
+            .api_key
+            .or_else(|| std::env::var("OPENAI_API_KEY").ok())
+            .filter(|k| !k.is_empty());
         let hints = ServerHints {
             not_running: format!(
                 "start an OpenAI-compatible server there (for example `llama-server -m MODEL.gguf --jinja --port 8080`) \
@@ -48,7 +51,11 @@ impl OpenAiClient {
             ),
             model_not_found: "the server does not serve {model}: check the names it lists at GET /v1/models".into(),
         };
-        OpenAiClient { base, api_key, http: Http::new(options.http, hints) }
+        OpenAiClient {
+            base,
+            api_key,
+            http: Http::new(options.http, hints),
+        }
     }
 
     fn body(request: &WireRequest) -> Value {
@@ -114,13 +121,27 @@ fn message_json(message: &Message) -> Value {
 }
 
 fn call_id(call: &ToolCall) -> String {
-    call.id.clone().unwrap_or_else(|| format!("call_{}", call.index))
+    call.id
+        .clone()
+        .unwrap_or_else(|| format!("call_{}", call.index))
 }
 
 /// Vectors from an embeddings answer, checked against the number of inputs.
-pub(crate) fn vectors<'a>(items: impl Iterator<Item = &'a Value>, expected: usize) -> Result<Vec<Vec<f32>>, LlmError> {
+pub(crate) fn vectors<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    expected: usize,
+) -> Result<Vec<Vec<f32>>, LlmError> {
     let out: Vec<Vec<f32>> = items
-        .map(|v| v.as_array().map(|xs| xs.iter().filter_map(Value::as_f64).map(|x| x as f32).collect()).unwrap_or_default())
+        .map(|v| {
+            v.as_array()
+                .map(|xs| {
+                    xs.iter()
+                        .filter_map(Value::as_f64)
+                        .map(|x| x as f32)
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
         .collect();
     if out.len() != expected || out.iter().any(Vec::is_empty) {
         return Err(LlmError::InvalidStream {
@@ -133,9 +154,19 @@ pub(crate) fn vectors<'a>(items: impl Iterator<Item = &'a Value>, expected: usiz
 }
 
 impl ChatClient for OpenAiClient {
-    fn stream<'a>(&'a self, request: &WireRequest, cancel: &CancelToken) -> Result<Box<dyn WireStream + 'a>, LlmError> {
+    fn stream<'a>(
+        &'a self,
+        request: &WireRequest,
+        cancel: &CancelToken,
+    ) -> Result<Box<dyn WireStream + 'a>, LlmError> {
         let url = format!("{}/chat/completions", self.base);
-        let lines = self.http.post_lines(&url, Self::body(request), self.api_key.clone(), &request.model, cancel)?;
+        let lines = self.http.post_lines(
+            &url,
+            Self::body(request),
+            self.api_key.clone(),
+            &request.model,
+            cancel,
+        )?;
         Ok(Box::new(SseStream {
             lines,
             data: String::new(),
@@ -149,8 +180,17 @@ impl ChatClient for OpenAiClient {
 
     fn embed(&self, model: &str, inputs: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
         let url = format!("{}/embeddings", self.base);
-        let answer = self.http.post_json(&url, &json!({"model": model, "input": inputs}), self.api_key.as_deref(), model)?;
-        let mut data: Vec<&Value> = answer.get("data").and_then(Value::as_array).map(|d| d.iter().collect()).unwrap_or_default();
+        let answer = self.http.post_json(
+            &url,
+            &json!({"model": model, "input": inputs}),
+            self.api_key.as_deref(),
+            model,
+        )?;
+        let mut data: Vec<&Value> = answer
+            .get("data")
+            .and_then(Value::as_array)
+            .map(|d| d.iter().collect())
+            .unwrap_or_default();
         data.sort_by_key(|d| d.get("index").and_then(Value::as_u64).unwrap_or(0));
         vectors(data.iter().filter_map(|d| d.get("embedding")), inputs.len())
     }
@@ -242,7 +282,8 @@ impl SseStream {
             error: e.to_string(),
         })?;
         if let Some(error) = value.get("error") {
-            let message = crate::http::error_message(&value.to_string()).unwrap_or_else(|| error.to_string());
+            let message =
+                crate::http::error_message(&value.to_string()).unwrap_or_else(|| error.to_string());
             return Err(LlmError::Server { message });
         }
         if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
@@ -255,25 +296,51 @@ impl SseStream {
             self.usage.eval_ms = ms("predicted_ms");
             self.usage.total_ms = ms("prompt_ms").zip(ms("predicted_ms")).map(|(a, b)| a + b);
         }
-        let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
+        let Some(choice) = value
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        else {
             return Ok(());
         };
-        let delta = choice.get("delta").or_else(|| choice.get("message")).cloned().unwrap_or(Value::Null);
+        let delta = choice
+            .get("delta")
+            .or_else(|| choice.get("message"))
+            .cloned()
+            .unwrap_or(Value::Null);
         for key in ["reasoning_content", "reasoning"] {
-            if let Some(text) = delta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(text) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 self.pending.push(WireEvent::Thinking(text.to_string()));
             }
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        if let Some(text) = delta
+            .get("content")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
             self.pending.push(WireEvent::Content(text.to_string()));
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
-                let index = call.get("index").and_then(Value::as_u64).unwrap_or(position as u64);
+                let index = call
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(position as u64);
                 let next = self.calls.len();
-                let partial = self.calls.entry(index).or_insert_with(|| PartialCall { position: next, ..Default::default() });
+                let partial = self.calls.entry(index).or_insert_with(|| PartialCall {
+                    position: next,
+                    ..Default::default()
+                });
                 let next = partial.position;
-                if let Some(id) = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                if let Some(id) = call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
                     partial.id = Some(id.to_string());
                 }
                 let function = call.get("function").cloned().unwrap_or(Value::Null);
@@ -282,7 +349,10 @@ impl SseStream {
                 }
                 if !partial.announced && !partial.name.is_empty() {
                     partial.announced = true;
-                    self.pending.push(WireEvent::CallStarted { index: next, name: partial.name.clone() });
+                    self.pending.push(WireEvent::CallStarted {
+                        index: next,
+                        name: partial.name.clone(),
+                    });
                 }
                 if let Some(fragment) = function.get("arguments") {
                     let text = match fragment {
@@ -291,7 +361,8 @@ impl SseStream {
                     };
                     if !text.is_empty() {
                         partial.arguments.push_str(&text);
-                        self.pending.push(WireEvent::CallDelta { index: next, text });
+                        self.pending
+                            .push(WireEvent::CallDelta { index: next, text });
                     }
                 }
             }
@@ -307,10 +378,20 @@ impl SseStream {
     fn flush_calls(&mut self) {
         let mut complete = Vec::new();
         for (_, call) in std::mem::take(&mut self.calls) {
-            let raw = if call.arguments.trim().is_empty() { "{}".to_string() } else { call.arguments.clone() };
+            let raw = if call.arguments.trim().is_empty() {
+                "{}".to_string()
+            } else {
+                call.arguments.clone()
+            };
             match decode_arguments(&raw) {
                 Ok((arguments, arguments_raw)) if !call.name.is_empty() => {
-                    complete.push(ToolCall { index: complete.len(), id: call.id, name: call.name, arguments, arguments_raw })
+                    complete.push(ToolCall {
+                        index: complete.len(),
+                        id: call.id,
+                        name: call.name,
+                        arguments,
+                        arguments_raw,
+                    })
                 }
                 Ok(_) => self.pending.push(WireEvent::Malformed(ProtocolError {
                     raw: call.arguments,
@@ -318,7 +399,10 @@ impl SseStream {
                 })),
                 Err(message) => self.pending.push(WireEvent::Malformed(ProtocolError {
                     raw: call.arguments,
-                    message: format!("the arguments of {:?} are not valid JSON: {message}", call.name),
+                    message: format!(
+                        "the arguments of {:?} are not valid JSON: {message}",
+                        call.name
+                    ),
                 })),
             }
         }

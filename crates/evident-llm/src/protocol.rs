@@ -32,8 +32,13 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] =
-        [Protocol::Auto, Protocol::Native, Protocol::Hermes, Protocol::JsonAction, Protocol::Constrained];
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Auto,
+        Protocol::Native,
+        Protocol::Hermes,
+        Protocol::JsonAction,
+        Protocol::Constrained,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -60,7 +65,9 @@ impl Protocol {
         if tools.is_empty() {
             return None;
         }
-        let listing = |style: &dyn Fn(&ToolSchema) -> String| tools.iter().map(style).collect::<Vec<_>>().join("\n");
+        let listing = |style: &dyn Fn(&ToolSchema) -> String| {
+            tools.iter().map(style).collect::<Vec<_>>().join("\n")
+        };
         match self {
             Protocol::Auto | Protocol::Native => None,
             Protocol::Hermes => Some(format!(
@@ -86,7 +93,10 @@ impl Protocol {
 
     /// The assistant message to keep in the history for `reply`.
     pub fn assistant_message(self, reply: &Reply) -> Message {
-        if self.sends_native_tools() && !reply.tool_calls.is_empty() && reply.tool_calls.iter().all(|c| c.id.is_some()) {
+        if self.sends_native_tools()
+            && !reply.tool_calls.is_empty()
+            && reply.tool_calls.iter().all(|c| c.id.is_some())
+        {
             let mut message = Message::assistant(reply.content.clone());
             message.tool_calls = reply.tool_calls.clone();
             return message;
@@ -97,13 +107,16 @@ impl Protocol {
     /// The message that carries `call`'s result back to the model.
     pub fn tool_result_message(self, call: &ToolCall, content: &str) -> Message {
         match self {
-            Protocol::Auto | Protocol::Native if call.id.is_some() => Message::tool_result(call, content),
+            Protocol::Auto | Protocol::Native if call.id.is_some() => {
+                Message::tool_result(call, content)
+            }
             Protocol::Auto | Protocol::Native | Protocol::Hermes => {
                 Message::user(format!("<tool_response>\n{content}\n</tool_response>"))
             }
-            Protocol::JsonAction | Protocol::Constrained => {
-                Message::user(format!("Result of {}({}):\n{content}", call.name, call.arguments_raw))
-            }
+            Protocol::JsonAction | Protocol::Constrained => Message::user(format!(
+                "Result of {}({}):\n{content}",
+                call.name, call.arguments_raw
+            )),
         }
     }
 }
@@ -130,8 +143,14 @@ pub enum WireEvent {
     Content(String),
     Thinking(String),
     /// A native call began (OpenAI-compatible servers stream them).
-    CallStarted { index: usize, name: String },
-    CallDelta { index: usize, text: String },
+    CallStarted {
+        index: usize,
+        name: String,
+    },
+    CallDelta {
+        index: usize,
+        text: String,
+    },
     /// Native calls, complete.
     Calls(Vec<ToolCall>),
     /// A native call whose arguments could not be read.
@@ -145,8 +164,13 @@ pub enum Event {
     Content(String),
     Thinking(String),
     /// A call is being written; its arguments follow as deltas.
-    CallStarted { index: usize },
-    CallDelta { index: usize, text: String },
+    CallStarted {
+        index: usize,
+    },
+    CallDelta {
+        index: usize,
+        text: String,
+    },
     /// A complete call.
     Call(ToolCall),
     /// Output that looked like a call but could not be read.
@@ -168,8 +192,10 @@ pub struct ReplyAssembler {
 impl ReplyAssembler {
     /// `think`: the text starts inside reasoning (models that omit `<think>`).
     pub fn new(protocol: Protocol, tools: &[ToolSchema], think: bool) -> Self {
-        let splitter = matches!(protocol, Protocol::Auto | Protocol::Hermes).then(|| HermesSplitter::new(think));
-        let holding = matches!(protocol, Protocol::JsonAction | Protocol::Constrained).then_some(true);
+        let splitter = matches!(protocol, Protocol::Auto | Protocol::Hermes)
+            .then(|| HermesSplitter::new(think));
+        let holding =
+            matches!(protocol, Protocol::JsonAction | Protocol::Constrained).then_some(true);
         ReplyAssembler {
             protocol,
             known_tools: tools.iter().map(|t| t.name.clone()).collect(),
@@ -277,10 +303,13 @@ impl ReplyAssembler {
                     self.reply.thinking.push_str(&text);
                     sink(Event::Thinking(text));
                 }
-                Piece::CallStarted { index } => sink(Event::CallStarted { index: self.reply.tool_calls.len().max(index) }),
-                Piece::CallDelta { index, text } => {
-                    sink(Event::CallDelta { index: self.reply.tool_calls.len().max(index), text })
-                }
+                Piece::CallStarted { index } => sink(Event::CallStarted {
+                    index: self.reply.tool_calls.len().max(index),
+                }),
+                Piece::CallDelta { index, text } => sink(Event::CallDelta {
+                    index: self.reply.tool_calls.len().max(index),
+                    text,
+                }),
                 Piece::Call(call) => self.call(call, sink),
                 Piece::Malformed(error) => self.error(error, sink),
             }
@@ -296,7 +325,8 @@ impl ReplyAssembler {
                     return;
                 }
                 Some(first) => {
-                    let looks_like_json = (first == '{' || first == '[') && !self.known_tools.is_empty();
+                    let looks_like_json =
+                        (first == '{' || first == '[') && !self.known_tools.is_empty();
                     self.holding = Some(looks_like_json);
                     if !looks_like_json {
                         let leading = std::mem::take(&mut self.held);
@@ -343,7 +373,11 @@ fn next_call_id() -> String {
 
 /// The messages to send for `messages` under `protocol`: the protocol's
 /// instructions join the system prompt (or become one).
-pub fn prepare_messages(protocol: Protocol, messages: &[Message], tools: &[ToolSchema]) -> Vec<Message> {
+pub fn prepare_messages(
+    protocol: Protocol,
+    messages: &[Message],
+    tools: &[ToolSchema],
+) -> Vec<Message> {
     let mut out = messages.to_vec();
     if let Some(instructions) = protocol.instructions(tools) {
         match out.first_mut() {

@@ -37,7 +37,9 @@ pub fn recover_calls(text: &str, known_tools: &[String], first_index: usize) -> 
         // Mistral v11: `[TOOL_CALLS]name{...}`.
         if text[start..].starts_with(MISTRAL_MARKER) {
             let after = start + MISTRAL_MARKER.len();
-            if let Some((call, end)) = mistral_named_call(text, after, first_index + calls.len(), &known) {
+            if let Some((call, end)) =
+                mistral_named_call(text, after, first_index + calls.len(), &known)
+            {
                 calls.push(call);
                 spans.push((start, end));
                 at = end;
@@ -47,7 +49,8 @@ pub fn recover_calls(text: &str, known_tools: &[String], first_index: usize) -> 
             }
             continue;
         }
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<serde_json::Value>();
+        let mut stream =
+            serde_json::Deserializer::from_str(&text[start..]).into_iter::<serde_json::Value>();
         match stream.next() {
             Some(Ok(value)) => {
                 let end = start + stream.byte_offset();
@@ -66,29 +69,57 @@ pub fn recover_calls(text: &str, known_tools: &[String], first_index: usize) -> 
     if calls.is_empty() {
         if let Some(error) = incomplete_call(text, &known) {
             errors.push(error);
-            return Recovered { calls, content: String::new(), errors };
+            return Recovered {
+                calls,
+                content: String::new(),
+                errors,
+            };
         }
-        let content = if text.contains(MISTRAL_MARKER) { text.replace(MISTRAL_MARKER, "").trim().to_string() } else { text.to_string() };
-        return Recovered { calls, content, errors };
+        let content = if text.contains(MISTRAL_MARKER) {
+            text.replace(MISTRAL_MARKER, "").trim().to_string()
+        } else {
+            text.to_string()
+        };
+        return Recovered {
+            calls,
+            content,
+            errors,
+        };
     }
-    let content = remove_spans(text, &widen_to_fences(text, spans)).replace(MISTRAL_END_MARKER, "").trim().to_string();
-    Recovered { calls, content, errors }
+    let content = remove_spans(text, &widen_to_fences(text, spans))
+        .replace(MISTRAL_END_MARKER, "")
+        .trim()
+        .to_string();
+    Recovered {
+        calls,
+        content,
+        errors,
+    }
 }
 
 /// The calls `value` holds: one call object, or an array made only of call objects.
-fn calls_in(raw: &str, value: &serde_json::Value, first_index: usize, known: &dyn Fn(&str) -> bool) -> Vec<ToolCall> {
+fn calls_in(
+    raw: &str,
+    value: &serde_json::Value,
+    first_index: usize,
+    known: &dyn Fn(&str) -> bool,
+) -> Vec<ToolCall> {
     let is_call = |v: &serde_json::Value| {
         v.get("name").and_then(|n| n.as_str()).is_some_and(known)
             && (v.get("arguments").is_some() || v.get("parameters").is_some())
     };
     match value {
         serde_json::Value::Object(_) if is_call(value) => {
-            parse_call(raw, first_index, Leniency::Bare).into_iter().collect()
+            parse_call(raw, first_index, Leniency::Bare)
+                .into_iter()
+                .collect()
         }
         serde_json::Value::Array(items) if !items.is_empty() && items.iter().all(is_call) => items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| parse_call(&item.to_string(), first_index + i, Leniency::Bare).ok())
+            .filter_map(|(i, item)| {
+                parse_call(&item.to_string(), first_index + i, Leniency::Bare).ok()
+            })
             .map(|mut call| {
                 // Re-serialised from the array: keep the arguments' own text.
                 call.arguments_raw = call.arguments.to_string();
@@ -113,17 +144,27 @@ fn mistral_named_call(
         return None;
     }
     let args_start = after + name_len;
-    let mut stream = serde_json::Deserializer::from_str(&text[args_start..]).into_iter::<&serde_json::value::RawValue>();
+    let mut stream = serde_json::Deserializer::from_str(&text[args_start..])
+        .into_iter::<&serde_json::value::RawValue>();
     let raw = stream.next()?.ok()?;
     let (arguments, arguments_raw) = decode_arguments(raw.get()).ok()?;
-    let call = ToolCall { index, id: None, name: name.to_string(), arguments, arguments_raw };
+    let call = ToolCall {
+        index,
+        id: None,
+        name: name.to_string(),
+        arguments,
+        arguments_raw,
+    };
     Some((call, args_start + stream.byte_offset()))
 }
 
 /// A reply that is nothing but the start of a call to a known tool whose JSON never completed.
 fn incomplete_call(text: &str, known: &dyn Fn(&str) -> bool) -> Option<ProtocolError> {
     let trimmed = text.trim_start();
-    let trimmed = trimmed.strip_prefix(MISTRAL_MARKER).unwrap_or(trimmed).trim_start();
+    let trimmed = trimmed
+        .strip_prefix(MISTRAL_MARKER)
+        .unwrap_or(trimmed)
+        .trim_start();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }
@@ -133,14 +174,21 @@ fn incomplete_call(text: &str, known: &dyn Fn(&str) -> bool) -> Option<ProtocolE
         return None;
     }
     let name_at = trimmed.find("\"name\"")?;
-    let after = trimmed[name_at + 6..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let after = trimmed[name_at + 6..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
     let name = &after[..after.find('"')?];
     if !known(name) {
         return None;
     }
     Some(ProtocolError {
         raw: text.to_string(),
-        message: format!("the call to {name:?} is not complete JSON: {}", excerpt(trimmed)),
+        message: format!(
+            "the call to {name:?} is not complete JSON: {}",
+            excerpt(trimmed)
+        ),
     })
 }
 
@@ -150,7 +198,9 @@ fn widen_to_fences(text: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)
         .into_iter()
         .map(|(start, end)| {
             let before = &text[..start];
-            let Some(open) = before.rfind("```") else { return (start, end) };
+            let Some(open) = before.rfind("```") else {
+                return (start, end);
+            };
             let between = &before[open + 3..];
             let label_ok = between.trim().chars().all(|c| c.is_ascii_alphanumeric());
             if !label_ok || !between.contains('\n') && !between.trim().is_empty() {
@@ -175,14 +225,20 @@ fn remove_spans(text: &str, spans: &[(usize, usize)]) -> String {
     for (i, &(start, end)) in spans.iter().enumerate() {
         let start = start.max(last);
         let gap = &text[last..start];
-        let between_calls = i > 0 && gap.chars().all(|c| c.is_whitespace() || c == ';' || c == ',');
+        let between_calls = i > 0
+            && gap
+                .chars()
+                .all(|c| c.is_whitespace() || c == ';' || c == ',');
         if !between_calls {
             out.push_str(gap);
         }
         last = end.max(last);
     }
     out.push_str(&text[last..]);
-    if out.chars().all(|c| c.is_whitespace() || "[]{};,".contains(c)) {
+    if out
+        .chars()
+        .all(|c| c.is_whitespace() || "[]{};,".contains(c))
+    {
         return String::new();
     }
     out.trim().to_string()

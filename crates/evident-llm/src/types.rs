@@ -51,7 +51,13 @@ impl Message {
         }
     }
     fn plain(role: Role, content: impl Into<String>) -> Self {
-        Message { role, content: content.into(), tool_calls: Vec::new(), tool_name: None, tool_call_id: None }
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_name: None,
+            tool_call_id: None,
+        }
     }
 }
 

@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use common::{dead_address, End, FakeServer, Script};
 use evident_llm::{
-    run_turn, CancelToken, ChatClient, ChatRequest, Event, HttpOptions, LlmError, Message, OllamaClient, OllamaOptions,
-    OpenAiClient, OpenAiOptions, Protocol, Reply, TimeoutPhase, ToolSchema, TurnError,
+    run_turn, CancelToken, ChatClient, ChatRequest, Event, HttpOptions, LlmError, Message,
+    OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions, Protocol, Reply, TimeoutPhase,
+    ToolSchema, TurnError,
 };
 use serde_json::{json, Value};
 
@@ -22,11 +23,20 @@ fn fast_http() -> HttpOptions {
 }
 
 fn ollama(server: &FakeServer) -> OllamaClient {
-    OllamaClient::new(OllamaOptions { host: Some(server.base.clone()), max_context: 8192, http: fast_http(), ..Default::default() })
+    OllamaClient::new(OllamaOptions {
+        host: Some(server.base.clone()),
+        max_context: 8192,
+        http: fast_http(),
+        ..Default::default()
+    })
 }
 
 fn openai(server: &FakeServer) -> OpenAiClient {
-    OpenAiClient::new(OpenAiOptions { base_url: Some(format!("{}/v1", server.base)), api_key: Some("sk-test".into()), http: fast_http() })
+    OpenAiClient::new(OpenAiOptions {
+        base_url: Some(format!("{}/v1", server.base)),
+        api_key: Some("sk-test".into()),
+        http: fast_http(),
+    })
 }
 
 fn tools() -> Vec<ToolSchema> {
@@ -40,7 +50,10 @@ fn tools() -> Vec<ToolSchema> {
 fn request(protocol: Protocol) -> ChatRequest {
     ChatRequest {
         model: "qwen-test".into(),
-        messages: vec![Message::system("You answer questions about code."), Message::user("Where is get_collection_name?")],
+        messages: vec![
+            Message::system("You answer questions about code."),
+            Message::user("Where is get_collection_name?"),
+        ],
         tools: tools(),
         protocol,
         ..Default::default()
@@ -49,12 +62,17 @@ fn request(protocol: Protocol) -> ChatRequest {
 
 fn turn(client: &dyn ChatClient, request: &ChatRequest) -> (Result<Reply, TurnError>, Vec<Event>) {
     let mut events = Vec::new();
-    let result = run_turn(client, request, &CancelToken::new(), &mut |e| events.push(e));
+    let result = run_turn(client, request, &CancelToken::new(), &mut |e| {
+        events.push(e)
+    });
     (result, events)
 }
 
 fn show(context: u64) -> Script {
-    Script::json(200, json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": context}}))
+    Script::json(
+        200,
+        json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": context}}),
+    )
 }
 
 fn ollama_tool_stream() -> Script {
@@ -77,16 +95,25 @@ fn ollama_native_tool_call_streams_and_sends_what_ollama_expects() {
     assert_eq!(reply.content, "Let me look.");
     assert_eq!(reply.tool_calls.len(), 1);
     assert_eq!(reply.tool_calls[0].name, "find_symbol");
-    assert_eq!(reply.tool_calls[0].arguments, json!({"name": "get_collection_name"}));
+    assert_eq!(
+        reply.tool_calls[0].arguments,
+        json!({"name": "get_collection_name"})
+    );
     assert_eq!(reply.usage.prompt_tokens, Some(169));
     assert_eq!(reply.usage.completion_tokens, Some(15));
     assert_eq!(reply.usage.eval_ms, Some(115));
-    assert!(matches!(events[0], Event::Content(ref t) if t == "Let me "), "content streams as it comes: {events:?}");
+    assert!(
+        matches!(events[0], Event::Content(ref t) if t == "Let me "),
+        "content streams as it comes: {events:?}"
+    );
     assert!(matches!(events.last(), Some(Event::Done(_))));
 
     let sent = &server.requests_to("/api/chat")[0].body;
     assert_eq!(sent["stream"], true);
-    assert_eq!(sent["options"]["num_ctx"], 8192, "the model's 32768 capped at max_context");
+    assert_eq!(
+        sent["options"]["num_ctx"], 8192,
+        "the model's 32768 capped at max_context"
+    );
     assert_eq!(sent["keep_alive"], "5m");
     assert_eq!(sent["tools"][0]["type"], "function");
     assert_eq!(sent["tools"][0]["function"]["name"], "find_symbol");
@@ -96,17 +123,31 @@ fn ollama_native_tool_call_streams_and_sends_what_ollama_expects() {
     let protocol = Protocol::Auto;
     let mut next = request(protocol);
     next.messages.push(protocol.assistant_message(&reply));
-    next.messages.push(protocol.tool_result_message(&reply.tool_calls[0], "src/db.py:12 def get_collection_name"));
-    server.push("/api/chat", Script::ndjson(&[json!({"message": {"role": "assistant", "content": "In src/db.py:12."}, "done": true})]));
+    next.messages.push(
+        protocol.tool_result_message(&reply.tool_calls[0], "src/db.py:12 def get_collection_name"),
+    );
+    server.push(
+        "/api/chat",
+        Script::ndjson(&[
+            json!({"message": {"role": "assistant", "content": "In src/db.py:12."}, "done": true}),
+        ]),
+    );
     let (second, _) = turn(&client, &next);
     assert_eq!(second.unwrap().content, "In src/db.py:12.");
     let sent = &server.requests_to("/api/chat")[1].body;
     let messages = sent["messages"].as_array().unwrap();
     assert_eq!(messages[2]["role"], "assistant");
-    assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], json!({"name": "get_collection_name"}));
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        json!({"name": "get_collection_name"})
+    );
     assert_eq!(messages[3]["role"], "tool");
     assert_eq!(messages[3]["tool_name"], "find_symbol");
-    assert_eq!(server.requests_to("/api/show").len(), 1, "the context length is asked once per model");
+    assert_eq!(
+        server.requests_to("/api/show").len(),
+        1,
+        "the context length is asked once per model"
+    );
 }
 
 #[test]
@@ -122,12 +163,22 @@ fn ollama_stream_split_at_every_byte_gives_the_same_reply() {
         let reply = turn(&client, &request(Protocol::Auto)).0.unwrap();
         assert_eq!(reply.content, expected.content, "cut at {cut}");
         assert_eq!(reply.tool_calls.len(), 1, "cut at {cut}");
-        assert_eq!(reply.tool_calls[0].arguments, expected.tool_calls[0].arguments);
+        assert_eq!(
+            reply.tool_calls[0].arguments,
+            expected.tool_calls[0].arguments
+        );
     }
     // And one byte per write.
     let cuts: Vec<usize> = (1..whole.bytes()).collect();
     server.push("/api/chat", whole.split_at(&cuts));
-    assert_eq!(turn(&client, &request(Protocol::Auto)).0.unwrap().tool_calls.len(), 1);
+    assert_eq!(
+        turn(&client, &request(Protocol::Auto))
+            .0
+            .unwrap()
+            .tool_calls
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -156,10 +207,22 @@ fn openai_tool_stream() -> Script {
                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     };
     Script::sse(&[
-        chunk(json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_abc", "type": "function", "function": {"name": "find_symbol", "arguments": ""}}]}), Value::Null),
-        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"na"}}]}), Value::Null),
-        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "me\": \"get_collection_name\"}"}}]}), Value::Null),
-        chunk(json!({"tool_calls": [{"index": 1, "id": "call_def", "type": "function", "function": {"name": "find_symbol", "arguments": "{\"name\": \"Index\"}"}}]}), Value::Null),
+        chunk(
+            json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_abc", "type": "function", "function": {"name": "find_symbol", "arguments": ""}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"na"}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "me\": \"get_collection_name\"}"}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "id": "call_def", "type": "function", "function": {"name": "find_symbol", "arguments": "{\"name\": \"Index\"}"}}]}),
+            Value::Null,
+        ),
         chunk(json!({}), json!("tool_calls")),
         json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 200, "completion_tokens": 30, "total_tokens": 230}}),
     ])
@@ -172,23 +235,49 @@ fn openai_tool_call_deltas_are_assembled_by_index() {
     let client = openai(&server);
     let (reply, events) = turn(&client, &request(Protocol::Auto));
     let reply = reply.unwrap();
-    let calls: Vec<(&str, &str, Value)> =
-        reply.tool_calls.iter().map(|c| (c.id.as_deref().unwrap(), c.name.as_str(), c.arguments.clone())).collect();
+    let calls: Vec<(&str, &str, Value)> = reply
+        .tool_calls
+        .iter()
+        .map(|c| {
+            (
+                c.id.as_deref().unwrap(),
+                c.name.as_str(),
+                c.arguments.clone(),
+            )
+        })
+        .collect();
     assert_eq!(
         calls,
         vec![
-            ("call_abc", "find_symbol", json!({"name": "get_collection_name"})),
+            (
+                "call_abc",
+                "find_symbol",
+                json!({"name": "get_collection_name"})
+            ),
             ("call_def", "find_symbol", json!({"name": "Index"}))
         ]
     );
-    assert_eq!(reply.tool_calls[0].arguments_raw, "{\"name\": \"get_collection_name\"}");
+    assert_eq!(
+        reply.tool_calls[0].arguments_raw,
+        "{\"name\": \"get_collection_name\"}"
+    );
     assert_eq!(reply.usage.finish_reason.as_deref(), Some("tool_calls"));
     assert_eq!(reply.usage.prompt_tokens, Some(200));
-    assert!(events.iter().any(|e| matches!(e, Event::CallStarted { index: 0 })), "a call in progress is reported");
-    assert!(events.iter().any(|e| matches!(e, Event::CallDelta { index: 0, text } if text == "{\"na")));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::CallStarted { index: 0 })),
+        "a call in progress is reported"
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::CallDelta { index: 0, text } if text == "{\"na")));
 
     let sent = &server.requests_to("/v1/chat/completions")[0];
-    assert!(sent.headers.iter().any(|(k, v)| k == "authorization" && v == "Bearer sk-test"));
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "authorization" && v == "Bearer sk-test"));
     assert_eq!(sent.body["stream_options"]["include_usage"], true);
     assert_eq!(sent.body["tool_choice"], "auto");
     assert_eq!(sent.body["tools"][0]["function"]["name"], "find_symbol");
@@ -198,15 +287,28 @@ fn openai_tool_call_deltas_are_assembled_by_index() {
     let mut next = request(protocol);
     next.messages.push(protocol.assistant_message(&reply));
     for call in &reply.tool_calls {
-        next.messages.push(protocol.tool_result_message(call, "result"));
+        next.messages
+            .push(protocol.tool_result_message(call, "result"));
     }
     server.push("/v1/chat/completions", Script::sse(&[json!({"choices": [{"index": 0, "delta": {"content": "Done."}, "finish_reason": "stop"}]})]));
     assert_eq!(turn(&client, &next).0.unwrap().content, "Done.");
-    let messages = server.requests_to("/v1/chat/completions")[1].body["messages"].as_array().unwrap().clone();
+    let messages = server.requests_to("/v1/chat/completions")[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(messages[2]["content"], "");
     assert_eq!(messages[2]["tool_calls"][0]["id"], "call_abc");
-    assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], "{\"name\":\"get_collection_name\"}");
-    assert_eq!((messages[3]["role"].as_str(), messages[3]["tool_call_id"].as_str()), (Some("tool"), Some("call_abc")));
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"name\":\"get_collection_name\"}"
+    );
+    assert_eq!(
+        (
+            messages[3]["role"].as_str(),
+            messages[3]["tool_call_id"].as_str()
+        ),
+        (Some("tool"), Some("call_abc"))
+    );
     assert_eq!(messages[4]["tool_call_id"], "call_def");
 }
 
@@ -219,7 +321,11 @@ fn openai_stream_split_at_every_byte_gives_the_same_reply() {
         server.push("/v1/chat/completions", whole.clone().split_at(&[cut]));
         let reply = turn(&client, &request(Protocol::Auto)).0.unwrap();
         assert_eq!(reply.tool_calls.len(), 2, "cut at {cut}");
-        assert_eq!(reply.tool_calls[0].arguments, json!({"name": "get_collection_name"}), "cut at {cut}");
+        assert_eq!(
+            reply.tool_calls[0].arguments,
+            json!({"name": "get_collection_name"}),
+            "cut at {cut}"
+        );
     }
 }
 
@@ -238,17 +344,45 @@ fn hermes_text_calls_through_openai_sse() {
     let (reply, events) = turn(&openai(&server), &request(Protocol::Hermes));
     let reply = reply.unwrap();
     assert_eq!(reply.content, "I will search.\n");
-    assert_eq!(reply.tool_calls[0].arguments, json!({"name": "get_collection_name"}));
+    assert_eq!(
+        reply.tool_calls[0].arguments,
+        json!({"name": "get_collection_name"})
+    );
     assert_eq!(reply.raw, text, "the raw reply is kept for the history");
-    let shown: String = events.iter().filter_map(|e| if let Event::Content(t) = e { Some(t.as_str()) } else { None }).collect();
-    assert!(!shown.contains("<tool"), "markup never reaches the user: {shown:?}");
+    let shown: String = events
+        .iter()
+        .filter_map(|e| {
+            if let Event::Content(t) = e {
+                Some(t.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert!(
+        !shown.contains("<tool"),
+        "markup never reaches the user: {shown:?}"
+    );
     let sent = &server.requests_to("/v1/chat/completions")[0].body;
-    assert!(sent.get("tools").is_none(), "hermes describes tools in the prompt instead");
+    assert!(
+        sent.get("tools").is_none(),
+        "hermes describes tools in the prompt instead"
+    );
     let system = sent["messages"][0]["content"].as_str().unwrap();
-    assert!(system.starts_with("You answer questions about code.") && system.contains("<tools>") && system.contains("find_symbol"));
+    assert!(
+        system.starts_with("You answer questions about code.")
+            && system.contains("<tools>")
+            && system.contains("find_symbol")
+    );
     // Results go back as user text in <tool_response>.
     let message = Protocol::Hermes.tool_result_message(&reply.tool_calls[0], "found");
-    assert_eq!((message.role, message.content.as_str()), (evident_llm::Role::User, "<tool_response>\nfound\n</tool_response>"));
+    assert_eq!(
+        (message.role, message.content.as_str()),
+        (
+            evident_llm::Role::User,
+            "<tool_response>\nfound\n</tool_response>"
+        )
+    );
 }
 
 #[test]
@@ -256,7 +390,10 @@ fn auto_recovers_a_fenced_json_call_when_tool_calls_is_empty() {
     let server = FakeServer::start();
     server.push("/api/show", show(4096));
     let text = "```json\n{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"Index\"}}\n```";
-    server.push("/api/chat", Script::ndjson(&[json!({"message": {"role": "assistant", "content": text}, "done": true})]));
+    server.push(
+        "/api/chat",
+        Script::ndjson(&[json!({"message": {"role": "assistant", "content": text}, "done": true})]),
+    );
     let reply = turn(&ollama(&server), &request(Protocol::Auto)).0.unwrap();
     assert_eq!(reply.tool_calls.len(), 1);
     assert_eq!(reply.tool_calls[0].name, "find_symbol");
@@ -279,43 +416,71 @@ fn constrained_json_sends_a_schema_and_reads_the_call() {
             json!({"message": {"role": "assistant", "content": "\"arguments\": {\"name\": \"Index\"}}}"}, "done": true}),
         ]),
     );
-    let reply = turn(&ollama(&server), &request(Protocol::Constrained)).0.unwrap();
+    let reply = turn(&ollama(&server), &request(Protocol::Constrained))
+        .0
+        .unwrap();
     assert_eq!(reply.tool_calls[0].arguments, json!({"name": "Index"}));
     let sent = &server.requests_to("/api/chat")[0].body;
     assert!(sent.get("tools").is_none());
     let schema = &sent["format"];
-    assert_eq!(schema["anyOf"][0]["properties"]["tool_call"]["anyOf"][0]["properties"]["name"]["const"], "find_symbol");
+    assert_eq!(
+        schema["anyOf"][0]["properties"]["tool_call"]["anyOf"][0]["properties"]["name"]["const"],
+        "find_symbol"
+    );
     assert_eq!(schema["anyOf"][1]["required"], json!(["response"]));
 
     server.push("/v1/chat/completions", Script::sse(&[json!({"choices": [{"index": 0, "delta": {"content": "{\"response\": \"In db.py.\"}"}, "finish_reason": "stop"}]})]));
-    let reply = turn(&openai(&server), &request(Protocol::Constrained)).0.unwrap();
+    let reply = turn(&openai(&server), &request(Protocol::Constrained))
+        .0
+        .unwrap();
     assert_eq!(reply.content, "In db.py.");
     let sent = &server.requests_to("/v1/chat/completions")[0].body;
     assert_eq!(sent["response_format"]["type"], "json_schema");
     assert!(sent["response_format"]["json_schema"]["schema"]["anyOf"].is_array());
-    assert!(sent.get("tool_choice").is_none(), "no tools are sent, so no tool_choice");
+    assert!(
+        sent.get("tool_choice").is_none(),
+        "no tools are sent, so no tool_choice"
+    );
 }
 
 #[test]
 fn json_action_protocol_reads_calls_and_answers_and_reports_garbage() {
     let server = FakeServer::start();
     server.push("/api/show", show(4096));
-    let say = |text: &str| Script::ndjson(&[json!({"message": {"role": "assistant", "content": text}, "done": true})]);
+    let say = |text: &str| {
+        Script::ndjson(&[json!({"message": {"role": "assistant", "content": text}, "done": true})])
+    };
     server.push("/api/chat", say("Sure.\n```json\n{\"action\": \"call_tool\", \"tool\": \"find_symbol\", \"arguments\": {\"name\": \"Index\"}}\n```"));
-    server.push("/api/chat", say("{\"action\": \"final_answer\", \"answer\": \"Index is in store.rs.\"}"));
+    server.push(
+        "/api/chat",
+        say("{\"action\": \"final_answer\", \"answer\": \"Index is in store.rs.\"}"),
+    );
     server.push("/api/chat", say("I think it is in store.rs"));
     let client = ollama(&server);
     let reply = turn(&client, &request(Protocol::JsonAction)).0.unwrap();
-    assert_eq!((reply.tool_calls[0].name.as_str(), &reply.tool_calls[0].arguments), ("find_symbol", &json!({"name": "Index"})));
+    assert_eq!(
+        (
+            reply.tool_calls[0].name.as_str(),
+            &reply.tool_calls[0].arguments
+        ),
+        ("find_symbol", &json!({"name": "Index"}))
+    );
     let reply = turn(&client, &request(Protocol::JsonAction)).0.unwrap();
     assert_eq!(reply.content, "Index is in store.rs.");
     let (reply, events) = turn(&client, &request(Protocol::JsonAction));
     let reply = reply.unwrap();
     assert!(reply.tool_calls.is_empty());
-    assert_eq!(reply.protocol_errors.len(), 1, "unparseable output is an explicit error");
+    assert_eq!(
+        reply.protocol_errors.len(),
+        1,
+        "unparseable output is an explicit error"
+    );
     assert_eq!(reply.protocol_errors[0].raw, "I think it is in store.rs");
     assert!(events.iter().any(|e| matches!(e, Event::ProtocolError(_))));
-    let system = server.requests_to("/api/chat")[0].body["messages"][0]["content"].as_str().unwrap().to_string();
+    let system = server.requests_to("/api/chat")[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(system.contains("\"action\": \"call_tool\""));
 }
 
@@ -328,11 +493,22 @@ fn error_of(result: Result<Reply, TurnError>) -> TurnError {
 #[test]
 fn a_server_that_is_not_running_says_how_to_start_it() {
     let base = dead_address();
-    let client = OllamaClient::new(OllamaOptions { host: Some(base.clone()), http: fast_http(), ..Default::default() });
+    let client = OllamaClient::new(OllamaOptions {
+        host: Some(base.clone()),
+        http: fast_http(),
+        ..Default::default()
+    });
     let error = error_of(turn(&client, &request(Protocol::Auto)).0).error;
-    assert!(matches!(error, LlmError::ServerNotRunning { .. }), "{error:?}");
+    assert!(
+        matches!(error, LlmError::ServerNotRunning { .. }),
+        "{error:?}"
+    );
     assert!(error.to_string().contains("ollama serve"), "{error}");
-    let client = OpenAiClient::new(OpenAiOptions { base_url: Some(format!("{base}/v1")), api_key: None, http: fast_http() });
+    let client = OpenAiClient::new(OpenAiOptions {
+        base_url: Some(format!("{base}/v1")),
+        api_key: None,
+        http: fast_http(),
+    });
     let error = error_of(turn(&client, &request(Protocol::Auto)).0).error;
     assert!(error.to_string().contains("llama-server"), "{error}");
 }
@@ -340,33 +516,62 @@ fn a_server_that_is_not_running_says_how_to_start_it() {
 #[test]
 fn a_missing_model_says_ollama_pull() {
     let server = FakeServer::start();
-    server.push("/api/show", Script::json(404, json!({"error": "model 'qwen-test' not found"})));
+    server.push(
+        "/api/show",
+        Script::json(404, json!({"error": "model 'qwen-test' not found"})),
+    );
     let error = error_of(turn(&ollama(&server), &request(Protocol::Auto)).0).error;
     assert!(matches!(error, LlmError::ModelNotFound { .. }), "{error:?}");
-    assert!(error.to_string().contains("ollama pull qwen-test"), "{error}");
+    assert!(
+        error.to_string().contains("ollama pull qwen-test"),
+        "{error}"
+    );
     assert_eq!(server.requests().len(), 1, "4xx is not retried");
 }
 
 #[test]
 fn server_errors_are_retried_with_backoff_and_client_errors_are_not() {
     let server = FakeServer::start();
-    server.push("/v1/chat/completions", Script::json(503, json!({"error": {"message": "loading model"}})));
+    server.push(
+        "/v1/chat/completions",
+        Script::json(503, json!({"error": {"message": "loading model"}})),
+    );
     server.push("/v1/chat/completions", Script::Hangup);
-    server.push("/v1/chat/completions", Script::sse(&[json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]})]));
+    server.push(
+        "/v1/chat/completions",
+        Script::sse(&[
+            json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}),
+        ]),
+    );
     let client = openai(&server);
-    assert_eq!(turn(&client, &request(Protocol::Native)).0.unwrap().content, "ok");
+    assert_eq!(
+        turn(&client, &request(Protocol::Native)).0.unwrap().content,
+        "ok"
+    );
     assert_eq!(server.requests().len(), 3);
 
     for _ in 0..3 {
-        server.push("/v1/chat/completions", Script::json(500, json!({"error": {"message": "boom"}})));
+        server.push(
+            "/v1/chat/completions",
+            Script::json(500, json!({"error": {"message": "boom"}})),
+        );
     }
     let error = error_of(turn(&client, &request(Protocol::Native)).0).error;
-    assert!(matches!(error, LlmError::Http { status: 500, ref message } if message == "boom"), "{error:?}");
+    assert!(
+        matches!(error, LlmError::Http { status: 500, ref message } if message == "boom"),
+        "{error:?}"
+    );
     assert_eq!(server.requests().len(), 6, "three attempts");
 
-    server.push("/v1/chat/completions", Script::json(400, json!({"error": {"message": "bad request"}})));
+    server.push(
+        "/v1/chat/completions",
+        Script::json(400, json!({"error": {"message": "bad request"}})),
+    );
     let error = error_of(turn(&client, &request(Protocol::Native)).0).error;
-    assert!(matches!(error, LlmError::Http { status: 400, .. }), "{error:?}");
+    assert!(
+        matches!(error, LlmError::Http { status: 400, .. }),
+        "{error:?}"
+    );
     assert_eq!(server.requests().len(), 7, "a 4xx is final");
 }
 
@@ -378,7 +583,10 @@ fn context_overflow_is_named() {
         Script::json(400, json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error"}})),
     );
     let error = error_of(turn(&openai(&server), &request(Protocol::Native)).0).error;
-    assert!(matches!(error, LlmError::ContextOverflow { .. }), "{error:?}");
+    assert!(
+        matches!(error, LlmError::ContextOverflow { .. }),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -392,17 +600,29 @@ fn a_stream_cut_midway_keeps_what_arrived() {
     .ending(End::Cut);
     server.push("/api/chat", cut);
     let error = error_of(turn(&ollama(&server), &request(Protocol::Native)).0);
-    assert!(matches!(error.error, LlmError::StreamCut { lines: 2, .. }), "{:?}", error.error);
+    assert!(
+        matches!(error.error, LlmError::StreamCut { lines: 2, .. }),
+        "{:?}",
+        error.error
+    );
     assert_eq!(error.partial.content, "The function is defined in");
 
     // SSE: the body breaks off (no [DONE], no chunked terminator).
     let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial\"},\"finish_reason\":null}]}\n\n";
     server.push(
         "/v1/chat/completions",
-        Script::Stream { content_type: "text/event-stream", pieces: vec![body.as_bytes().to_vec()], end: End::Cut },
+        Script::Stream {
+            content_type: "text/event-stream",
+            pieces: vec![body.as_bytes().to_vec()],
+            end: End::Cut,
+        },
     );
     let error = error_of(turn(&openai(&server), &request(Protocol::Native)).0);
-    assert!(matches!(error.error, LlmError::StreamCut { .. }), "{:?}", error.error);
+    assert!(
+        matches!(error.error, LlmError::StreamCut { .. }),
+        "{:?}",
+        error.error
+    );
     assert_eq!(error.partial.content, "partial");
 }
 
@@ -412,10 +632,18 @@ fn sse_without_done_marker_is_cut_unless_finished() {
     let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"half\"},\"finish_reason\":null}]}\n\n";
     server.push(
         "/v1/chat/completions",
-        Script::Stream { content_type: "text/event-stream", pieces: vec![body.as_bytes().to_vec()], end: End::Complete },
+        Script::Stream {
+            content_type: "text/event-stream",
+            pieces: vec![body.as_bytes().to_vec()],
+            end: End::Complete,
+        },
     );
     let error = error_of(turn(&openai(&server), &request(Protocol::Native)).0);
-    assert!(matches!(error.error, LlmError::StreamCut { .. }), "{:?}", error.error);
+    assert!(
+        matches!(error.error, LlmError::StreamCut { .. }),
+        "{:?}",
+        error.error
+    );
     assert_eq!(error.partial.content, "half");
 }
 
@@ -423,15 +651,31 @@ fn sse_without_done_marker_is_cut_unless_finished() {
 fn a_stalled_stream_times_out_and_cancel_is_immediate() {
     let server = FakeServer::start();
     server.push("/api/show", show(4096));
-    let stalled = Script::ndjson(&[json!({"message": {"role": "assistant", "content": "Thinking"}, "done": false})])
-        .ending(End::Stall(Duration::from_secs(5)));
+    let stalled = Script::ndjson(&[
+        json!({"message": {"role": "assistant", "content": "Thinking"}, "done": false}),
+    ])
+    .ending(End::Stall(Duration::from_secs(5)));
     server.push("/api/chat", stalled.clone());
     let mut http = fast_http();
     http.idle_timeout = Duration::from_millis(300);
-    let client = OllamaClient::new(OllamaOptions { host: Some(server.base.clone()), http, ..Default::default() });
+    let client = OllamaClient::new(OllamaOptions {
+        host: Some(server.base.clone()),
+        http,
+        ..Default::default()
+    });
     let started = Instant::now();
     let error = error_of(turn(&client, &request(Protocol::Native)).0);
-    assert!(matches!(error.error, LlmError::Timeout { phase: TimeoutPhase::Idle, .. }), "{:?}", error.error);
+    assert!(
+        matches!(
+            error.error,
+            LlmError::Timeout {
+                phase: TimeoutPhase::Idle,
+                ..
+            }
+        ),
+        "{:?}",
+        error.error
+    );
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(error.partial.content, "Thinking");
 
@@ -445,7 +689,11 @@ fn a_stalled_stream_times_out_and_cancel_is_immediate() {
     let started = Instant::now();
     let client = ollama(&server);
     let error = run_turn(&client, &request(Protocol::Native), &cancel, &mut |_| {}).unwrap_err();
-    assert!(matches!(error.error, LlmError::Cancelled), "{:?}", error.error);
+    assert!(
+        matches!(error.error, LlmError::Cancelled),
+        "{:?}",
+        error.error
+    );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
@@ -463,7 +711,10 @@ fn garbage_lines_and_mid_stream_errors_are_reported() {
     );
     let error = error_of(turn(&ollama(&server), &request(Protocol::Native)).0);
     match &error.error {
-        LlmError::InvalidStream { line, excerpt, .. } => assert_eq!((*line, excerpt.as_str()), (2, "<html>502 Bad Gateway</html>")),
+        LlmError::InvalidStream { line, excerpt, .. } => assert_eq!(
+            (*line, excerpt.as_str()),
+            (2, "<html>502 Bad Gateway</html>")
+        ),
         other => panic!("{other:?}"),
     }
     assert_eq!(error.partial.content, "ok");
@@ -476,32 +727,64 @@ fn garbage_lines_and_mid_stream_errors_are_reported() {
         ]),
     );
     let error = error_of(turn(&ollama(&server), &request(Protocol::Native)).0);
-    assert!(matches!(error.error, LlmError::Server { ref message } if message.contains("while running the model")));
+    assert!(
+        matches!(error.error, LlmError::Server { ref message } if message.contains("while running the model"))
+    );
 }
 
 #[test]
 fn embeddings_from_both_servers() {
     let server = FakeServer::start();
-    server.push("/api/embed", Script::json(200, json!({"model": "m", "embeddings": [[0.1, 0.2], [0.3, 0.4]]})));
+    server.push(
+        "/api/embed",
+        Script::json(
+            200,
+            json!({"model": "m", "embeddings": [[0.1, 0.2], [0.3, 0.4]]}),
+        ),
+    );
     let inputs = vec!["a".to_string(), "b".to_string()];
     let vectors = ollama(&server).embed("m", &inputs).unwrap();
     assert_eq!(vectors, vec![vec![0.1f32, 0.2], vec![0.3, 0.4]]);
-    assert_eq!(server.requests_to("/api/embed")[0].body, json!({"model": "m", "input": ["a", "b"]}));
+    assert_eq!(
+        server.requests_to("/api/embed")[0].body,
+        json!({"model": "m", "input": ["a", "b"]})
+    );
 
     server.push(
         "/v1/embeddings",
         Script::json(200, json!({"object": "list", "data": [{"object": "embedding", "index": 1, "embedding": [0.3, 0.4]}, {"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}]})),
     );
-    assert_eq!(openai(&server).embed("m", &inputs).unwrap(), vec![vec![0.1f32, 0.2], vec![0.3, 0.4]]);
-    server.push("/v1/embeddings", Script::json(200, json!({"data": [{"index": 0, "embedding": [0.1]}]})));
-    assert!(matches!(openai(&server).embed("m", &inputs), Err(LlmError::InvalidStream { .. })));
+    assert_eq!(
+        openai(&server).embed("m", &inputs).unwrap(),
+        vec![vec![0.1f32, 0.2], vec![0.3, 0.4]]
+    );
+    server.push(
+        "/v1/embeddings",
+        Script::json(200, json!({"data": [{"index": 0, "embedding": [0.1]}]})),
+    );
+    assert!(matches!(
+        openai(&server).embed("m", &inputs),
+        Err(LlmError::InvalidStream { .. })
+    ));
 }
 
 #[test]
 fn ollama_host_forms() {
     assert_eq!(evident_llm::normalize_host(""), "http://127.0.0.1:11434");
-    assert_eq!(evident_llm::normalize_host("0.0.0.0"), "http://127.0.0.1:11434");
-    assert_eq!(evident_llm::normalize_host("example.lan:1234"), "http://example.lan:1234");
-    assert_eq!(evident_llm::normalize_host("https://ollama.internal/"), "https://ollama.internal:11434");
-    assert_eq!(evident_llm::normalize_host("http://127.0.0.1:9999"), "http://127.0.0.1:9999");
+    assert_eq!(
+        evident_llm::normalize_host("0.0.0.0"),
+        "http://127.0.0.1:11434"
+    );
+    assert_eq!(
+        evident_llm::normalize_host("example.lan:1234"),
+        "http://example.lan:1234"
+    );
+    assert_eq!(
+        evident_llm::normalize_host("https://ollama.internal/"),
+        "https://ollama.internal:11434"
+    );
+    assert_eq!(
+        evident_llm::normalize_host("http://127.0.0.1:9999"),
+        "http://127.0.0.1:9999"
+    );
 }

@@ -13,16 +13,23 @@ use evident_llm::{Event, Protocol, ReplyAssembler, ToolSchema, WireEvent};
 use serde_json::{json, Value};
 
 fn conformance_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("EVIDENT_CONFORMANCE_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/toolcall")
-    });
+    let dir = std::env::var_os("EVIDENT_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/toolcall")
+        });
     dir.is_dir().then_some(dir)
 }
 
 fn cases(file: &str) -> Option<Vec<Value>> {
     let dir = conformance_dir()?;
     let text = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-    Some(text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect())
+    Some(
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    )
 }
 
 /// Says plainly that the cases were not run, so a green run is not mistaken for a checked one.
@@ -58,7 +65,9 @@ fn intended_difference(id: &str) -> Option<&'static str> {
 
 /// Formats whose markup we do not speak: their text stays text.
 fn unsupported_format(format: &str) -> Option<&'static str> {
-    (format == "deepseek_v3").then_some("DeepSeek-V3 tool tokens are not among our text protocols (use native tool_calls)")
+    (format == "deepseek_v3").then_some(
+        "DeepSeek-V3 tool tokens are not among our text protocols (use native tool_calls)",
+    )
 }
 
 #[derive(Debug, PartialEq, Clone)]
@@ -73,7 +82,10 @@ struct Outcome {
 
 fn known_tools(case: &Value) -> Vec<ToolSchema> {
     let names: Vec<String> = match case.get("known_tools").and_then(Value::as_array) {
-        Some(list) => list.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        Some(list) => list
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         None => {
             // vLLM's parsers take any name: offer every name the text mentions.
             let text = full_text(case);
@@ -89,7 +101,10 @@ fn known_tools(case: &Value) -> Vec<ToolSchema> {
                 }
             }
             for part in text.split("[TOOL_CALLS]").skip(1) {
-                let name: String = part.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let name: String = part
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
                 if !name.is_empty() {
                     names.push(name);
                 }
@@ -99,14 +114,23 @@ fn known_tools(case: &Value) -> Vec<ToolSchema> {
     };
     names
         .into_iter()
-        .map(|name| ToolSchema { name, description: String::new(), parameters: json!({"type": "object"}) })
+        .map(|name| ToolSchema {
+            name,
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+        })
         .collect()
 }
 
 fn full_text(case: &Value) -> String {
     match case.get("text").and_then(Value::as_str) {
         Some(text) => text.to_string(),
-        None => case["chunks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect(),
+        None => case["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect(),
     }
 }
 
@@ -130,7 +154,11 @@ fn run(chunks: &[&str], tools: &[ToolSchema], think: bool) -> Outcome {
     Outcome {
         content: reply.content,
         thinking: reply.thinking,
-        calls: reply.tool_calls.into_iter().map(|c| (c.index, c.name, c.arguments, c.arguments_raw)).collect(),
+        calls: reply
+            .tool_calls
+            .into_iter()
+            .map(|c| (c.index, c.name, c.arguments, c.arguments_raw))
+            .collect(),
         errors: reply.protocol_errors.len(),
         per_chunk,
     }
@@ -138,8 +166,13 @@ fn run(chunks: &[&str], tools: &[ToolSchema], think: bool) -> Outcome {
 
 /// Every way of cutting `text` in two, and random cuts of 1 to 8 characters.
 fn rechunkings(text: &str) -> Vec<Vec<&str>> {
-    let bounds: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
-    let mut out: Vec<Vec<&str>> = bounds.iter().map(|&i| vec![&text[..i], &text[i..]]).collect();
+    let bounds: Vec<usize> = (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    let mut out: Vec<Vec<&str>> = bounds
+        .iter()
+        .map(|&i| vec![&text[..i], &text[i..]])
+        .collect();
     let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ text.len() as u64;
     for _ in 0..20 {
         let mut pieces = Vec::new();
@@ -166,20 +199,39 @@ fn mismatches(case: &Value, outcome: &Outcome) -> Vec<String> {
     if let Some(expected) = case.get("expected_content") {
         let expected = expected.as_str().unwrap_or("");
         if outcome.content != expected {
-            problems.push(format!("content {:?}, expected {expected:?}", outcome.content));
+            problems.push(format!(
+                "content {:?}, expected {expected:?}",
+                outcome.content
+            ));
         }
     }
     if let Some(expected) = case.get("expected_thinking").and_then(Value::as_str) {
         if outcome.thinking != expected {
-            problems.push(format!("thinking {:?}, expected {expected:?}", outcome.thinking));
+            problems.push(format!(
+                "thinking {:?}, expected {expected:?}",
+                outcome.thinking
+            ));
         }
     }
-    let expected_calls = case.get("expected_tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+    let expected_calls = case
+        .get("expected_tool_calls")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if expected_calls.len() != outcome.calls.len() {
-        problems.push(format!("{} calls {:?}, expected {}", outcome.calls.len(), outcome.calls, expected_calls.len()));
+        problems.push(format!(
+            "{} calls {:?}, expected {}",
+            outcome.calls.len(),
+            outcome.calls,
+            expected_calls.len()
+        ));
     } else {
         for (want, (index, name, arguments, raw)) in expected_calls.iter().zip(&outcome.calls) {
-            if want.get("index").and_then(Value::as_u64).is_some_and(|i| i as usize != *index) {
+            if want
+                .get("index")
+                .and_then(Value::as_u64)
+                .is_some_and(|i| i as usize != *index)
+            {
                 problems.push(format!("call index {index}, expected {}", want["index"]));
             }
             if want["name"].as_str() != Some(name) {
@@ -200,9 +252,16 @@ fn mismatches(case: &Value, outcome: &Outcome) -> Vec<String> {
     if let Some(after) = case.get("expected_after_chunk").and_then(Value::as_array) {
         for (i, want) in after.iter().enumerate() {
             let (content, thinking, calls) = &outcome.per_chunk[i];
-            let want = (want["content"].as_str().unwrap(), want["thinking"].as_str().unwrap(), want["tool_calls"].as_u64().unwrap() as usize);
+            let want = (
+                want["content"].as_str().unwrap(),
+                want["thinking"].as_str().unwrap(),
+                want["tool_calls"].as_u64().unwrap() as usize,
+            );
             if (content.as_str(), thinking.as_str(), *calls) != want {
-                problems.push(format!("after chunk {i}: {:?}, expected {want:?}", (content, thinking, calls)));
+                problems.push(format!(
+                    "after chunk {i}: {:?}, expected {want:?}",
+                    (content, thinking, calls)
+                ));
             }
         }
     }
@@ -232,18 +291,29 @@ fn run_stream_cases(file: &str) -> Option<(usize, usize, usize)> {
             let same = (&again.content, &again.thinking, &again.calls, again.errors)
                 == (&whole.content, &whole.thinking, &whole.calls, whole.errors);
             if !same {
-                failures.push(format!("{id}: chunking {chunks:?} gave {again:?}, whole text gave {whole:?}"));
+                failures.push(format!(
+                    "{id}: chunking {chunks:?} gave {again:?}, whole text gave {whole:?}"
+                ));
                 break;
             }
         }
         let problems = mismatches(case, &outcome);
         if let Some(reason) = unsupported_format(format) {
             // Not our markup: it must come through as text, not be dropped or half-read.
-            assert!(outcome.calls.is_empty() && outcome.content.contains("tool▁call▁begin"), "{id}: {reason}: {outcome:?}");
+            assert!(
+                outcome.calls.is_empty() && outcome.content.contains("tool▁call▁begin"),
+                "{id}: {reason}: {outcome:?}"
+            );
             unsupported += 1;
         } else if let Some(reason) = intended_difference(id) {
-            assert!(!problems.is_empty(), "{id} is listed as differing ({reason}) but passes: remove it from the list");
-            eprintln!("differs on purpose: {id}: {reason}\n    ours: {}", problems.join("; "));
+            assert!(
+                !problems.is_empty(),
+                "{id} is listed as differing ({reason}) but passes: remove it from the list"
+            );
+            eprintln!(
+                "differs on purpose: {id}: {reason}\n    ours: {}",
+                problems.join("; ")
+            );
             differing += 1;
         } else if problems.is_empty() {
             passed += 1;
@@ -251,7 +321,12 @@ fn run_stream_cases(file: &str) -> Option<(usize, usize, usize)> {
             failures.push(format!("{id}: {}", problems.join("; ")));
         }
     }
-    assert!(failures.is_empty(), "{file}: {} failing:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{file}: {} failing:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("{file}: {passed} passed, {differing} differ on purpose, {unsupported} in formats we do not speak, of {}", cases.len());
     Some((passed, differing, unsupported))
 }
@@ -285,32 +360,52 @@ fn llamacpp_partial_json_is_reported_not_healed() {
     let Some(cases) = cases("llamacpp_json_partial_healing.jsonl") else {
         return skipped("llamacpp_json_partial_healing.jsonl");
     };
-    let tools = vec![ToolSchema { name: "f".into(), description: String::new(), parameters: json!({"type": "object"}) }];
+    let tools = vec![ToolSchema {
+        name: "f".into(),
+        description: String::new(),
+        parameters: json!({"type": "object"}),
+    }];
     let mut inputs: Vec<String> = Vec::new();
     for case in &cases {
         if let Some(input) = case.get("input").and_then(Value::as_str) {
             inputs.push(input.to_string());
         }
         if let Some(doc) = case.get("parse_all_prefixes_of").and_then(Value::as_str) {
-            inputs.extend((1..=doc.len()).filter(|&i| doc.is_char_boundary(i)).map(|i| doc[..i].to_string()));
+            inputs.extend(
+                (1..=doc.len())
+                    .filter(|&i| doc.is_char_boundary(i))
+                    .map(|i| doc[..i].to_string()),
+            );
         }
     }
     let mut complete = 0;
     for input in &inputs {
         let text = format!("<tool_call>{{\"name\": \"f\", \"arguments\": {input}");
         let outcome = run(&[text.as_str()], &tools, false);
-        let is_whole_json = serde_json::from_str::<Value>(input).is_ok_and(|v| v.is_object() || v.is_array());
+        let is_whole_json =
+            serde_json::from_str::<Value>(input).is_ok_and(|v| v.is_object() || v.is_array());
         // The block lacks its closing brace, so it is never a call; it is an error, never silence.
         assert!(outcome.calls.is_empty(), "{input:?} became a call");
         assert_eq!(outcome.errors, 1, "{input:?}: incomplete call not reported");
         let closed = format!("<tool_call>{{\"name\": \"f\", \"arguments\": {input}}}</tool_call>");
         let outcome = run(&[closed.as_str()], &tools, false);
         if is_whole_json && serde_json::from_str::<Value>(input).unwrap().is_object() {
-            assert_eq!(outcome.calls.len(), 1, "{input:?}: a complete call was not read");
-            assert_eq!(outcome.calls[0].2, serde_json::from_str::<Value>(input).unwrap());
+            assert_eq!(
+                outcome.calls.len(),
+                1,
+                "{input:?}: a complete call was not read"
+            );
+            assert_eq!(
+                outcome.calls[0].2,
+                serde_json::from_str::<Value>(input).unwrap()
+            );
             complete += 1;
         } else {
-            assert_eq!(outcome.calls.len() + outcome.errors, 1, "{input:?}: neither call nor error");
+            assert_eq!(
+                outcome.calls.len() + outcome.errors,
+                1,
+                "{input:?}: neither call nor error"
+            );
         }
     }
     eprintln!(
@@ -340,7 +435,10 @@ fn json_repair_vectors() {
         let ours = first_json_value(input);
         match ours {
             Some(value) if value == expected => agreed += 1,
-            Some(value) if expected.as_array().is_some_and(|all| all.contains(&value)) || starts_with_json(input) => {
+            Some(value)
+                if expected.as_array().is_some_and(|all| all.contains(&value))
+                    || starts_with_json(input) =>
+            {
                 // json_repair merges (or repairs) several values; we read one whole value and repair nothing.
                 refused += 1;
                 eprintln!("differs on purpose: {input:?}: we read the first value {value}, json_repair gives {expected}");
@@ -350,7 +448,10 @@ fn json_repair_vectors() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("json_repair_vectors.jsonl: {agreed} agree, {refused} not repaired on purpose, of {}", cases.len());
+    eprintln!(
+        "json_repair_vectors.jsonl: {agreed} agree, {refused} not repaired on purpose, of {}",
+        cases.len()
+    );
 }
 
 /// The first well-formed JSON object or array in `text`, as the JSON-action

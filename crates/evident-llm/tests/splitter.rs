@@ -16,7 +16,12 @@ fn split(chunks: &[&str], think: bool) -> (Split, Vec<Vec<Piece>>) {
     let mut splitter = HermesSplitter::new(think);
     let mut per_chunk: Vec<Vec<Piece>> = chunks.iter().map(|c| splitter.feed(c)).collect();
     per_chunk.push(splitter.finish());
-    let mut out = Split { text: String::new(), thinking: String::new(), calls: Vec::new(), errors: 0 };
+    let mut out = Split {
+        text: String::new(),
+        thinking: String::new(),
+        calls: Vec::new(),
+        errors: 0,
+    };
     for piece in per_chunk.iter().flatten() {
         match piece {
             Piece::Text(t) => out.text.push_str(t),
@@ -35,9 +40,21 @@ fn whole(text: &str) -> Split {
 
 #[test]
 fn a_partial_tag_is_held_back_then_released() {
-    let (_, pieces) = split(&["Checking <tool_ca", "ll>{\"name\": \"f\", \"arguments\": {}}</tool_call>"], false);
-    assert_eq!(pieces[0], vec![Piece::Text("Checking ".into())], "`<tool_ca` is not shown");
-    assert!(pieces[1].iter().any(|p| matches!(p, Piece::Call(c) if c.name == "f")));
+    let (_, pieces) = split(
+        &[
+            "Checking <tool_ca",
+            "ll>{\"name\": \"f\", \"arguments\": {}}</tool_call>",
+        ],
+        false,
+    );
+    assert_eq!(
+        pieces[0],
+        vec![Piece::Text("Checking ".into())],
+        "`<tool_ca` is not shown"
+    );
+    assert!(pieces[1]
+        .iter()
+        .any(|p| matches!(p, Piece::Call(c) if c.name == "f")));
     // Not a tag after all: the held text comes back, in order.
     let (out, pieces) = split(&["a <tool_", "box> b"], false);
     assert_eq!(pieces[0], vec![Piece::Text("a ".into())]);
@@ -48,17 +65,34 @@ fn a_partial_tag_is_held_back_then_released() {
 
 #[test]
 fn a_call_in_progress_is_reported_while_it_streams() {
-    let (_, pieces) = split(&["<tool_call>{\"name\": \"f\", ", "\"arguments\": {\"q\": 1}}", "</tool_call>"], false);
+    let (_, pieces) = split(
+        &[
+            "<tool_call>{\"name\": \"f\", ",
+            "\"arguments\": {\"q\": 1}}",
+            "</tool_call>",
+        ],
+        false,
+    );
     assert_eq!(pieces[0][0], Piece::CallStarted { index: 0 });
-    assert!(matches!(&pieces[0][1], Piece::CallDelta { index: 0, text } if text == "{\"name\": \"f\", "));
-    assert!(matches!(&pieces[1][0], Piece::CallDelta { index: 0, text } if text == "\"arguments\": {\"q\": 1}}"));
+    assert!(
+        matches!(&pieces[0][1], Piece::CallDelta { index: 0, text } if text == "{\"name\": \"f\", ")
+    );
+    assert!(
+        matches!(&pieces[1][0], Piece::CallDelta { index: 0, text } if text == "\"arguments\": {\"q\": 1}}")
+    );
     assert!(matches!(&pieces[2][0], Piece::Call(c) if c.arguments_raw == "{\"q\": 1}"));
 }
 
 #[test]
 fn several_calls_in_one_message() {
     let out = whole("A <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> B <tool_call>{\"name\": \"b\", \"arguments\": {\"x\": [1]}}</tool_call> C");
-    assert_eq!(out.calls, vec![("a".into(), "{}".into()), ("b".into(), "{\"x\":[1]}".into())]);
+    assert_eq!(
+        out.calls,
+        vec![
+            ("a".into(), "{}".into()),
+            ("b".into(), "{\"x\":[1]}".into())
+        ]
+    );
     assert_eq!(out.text, "A  B  C");
 }
 
@@ -76,32 +110,49 @@ fn tags_in_code_and_reasoning_are_text() {
     let reasoning = "<think>maybe <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>?</think>No call needed.";
     let out = whole(reasoning);
     assert!(out.calls.is_empty());
-    assert_eq!(out.thinking, "maybe <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>?");
+    assert_eq!(
+        out.thinking,
+        "maybe <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>?"
+    );
     assert_eq!(out.text, "No call needed.");
 }
 
 #[test]
 fn a_closing_tag_inside_a_json_string_does_not_close_the_call() {
     let out = whole("<tool_call>{\"name\": \"grep\", \"arguments\": {\"pattern\": \"</tool_call>\\\"x\"}}</tool_call>done");
-    assert_eq!(out.calls, vec![("grep".into(), "{\"pattern\":\"</tool_call>\\\"x\"}".into())]);
+    assert_eq!(
+        out.calls,
+        vec![("grep".into(), "{\"pattern\":\"</tool_call>\\\"x\"}".into())]
+    );
     assert_eq!(out.text, "done");
 }
 
 #[test]
 fn unreadable_calls_are_errors_not_silence() {
     let out = whole("<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</tool_call>after");
-    assert_eq!((out.calls.len(), out.errors, out.text.as_str()), (0, 1, "after"));
+    assert_eq!(
+        (out.calls.len(), out.errors, out.text.as_str()),
+        (0, 1, "after")
+    );
     let out = whole("<tool_call>not json</tool_call>");
     assert_eq!(out.errors, 1);
     // Unterminated at the end of the stream: a call if its JSON is whole, else an error.
-    assert_eq!(whole("<tool_call>{\"name\": \"f\", \"arguments\": {}}").calls.len(), 1);
+    assert_eq!(
+        whole("<tool_call>{\"name\": \"f\", \"arguments\": {}}")
+            .calls
+            .len(),
+        1
+    );
     assert_eq!(whole("<tool_call>{\"name\": \"f\", \"argu").errors, 1);
 }
 
 #[test]
 fn implicit_thinking_and_multibyte_text() {
     let (out, _) = split(&["推理…", "</think>", "答案 ✓"], true);
-    assert_eq!((out.thinking.as_str(), out.text.as_str()), ("推理…", "答案 ✓"));
+    assert_eq!(
+        (out.thinking.as_str(), out.text.as_str()),
+        ("推理…", "答案 ✓")
+    );
 }
 
 /// Model-like output: text, code, reasoning, calls, stray `<` and backticks.

@@ -3,6 +3,7 @@
 //! (0: results, 1: no results, 2: error, 130: interrupted). It holds no
 //! indexing or query logic of its own.
 
+mod model;
 mod render;
 
 use std::io::IsTerminal;
@@ -126,6 +127,11 @@ enum Command {
         max_depth: u32,
         /// Only these files or directories.
         paths: Vec<String>,
+    },
+    /// Ask the model one tool question under each protocol and report which work (a connection and model check).
+    Probe {
+        #[command(flatten)]
+        model: model::ModelArgs,
     },
     /// Export the resolved call graph.
     Graph {
@@ -294,6 +300,13 @@ fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<ExitCod
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Probe { model } => {
+            let root = query_root(&cli.repo)?;
+            let cancel = evident_llm::CancelToken::new();
+            let handler = cancel.clone();
+            let _ = ctrlc::set_handler(move || handler.cancel());
+            model::probe(&model, &root, cli.json, &cancel)
+        }
         Command::Index {
             path,
             rebuild,

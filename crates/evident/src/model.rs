@@ -1,0 +1,243 @@
+//! Choosing and reaching a model server: flags, then `[model]` in
+//! `evident.toml`, then the environment (`OLLAMA_HOST`, `EVIDENT_MODEL`,
+//! `OPENAI_BASE_URL`, `OPENAI_API_KEY`); and `evident probe`, which asks the
+//! model one tool question under each protocol to show which ones it can use.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use evident_llm::{
+    run_turn, CancelToken, ChatClient, ChatRequest, Message, OllamaClient, OllamaOptions,
+    OpenAiClient, OpenAiOptions, Protocol, ToolSchema,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Ollama's own API (/api/chat).
+    Ollama,
+    /// Any OpenAI-compatible server (/v1/chat/completions): llama.cpp, vLLM, mlx_lm, LM Studio.
+    Openai,
+}
+
+/// Flags that pick the model; each falls back to `[model]` in evident.toml, then the environment.
+#[derive(clap::Args, Debug, Default)]
+pub struct ModelArgs {
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// Model name as the server knows it (or EVIDENT_MODEL).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Server address: Ollama host, or an OpenAI-compatible base URL ending in /v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// API key for OpenAI-compatible servers that want one (or OPENAI_API_KEY; never read from evident.toml).
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+    /// Tool-call protocol: auto, native, hermes, json-action, constrained.
+    #[arg(long, value_parser = parse_protocol)]
+    pub protocol: Option<Protocol>,
+}
+
+fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    s.parse()
+}
+
+/// `[model]` in evident.toml.
+#[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
+struct ModelConfig {
+    provider: Option<Provider>,
+    name: Option<String>,
+    base_url: Option<String>,
+    protocol: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ConfigFile {
+    #[serde(default)]
+    model: ModelConfig,
+}
+
+/// The model settings in force.
+pub struct ModelChoice {
+    pub client: Box<dyn ChatClient>,
+    pub model: String,
+    pub protocol: Protocol,
+}
+
+pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
+    let config = read_config(root)?;
+    let provider = args
+        .provider
+        .or(config.provider)
+        .unwrap_or(Provider::Ollama);
+    let model = args
+        .model
+        .clone()
+        .or(config.name)
+        .or_else(|| std::env::var("EVIDENT_MODEL").ok().filter(|m| !m.is_empty()))
+        .context("no model chosen: pass --model NAME, set [model] name in evident.toml, or set EVIDENT_MODEL")?;
+    let protocol = match (args.protocol, config.protocol) {
+        (Some(p), _) => p,
+        (None, Some(text)) => text
+            .parse()
+            .map_err(anyhow::Error::msg)
+            .context("evident.toml [model] protocol")?,
+        (None, None) => Protocol::Auto,
+    };
+    let base_url = args.base_url.clone().or(config.base_url);
+    let client: Box<dyn ChatClient> = match provider {
+        Provider::Ollama => Box::new(OllamaClient::new(OllamaOptions {
+            host: base_url,
+            ..Default::default()
+        })),
+        Provider::Openai => Box::new(OpenAiClient::new(OpenAiOptions {
+            base_url,
+            api_key: args.api_key.clone(),
+            ..Default::default()
+        })),
+    };
+    Ok(ModelChoice {
+        client,
+        model,
+        protocol,
+    })
+}
+
+fn read_config(root: &Path) -> Result<ModelConfig> {
+    let path = root.join("evident.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ModelConfig::default()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    // Other tables belong to other parts of evident; only [model] is read here.
+    let file: ConfigFile =
+        toml::from_str(&text).with_context(|| format!("{}: [model]", path.display()))?;
+    Ok(file.model)
+}
+
+/// `evident probe`: one tool question per protocol; which protocols gave a correct call.
+pub fn probe(
+    args: &ModelArgs,
+    root: &Path,
+    json_output: bool,
+    cancel: &CancelToken,
+) -> Result<ExitCode> {
+    let choice = choose(args, root)?;
+    let protocols: Vec<Protocol> = match args.protocol {
+        Some(p) => vec![p],
+        None => Protocol::ALL.to_vec(),
+    };
+    let tool = ToolSchema {
+        name: "find_symbol".into(),
+        description:
+            "Find where a function, class or variable is defined in the repository, by its name."
+                .into(),
+        parameters: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+    };
+    if !json_output {
+        eprintln!("probing {} at {} …", choice.model, choice.client.endpoint());
+    }
+    let mut results = Vec::new();
+    for protocol in protocols {
+        let request = ChatRequest {
+            model: choice.model.clone(),
+            messages: vec![
+                Message::system("You are a code assistant. You answer using tools."),
+                Message::user(
+                    "Where is the function get_collection_name defined? Use the find_symbol tool.",
+                ),
+            ],
+            tools: vec![tool.clone()],
+            protocol,
+            temperature: Some(0.0),
+            max_tokens: Some(200),
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let outcome = run_turn(choice.client.as_ref(), &request, cancel, &mut |_| {});
+        let seconds = started.elapsed().as_secs_f64();
+        let (ok, detail, tokens) = match &outcome {
+            Ok(reply) => {
+                let good = reply.tool_calls.iter().find(|c| {
+                    c.name == "find_symbol"
+                        && c.arguments["name"]
+                            .as_str()
+                            .is_some_and(|n| n.contains("get_collection_name"))
+                });
+                let detail = match (
+                    good,
+                    reply.tool_calls.first(),
+                    reply.protocol_errors.first(),
+                ) {
+                    (Some(call), _, _) => format!("{}({})", call.name, call.arguments),
+                    (None, Some(call), _) => {
+                        format!("wrong call {}({})", call.name, call.arguments)
+                    }
+                    (None, None, Some(error)) => format!("unreadable: {}", error.message),
+                    (None, None, None) => {
+                        format!("no call; answered {:?}", truncate(&reply.content, 60))
+                    }
+                };
+                (good.is_some(), detail, reply.usage.completion_tokens)
+            }
+            Err(e) if matches!(e.error, evident_llm::LlmError::Cancelled) => {
+                return Err(evident_index::Error::Interrupted.into())
+            }
+            Err(e) => (false, format!("error: {}", e.error), None),
+        };
+        if !json_output {
+            let configured = if protocol == choice.protocol && args.protocol.is_none() {
+                " (configured)"
+            } else {
+                ""
+            };
+            println!(
+                "{:<12} {:<4} {seconds:>6.1} s  {detail}{configured}",
+                protocol.name(),
+                if ok { "ok" } else { "FAIL" }
+            );
+        }
+        results.push(json!({"protocol": protocol.name(), "ok": ok, "seconds": seconds, "completion_tokens": tokens, "detail": detail}));
+        // A server that is not there will not be there for the next protocol either.
+        if let Err(e) = &outcome {
+            if matches!(
+                e.error,
+                evident_llm::LlmError::ServerNotRunning { .. }
+                    | evident_llm::LlmError::ModelNotFound { .. }
+            ) {
+                if json_output {
+                    println!("{}", serde_json::to_string_pretty(&results)?);
+                }
+                bail!("{}", e.error);
+            }
+        }
+    }
+    if json_output {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    } else if let Some(best) = results.iter().find(|r| r["ok"] == true) {
+        println!(
+            "use --protocol {} (or [model] protocol = \"{}\" in evident.toml)",
+            best["protocol"].as_str().unwrap(),
+            best["protocol"].as_str().unwrap()
+        );
+    }
+    Ok(if results.iter().any(|r| r["ok"] == true) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

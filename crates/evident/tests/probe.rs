@@ -1,0 +1,106 @@
+//! `evident probe` against the fake model server: flags, evident.toml and
+//! the environment choose the server; each protocol's result is reported.
+
+#[path = "../../evident-llm/tests/common/fake_server.rs"]
+mod fake_server;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_server::{dead_address, FakeServer, Script};
+use serde_json::{json, Value};
+
+fn evident(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OLLAMA_HOST")
+        .env_remove("EVIDENT_MODEL")
+        .output()
+        .unwrap()
+}
+
+fn say(text: &str) -> Script {
+    Script::sse(&[
+        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
+    ])
+}
+
+#[test]
+fn probe_reports_which_protocols_give_a_correct_call() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    // The base URL and model come from evident.toml; the key from the flag.
+    std::fs::write(
+        dir.path().join("evident.toml"),
+        format!("[model]\nprovider = \"openai\"\nname = \"tiny\"\nbase_url = \"{}/v1\"\nprotocol = \"hermes\"\n", server.base),
+    )
+    .unwrap();
+    let call = "{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"get_collection_name\"}}";
+    server.push(
+        "/v1/chat/completions",
+        say(&format!("<tool_call>{call}</tool_call>")),
+    );
+    let output = evident(
+        dir.path(),
+        &["probe", "--protocol", "hermes", "--api-key", "k", "--json"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(results[0]["protocol"], "hermes");
+    assert_eq!(results[0]["ok"], true, "{results}");
+    let sent = &server.requests()[0];
+    assert_eq!(sent.body["model"], "tiny");
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "authorization" && v == "Bearer k"));
+    assert_eq!(server.requests().len(), 1);
+
+    // All protocols, text output: auto gets an answer without a call; the others get server errors.
+    server.push("/v1/chat/completions", say("I don't know."));
+    let output = evident(dir.path(), &["probe"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "no protocol worked: {text}");
+    assert!(
+        text.contains("auto         FAIL") && text.contains("no call"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hermes       FAIL") && text.contains("(configured)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn probe_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = evident(dir.path(), &["probe"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no model chosen"));
+
+    let output = evident(
+        dir.path(),
+        &["probe", "--model", "m", "--base-url", &dead_address()],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no model server is answering") && stderr.contains("ollama serve"),
+        "{stderr}"
+    );
+
+    std::fs::write(
+        dir.path().join("evident.toml"),
+        "[model]\nprotocol = \"smoke-signals\"\n",
+    )
+    .unwrap();
+    let output = evident(dir.path(), &["probe", "--model", "m"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown protocol \"smoke-signals\""));
+}
