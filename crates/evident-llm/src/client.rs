@@ -83,7 +83,7 @@ pub trait ChatClient: Send + Sync {
 pub struct TurnError {
     #[source]
     pub error: LlmError,
-    pub partial: Reply,
+    pub partial: Box<Reply>,
 }
 
 /// Runs one model turn: sends the request, streams events to `sink` as they
@@ -101,7 +101,7 @@ pub fn run_turn(
         Err(error) => {
             return Err(TurnError {
                 error,
-                partial: Reply::default(),
+                partial: Box::default(),
             })
         }
     };
@@ -111,7 +111,10 @@ pub fn run_turn(
             Ok(None) => return Ok(assembler.finish(sink)),
             Err(error) => {
                 let partial = assembler.finish(&mut |_| {});
-                return Err(TurnError { error, partial });
+                return Err(TurnError {
+                    error,
+                    partial: Box::new(partial),
+                });
             }
         }
     }

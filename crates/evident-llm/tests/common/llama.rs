@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,7 @@ pub struct LlamaServer {
 
 impl LlamaServer {
     /// Starts the server and waits until it answers `/health` with 200.
-    pub fn start(server: &PathBuf, model: &PathBuf, threads: u32) -> LlamaServer {
+    pub fn start(server: &Path, model: &Path, threads: u32) -> LlamaServer {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()

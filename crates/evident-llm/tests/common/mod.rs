@@ -4,4 +4,5 @@
 pub mod fake_server;
 pub mod llama;
 
+#[allow(unused_imports)]
 pub use fake_server::*;
