@@ -57,12 +57,15 @@ def peak_rss_kib(cmd, cwd):
     return int(out.stderr.strip().splitlines()[-1])
 
 
-def setup():
-    """`--runs N` and `--no-build`; builds evident in release mode unless told not to.
-    Returns the arguments and the path of the binary."""
+def setup(configure=None, runs=5):
+    """`--runs N` and `--no-build` (plus what `configure(parser)` adds); builds
+    evident in release mode unless told not to. Returns the arguments and the
+    path of the binary."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=runs)
     parser.add_argument("--no-build", action="store_true")
+    if configure:
+        configure(parser)
     args = parser.parse_args()
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-p", "evident", "--quiet"], cwd=ROOT, check=True)

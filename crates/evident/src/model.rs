@@ -163,7 +163,8 @@ pub fn probe(
         let started = Instant::now();
         let outcome = run_turn(choice.client.as_ref(), &request, cancel, &mut |_| {});
         let seconds = started.elapsed().as_secs_f64();
-        let (ok, detail, tokens) = match &outcome {
+        let usage = outcome.as_ref().map(|r| r.usage.clone()).unwrap_or_default();
+        let (ok, detail) = match &outcome {
             Ok(reply) => {
                 let good = reply.tool_calls.iter().find(|c| {
                     c.name == "find_symbol"
@@ -185,12 +186,12 @@ pub fn probe(
                         format!("no call; answered {:?}", truncate(&reply.content, 60))
                     }
                 };
-                (good.is_some(), detail, reply.usage.completion_tokens)
+                (good.is_some(), detail)
             }
             Err(e) if matches!(e.error, evident_llm::LlmError::Cancelled) => {
                 return Err(evident_index::Error::Interrupted.into())
             }
-            Err(e) => (false, format!("error: {}", e.error), None),
+            Err(e) => (false, format!("error: {}", e.error)),
         };
         if !json_output {
             let configured = if protocol == choice.protocol && args.protocol.is_none() {
@@ -204,7 +205,10 @@ pub fn probe(
                 if ok { "ok" } else { "FAIL" }
             );
         }
-        results.push(json!({"protocol": protocol.name(), "ok": ok, "seconds": seconds, "completion_tokens": tokens, "detail": detail}));
+        results.push(json!({
+            "protocol": protocol.name(), "ok": ok, "seconds": seconds, "detail": detail,
+            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens, "eval_ms": usage.eval_ms,
+        }));
         // A server that is not there will not be there for the next protocol either.
         if let Err(e) = &outcome {
             if matches!(
