@@ -194,8 +194,12 @@ impl ReplyAssembler {
     pub fn new(protocol: Protocol, tools: &[ToolSchema], think: bool) -> Self {
         let splitter = matches!(protocol, Protocol::Auto | Protocol::Hermes)
             .then(|| HermesSplitter::new(think));
-        let holding =
-            matches!(protocol, Protocol::JsonAction | Protocol::Constrained).then_some(true);
+        // Whole-reply protocols hold everything; native never holds; the others decide on the first text.
+        let holding = match protocol {
+            Protocol::JsonAction | Protocol::Constrained => Some(true),
+            Protocol::Native => Some(false),
+            Protocol::Auto | Protocol::Hermes => None,
+        };
         ReplyAssembler {
             protocol,
             known_tools: tools.iter().map(|t| t.name.clone()).collect(),

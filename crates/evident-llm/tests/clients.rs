@@ -788,3 +788,30 @@ fn ollama_host_forms() {
         "http://127.0.0.1:9999"
     );
 }
+
+#[test]
+fn native_protocol_streams_json_looking_answers_at_once() {
+    let server = FakeServer::start();
+    server.push("/api/show", show(4096));
+    server.push(
+        "/api/chat",
+        Script::ndjson(&[
+            json!({"message": {"role": "assistant", "content": "{\"name\": \"find_symbol\", "}, "done": false}),
+            json!({"message": {"role": "assistant", "content": "\"arguments\": {}}"}, "done": true}),
+        ]),
+    );
+    let (reply, events) = turn(&ollama(&server), &request(Protocol::Native));
+    let reply = reply.unwrap();
+    assert!(
+        matches!(&events[0], Event::Content(t) if t == "{\"name\": \"find_symbol\", "),
+        "{events:?}"
+    );
+    assert!(
+        reply.tool_calls.is_empty(),
+        "native reads no calls from text"
+    );
+    assert_eq!(
+        reply.content,
+        "{\"name\": \"find_symbol\", \"arguments\": {}}"
+    );
+}

@@ -163,7 +163,10 @@ pub fn probe(
         let started = Instant::now();
         let outcome = run_turn(choice.client.as_ref(), &request, cancel, &mut |_| {});
         let seconds = started.elapsed().as_secs_f64();
-        let usage = outcome.as_ref().map(|r| r.usage.clone()).unwrap_or_default();
+        let usage = outcome
+            .as_ref()
+            .map(|r| r.usage.clone())
+            .unwrap_or_default();
         let (ok, detail) = match &outcome {
             Ok(reply) => {
                 let good = reply.tool_calls.iter().find(|c| {
