@@ -281,6 +281,13 @@ fn openai_tool_call_deltas_are_assembled_by_index() {
     assert_eq!(sent.body["stream_options"]["include_usage"], true);
     assert_eq!(sent.body["tool_choice"], "auto");
     assert_eq!(sent.body["tools"][0]["function"]["name"], "find_symbol");
+    // Key order reaches the model as written: a 1.5B model echoed a schema whose keys came sorted.
+    let keys: Vec<&String> = sent.body["tools"][0]["function"]["parameters"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["type", "properties", "required"]);
 
     // History: the assistant's calls with content "" (never null), results by tool_call_id.
     let protocol = Protocol::Auto;

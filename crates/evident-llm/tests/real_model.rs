@@ -31,6 +31,16 @@ fn find_symbol() -> ToolSchema {
     }
 }
 
+/// The call the question asks for: the tool, with the symbol as its `name`.
+fn correct(reply: &evident_llm::Reply) -> bool {
+    reply.tool_calls.iter().any(|c| {
+        c.name == "find_symbol"
+            && c.arguments["name"]
+                .as_str()
+                .is_some_and(|n| n.contains("get_collection_name"))
+    })
+}
+
 #[test]
 fn a_real_model_calls_the_tool_with_each_protocol() {
     let (server_bin, model) = match provisioned(MODEL_1_5B) {
@@ -53,7 +63,7 @@ fn a_real_model_calls_the_tool_with_each_protocol() {
         http,
     });
     let tools = vec![find_symbol()];
-    let question = "Where is the function get_collection_name defined? Use the find_symbol tool.";
+    let question = "Where is the function get_collection_name defined?";
     let mut failures = Vec::new();
     for protocol in [
         Protocol::Auto,
@@ -74,37 +84,34 @@ fn a_real_model_calls_the_tool_with_each_protocol() {
             max_tokens: Some(160),
             ..Default::default()
         };
-        let started = Instant::now();
-        let reply = match run_turn(&client, &request, &CancelToken::new(), &mut |_| {}) {
-            Ok(reply) => reply,
-            Err(e) => {
-                failures.push(format!("{protocol}: {e}"));
-                continue;
+        // A 1.5B model at temperature 0 is still not fully deterministic (llama.cpp's prompt
+        // cache changes the numerics slightly), so a protocol gets a second try; both are printed.
+        let mut reply = None;
+        for attempt in 1..=2 {
+            let started = Instant::now();
+            match run_turn(&client, &request, &CancelToken::new(), &mut |_| {}) {
+                Ok(r) => {
+                    eprintln!(
+                        "{protocol} (try {attempt}): {:.1} s, {:?} completion tokens, calls {:?}, raw {:?}",
+                        started.elapsed().as_secs_f64(),
+                        r.usage.completion_tokens,
+                        r.tool_calls.iter().map(|c| (&c.name, &c.arguments)).collect::<Vec<_>>(),
+                        r.raw
+                    );
+                    if correct(&r) {
+                        reply = Some(r);
+                        break;
+                    }
+                }
+                Err(e) => eprintln!("{protocol} (try {attempt}): {e}"),
             }
-        };
-        eprintln!(
-            "{protocol}: {:.1} s, {:?} completion tokens, calls {:?}, raw {:?}",
-            started.elapsed().as_secs_f64(),
-            reply.usage.completion_tokens,
-            reply
-                .tool_calls
-                .iter()
-                .map(|c| (&c.name, &c.arguments))
-                .collect::<Vec<_>>(),
-            reply.raw
-        );
-        let correct = reply.tool_calls.iter().any(|c| {
-            c.name == "find_symbol"
-                && c.arguments["name"]
-                    .as_str()
-                    .is_some_and(|n| n.contains("get_collection_name"))
-        });
-        if !correct {
+        }
+        let Some(reply) = reply else {
             failures.push(format!(
-                "{protocol}: no find_symbol(get_collection_name) call; reply {reply:?}"
+                "{protocol}: no find_symbol(get_collection_name) call in two tries"
             ));
             continue;
-        }
+        };
         if protocol == Protocol::Constrained {
             // A second step: the result goes back, and the model answers within the schema.
             let call = &reply.tool_calls[0];

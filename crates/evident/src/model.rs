@@ -150,9 +150,7 @@ pub fn probe(
             model: choice.model.clone(),
             messages: vec![
                 Message::system("You are a code assistant. You answer using tools."),
-                Message::user(
-                    "Where is the function get_collection_name defined? Use the find_symbol tool.",
-                ),
+                Message::user("Where is the function get_collection_name defined?"),
             ],
             tools: vec![tool.clone()],
             protocol,
