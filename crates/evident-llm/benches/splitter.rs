@@ -8,24 +8,35 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use evident_llm::{recover_calls, HermesSplitter, Piece};
+use evident_llm::{recover_calls, HermesSplitter, Piece, PieceRef};
 
-/// About `size` bytes of model-like output: prose, code fences, reasoning and calls.
+/// About `size` bytes of call-dense model output: prose, code fences,
+/// reasoning and a call every ~150 bytes (the worst case for the parsers).
 fn synthetic(size: usize) -> String {
-    let blocks = [
+    mixed(size, 1)
+}
+
+/// Model output with one call per `prose_blocks` prose/code blocks.
+fn mixed(size: usize, prose_blocks: usize) -> String {
+    let prose = [
         "Let me look at how the collection name is computed before answering.\n",
         "The function `get_collection_name` lives in rag_common and is used by three callers.\n",
         "```python\ndef get_collection_name(prefix: str) -> str:\n    return f\"{prefix}_docs\"  # <tool_call> in code is text\n```\n",
-        "<tool_call>\n{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"get_collection_name\", \"kind\": \"function\"}}\n</tool_call>\n",
         "<think>I should check the importers too, x < y holds.</think>",
-        "<tool_call>{\"name\": \"find_importers\", \"arguments\": {\"module\": \"rag_common\"}}</tool_call>",
         "Unicode is fine too: 名前 → ✓.\n",
+    ];
+    let calls = [
+        "<tool_call>\n{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"get_collection_name\", \"kind\": \"function\"}}\n</tool_call>\n",
+        "<tool_call>{\"name\": \"find_importers\", \"arguments\": {\"module\": \"rag_common\"}}</tool_call>",
     ];
     let mut out = String::with_capacity(size + 256);
     let mut i = 0;
     while out.len() < size {
-        out.push_str(blocks[i % blocks.len()]);
-        i += 1;
+        for _ in 0..prose_blocks {
+            out.push_str(prose[i % prose.len()]);
+            i += 1;
+        }
+        out.push_str(calls[i % calls.len()]);
     }
     out
 }
@@ -44,8 +55,27 @@ fn chunks(text: &str, size: usize) -> Vec<&str> {
     out
 }
 
-/// Ours: returns the number of calls found, so the work cannot be optimised away.
+/// Ours, as a streaming consumer uses it (pieces handed to a callback, text
+/// borrowed): returns the number of calls, and counts text bytes, so the work
+/// cannot be optimised away.
 fn incremental(pieces: &[&str]) -> usize {
+    let mut splitter = HermesSplitter::new(false);
+    let (mut calls, mut text) = (0, 0);
+    let mut sink = |piece: PieceRef<'_>| match piece {
+        PieceRef::Call(_) => calls += 1,
+        PieceRef::Text(t) | PieceRef::Thinking(t) => text += t.len(),
+        _ => {}
+    };
+    for piece in pieces {
+        splitter.feed_with(piece, &mut sink);
+    }
+    splitter.finish_with(&mut sink);
+    black_box(text);
+    calls
+}
+
+/// The owned-pieces API (`feed` returns a `Vec<Piece>`), for comparison.
+fn incremental_owned(pieces: &[&str]) -> usize {
     let mut splitter = HermesSplitter::new(false);
     let mut calls = 0;
     for piece in pieces {
@@ -132,12 +162,30 @@ fn main() {
         ours[1] / small_rate
     );
 
+    let pieces = chunks(&big, 16);
+    measure(
+        "owned pieces (feed -> Vec<Piece>), 16-byte chunks",
+        big.len(),
+        || incremental_owned(&pieces),
+    );
+
+    // Typical replies: one call per ~2 KB of prose and code.
+    let typical = mixed(10 * 1024 * 1024, 20);
+    for size in [16usize, 4096] {
+        let pieces = chunks(&typical, size);
+        measure(
+            &format!("incremental splitter, typical, {size}-byte chunks"),
+            typical.len(),
+            || incremental(&pieces),
+        );
+    }
+
+    // `--ours-only` (for profiling) stops here.
+    if std::env::args().any(|a| a == "--ours-only") {
+        return;
+    }
     // The naive rescan is quadratic: 10 MB in small chunks would take hours, so it runs on less.
-    for (size, total) in [
-        (4096usize, 10 * 1024 * 1024),
-        (16, 256 * 1024),
-        (16, 1024 * 1024),
-    ] {
+    for (size, total) in [(4096usize, 10 * 1024 * 1024), (16, 256 * 1024)] {
         let text = synthetic(total);
         let pieces = chunks(&text, size);
         let naive_rate = measure(

@@ -42,6 +42,42 @@ pub enum Piece {
     Malformed(ProtocolError),
 }
 
+/// A piece as [`HermesSplitter::feed_with`] hands it out: text borrowed from
+/// the input, so streaming text costs no allocation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PieceRef<'a> {
+    Text(&'a str),
+    Thinking(&'a str),
+    CallStarted { index: usize },
+    CallDelta { index: usize, text: &'a str },
+    Call(ToolCall),
+    Malformed(ProtocolError),
+}
+
+/// Appends `piece` to `out`, joining it to the previous piece of the same kind.
+fn push_merged(out: &mut Vec<Piece>, piece: PieceRef<'_>) {
+    match (out.last_mut(), piece) {
+        (Some(Piece::Text(pending)), PieceRef::Text(text)) => pending.push_str(text),
+        (Some(Piece::Thinking(pending)), PieceRef::Thinking(text)) => pending.push_str(text),
+        (
+            Some(Piece::CallDelta {
+                index: last,
+                text: pending,
+            }),
+            PieceRef::CallDelta { index, text },
+        ) if *last == index => pending.push_str(text),
+        (_, PieceRef::Text(text)) => out.push(Piece::Text(text.to_string())),
+        (_, PieceRef::Thinking(text)) => out.push(Piece::Thinking(text.to_string())),
+        (_, PieceRef::CallStarted { index }) => out.push(Piece::CallStarted { index }),
+        (_, PieceRef::CallDelta { index, text }) => out.push(Piece::CallDelta {
+            index,
+            text: text.to_string(),
+        }),
+        (_, PieceRef::Call(call)) => out.push(Piece::Call(call)),
+        (_, PieceRef::Malformed(error)) => out.push(Piece::Malformed(error)),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Text,
@@ -71,7 +107,6 @@ pub struct HermesSplitter {
     in_string: bool,
     escaped: bool,
     next_index: usize,
-    out: Vec<Piece>,
 }
 
 impl HermesSplitter {
@@ -92,7 +127,6 @@ impl HermesSplitter {
             in_string: false,
             escaped: false,
             next_index: 0,
-            out: Vec::new(),
         }
     }
 
@@ -103,17 +137,30 @@ impl HermesSplitter {
 
     /// Feeds the next chunk; returns what it decided.
     pub fn feed(&mut self, chunk: &str) -> Vec<Piece> {
-        self.process(chunk);
-        std::mem::take(&mut self.out)
+        let mut out = Vec::new();
+        self.feed_with(chunk, &mut |piece| push_merged(&mut out, piece));
+        out
+    }
+
+    /// Feeds the next chunk, handing each piece to `sink` as it is decided.
+    pub fn feed_with(&mut self, chunk: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
+        self.process(chunk, sink);
     }
 
     /// Ends the stream: a held partial tag is text again, an open call is read as it stands.
     pub fn finish(&mut self) -> Vec<Piece> {
+        let mut out = Vec::new();
+        self.finish_with(&mut |piece| push_merged(&mut out, piece));
+        out
+    }
+
+    /// [`finish`](Self::finish), handing the pieces to `sink`.
+    pub fn finish_with(&mut self, sink: &mut dyn FnMut(PieceRef<'_>)) {
         let held = std::mem::take(&mut self.held);
         if !held.is_empty() {
             match self.state {
-                State::Call => self.call_bytes(&held),
-                _ => self.emit(&held),
+                State::Call => self.call_bytes(&held, sink),
+                _ => self.emit(&held, sink),
             }
         }
         if self.state == State::Call {
@@ -121,28 +168,27 @@ impl HermesSplitter {
             match parse_call(&body, self.next_index, Leniency::Marked) {
                 Ok(call) => {
                     self.next_index += 1;
-                    self.out.push(Piece::Call(call));
+                    sink(PieceRef::Call(call));
                 }
-                Err(message) => self.out.push(Piece::Malformed(ProtocolError {
+                Err(message) => sink(PieceRef::Malformed(ProtocolError {
                     raw: format!("{CALL_OPEN}{body}"),
                     message: format!("unterminated {CALL_OPEN} block: {message}"),
                 })),
             }
             self.state = State::Text;
         }
-        std::mem::take(&mut self.out)
     }
 
-    fn process(&mut self, input: &str) {
+    fn process(&mut self, input: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
         let bytes = input.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
             if !self.held.is_empty() {
-                i += self.extend_held(input, i);
+                i += self.extend_held(input, i, sink);
                 continue;
             }
             match self.state {
-                State::Text => i += self.text_step(input, i),
+                State::Text => i += self.text_step(input, i, sink),
                 State::Think => {
                     let rest = &input[i..];
                     match memchr::memchr(b'<', rest.as_bytes()) {
@@ -151,60 +197,64 @@ impl HermesSplitter {
                             i += 1;
                         }
                         Some(n) => {
-                            self.emit(&rest[..n]);
+                            self.emit(&rest[..n], sink);
                             i += n;
                         }
                         None => {
-                            self.emit(rest);
+                            self.emit(rest, sink);
                             i = bytes.len();
                         }
                     }
                 }
-                State::Call => i += self.call_step(input, i),
+                State::Call => i += self.call_step(input, i, sink),
             }
         }
     }
 
-    /// Text outside calls and reasoning: tracks Markdown code so tags in it stay text.
-    fn text_step(&mut self, input: &str, at: usize) -> usize {
-        let rest = &input[at..];
-        let b = rest.as_bytes()[0];
-        if b != b'`' && self.backtick_run > 0 {
-            self.end_backtick_run();
-        }
-        match b {
-            b'`' => {
-                if self.backtick_run == 0 {
-                    self.run_at_line_start = self.line_blank_so_far;
-                }
-                self.backtick_run += 1;
-                self.line_blank_so_far = false;
-                self.emit("`");
-                1
+    /// Text outside calls and reasoning, up to the next tag or the end of the
+    /// input: tracks Markdown code so tags in it stay text. Emits one slice.
+    fn text_step(&mut self, input: &str, at: usize, sink: &mut dyn FnMut(PieceRef<'_>)) -> usize {
+        let bytes = input.as_bytes();
+        let mut i = at;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b != b'`' && self.backtick_run > 0 {
+                self.end_backtick_run();
             }
-            b'\n' => {
-                self.line_blank_so_far = true;
-                self.inline_code = None;
-                self.emit("\n");
-                1
-            }
-            b'<' if self.fence.is_none() && self.inline_code.is_none() => {
-                self.line_blank_so_far = false;
-                self.held.push('<');
-                1
-            }
-            _ => {
-                let end = memchr::memchr3(b'`', b'\n', b'<', rest.as_bytes())
-                    .unwrap_or(rest.len())
-                    .max(1);
-                let segment = &rest[..end];
-                if self.line_blank_so_far && !segment.bytes().all(|c| c == b' ' || c == b'\t') {
+            match b {
+                b'`' => {
+                    if self.backtick_run == 0 {
+                        self.run_at_line_start = self.line_blank_so_far;
+                    }
+                    self.backtick_run += 1;
                     self.line_blank_so_far = false;
+                    i += 1;
                 }
-                self.emit(segment);
-                end
+                b'\n' => {
+                    self.line_blank_so_far = true;
+                    self.inline_code = None;
+                    i += 1;
+                }
+                b'<' if self.fence.is_none() && self.inline_code.is_none() => {
+                    self.emit(&input[at..i], sink);
+                    self.line_blank_so_far = false;
+                    self.held.push('<');
+                    return i + 1 - at;
+                }
+                _ => {
+                    let end = memchr::memchr3(b'`', b'\n', b'<', &bytes[i + 1..])
+                        .map_or(bytes.len(), |n| i + 1 + n);
+                    if self.line_blank_so_far
+                        && !bytes[i..end].iter().all(|c| *c == b' ' || *c == b'\t')
+                    {
+                        self.line_blank_so_far = false;
+                    }
+                    i = end;
+                }
             }
         }
+        self.emit(&input[at..], sink);
+        bytes.len() - at
     }
 
     fn end_backtick_run(&mut self) {
@@ -225,64 +275,61 @@ impl HermesSplitter {
         }
     }
 
-    /// Inside `<tool_call>`: collects the body, watching JSON strings so a
-    /// `</tool_call>` inside one does not end the block.
-    fn call_step(&mut self, input: &str, at: usize) -> usize {
-        let rest = &input[at..];
-        let b = rest.as_bytes()[0];
-        match b {
-            b'"' => {
-                if self.escaped {
+    /// Inside `<tool_call>`: collects the body up to a possible closing tag or
+    /// the end of the input, watching JSON strings so a `</tool_call>` inside
+    /// one does not end the block.
+    fn call_step(&mut self, input: &str, at: usize, sink: &mut dyn FnMut(PieceRef<'_>)) -> usize {
+        let bytes = input.as_bytes();
+        let mut i = at;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    if self.escaped {
+                        self.escaped = false;
+                    } else {
+                        self.in_string = !self.in_string;
+                    }
+                    i += 1;
+                }
+                b'\\' => {
+                    if self.in_string {
+                        self.escaped = !self.escaped;
+                    }
+                    i += 1;
+                }
+                b'<' if !self.in_string => {
+                    self.call_bytes(&input[at..i], sink);
+                    self.held.push('<');
+                    return i + 1 - at;
+                }
+                _ => {
                     self.escaped = false;
-                } else {
-                    self.in_string = !self.in_string;
+                    // JSON has a quote every few bytes: a plain loop beats restarting memchr.
+                    i += 1;
+                    while i < bytes.len() && !matches!(bytes[i], b'"' | b'\\' | b'<') {
+                        i += 1;
+                    }
                 }
-                self.call_bytes("\"");
-                1
-            }
-            b'\\' => {
-                if self.in_string {
-                    self.escaped = !self.escaped;
-                }
-                self.call_bytes("\\");
-                1
-            }
-            b'<' if !self.in_string => {
-                self.held.push('<');
-                1
-            }
-            _ => {
-                let end = memchr::memchr3(b'"', b'\\', b'<', &rest.as_bytes()[1..])
-                    .map_or(rest.len(), |n| n + 1);
-                self.escaped = false;
-                self.call_bytes(&rest[..end]);
-                end
             }
         }
+        self.call_bytes(&input[at..], sink);
+        bytes.len() - at
     }
 
-    fn call_bytes(&mut self, text: &str) {
-        self.call_body.push_str(text);
-        let index = self.next_index;
-        if let Some(Piece::CallDelta {
-            index: last,
-            text: pending,
-        }) = self.out.last_mut()
-        {
-            if *last == index {
-                pending.push_str(text);
-                return;
-            }
+    fn call_bytes(&mut self, text: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
+        if text.is_empty() {
+            return;
         }
-        self.out.push(Piece::CallDelta {
-            index,
-            text: text.to_string(),
+        self.call_body.push_str(text);
+        sink(PieceRef::CallDelta {
+            index: self.next_index,
+            text,
         });
     }
 
     /// Adds bytes to a held `<...` until it is a whole tag or cannot become one.
     /// Returns how many bytes of `input` (from `at`) it consumed.
-    fn extend_held(&mut self, input: &str, at: usize) -> usize {
+    fn extend_held(&mut self, input: &str, at: usize, sink: &mut dyn FnMut(PieceRef<'_>)) -> usize {
         let candidates: &[&str] = match self.state {
             State::Text => &[CALL_OPEN, THINK_OPEN],
             State::Think if self.think_fresh => &[THINK_CLOSE, THINK_OPEN],
@@ -290,37 +337,56 @@ impl HermesSplitter {
             State::Call => &[CALL_CLOSE],
         };
         let rest = &input[at..];
+        if self.held.len() == 1 {
+            // The common case: the whole tag, or a clear mismatch, is in this chunk.
+            if let Some(tag) = candidates.iter().find(|t| rest.starts_with(&t[1..])) {
+                self.held.clear();
+                self.enter_tag(tag, sink);
+                return tag.len() - 1;
+            }
+            let decided = candidates
+                .iter()
+                .all(|t| rest.len() >= t.len() - 1 || !t[1..].starts_with(rest));
+            if decided {
+                self.held.clear();
+                match self.state {
+                    State::Call => self.call_bytes("<", sink),
+                    _ => self.emit("<", sink),
+                }
+                return 0;
+            }
+        }
         let mut consumed = 0;
         for (offset, ch) in rest.char_indices() {
             self.held.push(ch);
             consumed = offset + ch.len_utf8();
             if let Some(tag) = candidates.iter().find(|t| **t == self.held) {
                 self.held.clear();
-                self.enter_tag(tag);
+                self.enter_tag(tag, sink);
                 return consumed;
             }
             if !candidates.iter().any(|t| t.starts_with(self.held.as_str())) {
                 // Not a tag: the `<` is ordinary, and what followed it is processed afresh.
                 let held = std::mem::take(&mut self.held);
                 match self.state {
-                    State::Call => self.call_bytes("<"),
-                    _ => self.emit("<"),
+                    State::Call => self.call_bytes("<", sink),
+                    _ => self.emit("<", sink),
                 }
-                self.process(&held[1..]);
+                self.process(&held[1..], sink);
                 return consumed;
             }
         }
         consumed
     }
 
-    fn enter_tag(&mut self, tag: &str) {
+    fn enter_tag(&mut self, tag: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
         match tag {
             CALL_OPEN => {
                 self.state = State::Call;
                 self.call_body.clear();
                 self.in_string = false;
                 self.escaped = false;
-                self.out.push(Piece::CallStarted {
+                sink(PieceRef::CallStarted {
                     index: self.next_index,
                 });
             }
@@ -329,9 +395,9 @@ impl HermesSplitter {
                 match parse_call(&body, self.next_index, Leniency::Marked) {
                     Ok(call) => {
                         self.next_index += 1;
-                        self.out.push(Piece::Call(call));
+                        sink(PieceRef::Call(call));
                     }
-                    Err(message) => self.out.push(Piece::Malformed(ProtocolError {
+                    Err(message) => sink(PieceRef::Malformed(ProtocolError {
                         raw: format!("{CALL_OPEN}{body}{CALL_CLOSE}"),
                         message,
                     })),
@@ -353,8 +419,8 @@ impl HermesSplitter {
         }
     }
 
-    /// Emits text or thinking, per state, merging with the previous piece.
-    fn emit(&mut self, mut text: &str) {
+    /// Emits text or thinking, per state.
+    fn emit(&mut self, mut text: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
         if self.trim_leading {
             text = text.trim_start();
             if text.is_empty() {
@@ -365,18 +431,11 @@ impl HermesSplitter {
         if text.is_empty() {
             return;
         }
-        let thinking = self.state == State::Think;
-        if thinking {
+        if self.state == State::Think {
             self.think_fresh = false;
-        }
-        match self.out.last_mut() {
-            Some(Piece::Thinking(pending)) if thinking => pending.push_str(text),
-            Some(Piece::Text(pending)) if !thinking => pending.push_str(text),
-            _ => self.out.push(if thinking {
-                Piece::Thinking(text.to_string())
-            } else {
-                Piece::Text(text.to_string())
-            }),
+            sink(PieceRef::Thinking(text));
+        } else {
+            sink(PieceRef::Text(text));
         }
     }
 }

@@ -194,24 +194,29 @@ fn incomplete_call(text: &str, known: &dyn Fn(&str) -> bool) -> Option<ProtocolE
 
 /// A call alone in a Markdown code fence takes the fence with it.
 fn widen_to_fences(text: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    // Every fence marker once, so each span looks its fence up in O(log n).
+    let fences: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), "```").collect();
     spans
         .into_iter()
         .map(|(start, end)| {
-            let before = &text[..start];
-            let Some(open) = before.rfind("```") else {
+            let before = fences.partition_point(|&f| f + 3 <= start);
+            let Some(&open) = before.checked_sub(1).and_then(|i| fences.get(i)) else {
                 return (start, end);
             };
-            let between = &before[open + 3..];
-            let label_ok = between.trim().chars().all(|c| c.is_ascii_alphanumeric());
-            if !label_ok || !between.contains('\n') && !between.trim().is_empty() {
+            // Between the fence and the call: an optional language label, then a newline.
+            let between = &text[open + 3..start];
+            let label = between.trim_end();
+            let label_ok = between.len() <= 40
+                && between.contains('\n')
+                && label.chars().all(|c| c.is_ascii_alphanumeric())
+                || between.trim().is_empty();
+            if !label_ok {
                 return (start, end);
             }
-            let after = &text[end..];
-            let trimmed = after.trim_start();
-            if let Some(stripped) = trimmed.strip_prefix("```") {
-                (open, text.len() - stripped.len())
-            } else {
-                (start, end)
+            let after = text[end..].trim_start();
+            match after.strip_prefix("```") {
+                Some(stripped) => (open, text.len() - stripped.len()),
+                None => (start, end),
             }
         })
         .collect()
