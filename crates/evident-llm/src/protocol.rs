@@ -229,10 +229,8 @@ impl ReplyAssembler {
             WireEvent::CallStarted { index, .. } => sink(Event::CallStarted { index }),
             WireEvent::CallDelta { index, text } => sink(Event::CallDelta { index, text }),
             WireEvent::Calls(calls) => {
-                for mut call in calls {
-                    call.index = self.reply.tool_calls.len();
-                    sink(Event::Call(call.clone()));
-                    self.reply.tool_calls.push(call);
+                for call in calls {
+                    self.call(call, sink);
                 }
             }
             WireEvent::Malformed(error) => self.error(error, sink),
@@ -254,8 +252,7 @@ impl ReplyAssembler {
                     whole.push_str(&text);
                     let recovered = recover_calls(&whole, &self.known_tools, 0);
                     for call in recovered.calls {
-                        sink(Event::Call(call.clone()));
-                        self.reply.tool_calls.push(call);
+                        self.call(call, sink);
                     }
                     for error in recovered.errors {
                         self.error(error, sink);
@@ -289,11 +286,6 @@ impl ReplyAssembler {
         let trimmed = self.reply.thinking.trim();
         if trimmed.len() != self.reply.thinking.len() {
             self.reply.thinking = trimmed.to_string();
-        }
-        for call in &mut self.reply.tool_calls {
-            if call.id.is_none() && self.protocol.sends_native_tools() {
-                call.id = Some(next_call_id());
-            }
         }
         sink(Event::Done(self.reply.usage.clone()));
         self.reply
@@ -351,8 +343,13 @@ impl ReplyAssembler {
         }
     }
 
+    /// Numbers the call in the reply and, where history will carry it natively,
+    /// gives it an id if the server gave none; then reports it.
     fn call(&mut self, mut call: ToolCall, sink: &mut dyn FnMut(Event)) {
         call.index = self.reply.tool_calls.len();
+        if call.id.is_none() && self.protocol.sends_native_tools() {
+            call.id = Some(next_call_id());
+        }
         sink(Event::Call(call.clone()));
         self.reply.tool_calls.push(call);
     }

@@ -822,3 +822,34 @@ fn native_protocol_streams_json_looking_answers_at_once() {
         "{\"name\": \"find_symbol\", \"arguments\": {}}"
     );
 }
+
+#[test]
+fn streamed_call_events_match_the_reply() {
+    let server = FakeServer::start();
+    server.push("/api/show", show(4096));
+    let text = "```json\n{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"Index\"}}\n```";
+    server.push(
+        "/api/chat",
+        Script::ndjson(&[json!({"message": {"role": "assistant", "content": text}, "done": true})]),
+    );
+    let (reply, events) = turn(&ollama(&server), &request(Protocol::Auto));
+    let reply = reply.unwrap();
+    let streamed: Vec<_> = events
+        .iter()
+        .filter_map(|e| {
+            if let Event::Call(c) = e {
+                Some(c.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(
+        streamed, reply.tool_calls,
+        "a consumer of events sees the same calls, ids included"
+    );
+    assert!(
+        reply.tool_calls[0].id.is_some(),
+        "auto gives recovered calls an id for the native history"
+    );
+}
