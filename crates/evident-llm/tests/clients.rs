@@ -853,3 +853,40 @@ fn streamed_call_events_match_the_reply() {
         "auto gives recovered calls an id for the native history"
     );
 }
+
+#[test]
+fn a_server_that_never_starts_answering_hits_the_first_token_timeout() {
+    let server = FakeServer::start();
+    server.push(
+        "/v1/chat/completions",
+        Script::Silent(Duration::from_secs(5)),
+    );
+    let mut http = fast_http();
+    http.first_token_timeout = Duration::from_millis(400);
+    let client = OpenAiClient::new(OpenAiOptions {
+        base_url: Some(format!("{}/v1", server.base)),
+        api_key: None,
+        http,
+    });
+    let started = Instant::now();
+    let error = error_of(turn(&client, &request(Protocol::Native)).0).error;
+    assert!(
+        matches!(
+            error,
+            LlmError::Timeout {
+                phase: TimeoutPhase::FirstToken,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        error.to_string().contains("waiting for the first token"),
+        "{error}"
+    );
+}

@@ -104,3 +104,63 @@ fn probe_errors_are_clear() {
     let output = evident(dir.path(), &["probe", "--model", "m"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown protocol \"smoke-signals\""));
 }
+
+#[test]
+fn probe_reads_the_environment() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let call = "{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"get_collection_name\"}}";
+    // Ollama (the default provider) at OLLAMA_HOST, model from EVIDENT_MODEL.
+    server.push(
+        "/api/show",
+        Script::json(200, json!({"model_info": {"llama.context_length": 2048}})),
+    );
+    server.push("/api/chat", Script::ndjson(&[json!({"message": {"role": "assistant", "content": format!("<tool_call>{call}</tool_call>")}, "done": true})]));
+    let host = server.base.trim_start_matches("http://").to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args(["probe", "--protocol", "hermes", "--json"])
+        .current_dir(dir.path())
+        .env("OLLAMA_HOST", &host)
+        .env("EVIDENT_MODEL", "from-env")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let chat = &server.requests_to("/api/chat")[0].body;
+    assert_eq!(chat["model"], "from-env");
+    assert_eq!(chat["options"]["num_ctx"], 2048);
+
+    // OpenAI-compatible at OPENAI_BASE_URL with OPENAI_API_KEY.
+    server.push(
+        "/v1/chat/completions",
+        say(&format!("<tool_call>{call}</tool_call>")),
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args([
+            "probe",
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+            "--protocol",
+            "hermes",
+        ])
+        .current_dir(dir.path())
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.base))
+        .env("OPENAI_API_KEY", "from-env-key")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let sent = &server.requests_to("/v1/chat/completions")[0];
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "authorization" && v == "Bearer from-env-key"));
+}

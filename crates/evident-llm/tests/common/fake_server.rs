@@ -35,6 +35,8 @@ pub enum Script {
     Answer { status: u16, body: String },
     /// The connection is closed without an answer.
     Hangup,
+    /// Nothing is sent for this long (a model still loading), then the connection closes.
+    Silent(Duration),
 }
 
 impl Script {
@@ -224,6 +226,7 @@ fn serve(
             &format!("{{\"error\":\"fake server: nothing scripted for {path}\"}}"),
         ),
         Some(Script::Hangup) => {}
+        Some(Script::Silent(time)) => thread::sleep(time),
         Some(Script::Answer { status, body }) => answer(&mut out, status, &body),
         Some(Script::Stream {
             content_type,
