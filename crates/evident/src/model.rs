@@ -1,7 +1,9 @@
-//! Choosing and reaching a model server: flags, then `[model]` in
-//! `evident.toml`, then the environment (`OLLAMA_HOST`, `EVIDENT_MODEL`,
-//! `OPENAI_BASE_URL`, `OPENAI_API_KEY`); and `evident probe`, which asks the
-//! model one tool question under each protocol to show which ones it can use.
+//! Choosing and reaching a model server: flags, then `[model]` in the
+//! repository's `evident.toml`, then `[model]` in the user's
+//! `~/.config/evident/config.toml`, then the environment (`OLLAMA_HOST`,
+//! `EVIDENT_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`); and `evident probe`,
+//! which asks the model one tool question under each protocol to show which
+//! ones it can use.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -47,7 +49,7 @@ fn parse_protocol(s: &str) -> Result<Protocol, String> {
     s.parse()
 }
 
-/// `[model]` in evident.toml.
+/// `[model]` in a config file.
 #[derive(Deserialize, Default, Debug)]
 #[serde(deny_unknown_fields)]
 struct ModelConfig {
@@ -55,6 +57,21 @@ struct ModelConfig {
     name: Option<String>,
     base_url: Option<String>,
     protocol: Option<String>,
+    /// Only in the user's own config: a repository's file is shared with everyone.
+    api_key: Option<String>,
+}
+
+impl ModelConfig {
+    /// `self`, with the gaps filled from `fallback`.
+    fn or(self, fallback: ModelConfig) -> ModelConfig {
+        ModelConfig {
+            provider: self.provider.or(fallback.provider),
+            name: self.name.or(fallback.name),
+            base_url: self.base_url.or(fallback.base_url),
+            protocol: self.protocol.or(fallback.protocol),
+            api_key: self.api_key.or(fallback.api_key),
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -71,7 +88,18 @@ pub struct ModelChoice {
 }
 
 pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
-    let config = read_config(root)?;
+    let repo = read_config(&root.join("evident.toml"))?;
+    if repo.api_key.is_some() {
+        bail!(
+            "{}: [model] api_key does not belong in a repository's config (it is shared); \
+             put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key",
+            root.join("evident.toml").display()
+        );
+    }
+    let config = match user_config_path() {
+        Some(path) => repo.or(read_config(&path)?),
+        None => repo,
+    };
     let provider = args
         .provider
         .or(config.provider)
@@ -81,13 +109,13 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
         .clone()
         .or(config.name)
         .or_else(|| std::env::var("EVIDENT_MODEL").ok().filter(|m| !m.is_empty()))
-        .context("no model chosen: pass --model NAME, set [model] name in evident.toml, or set EVIDENT_MODEL")?;
+        .context("no model chosen: pass --model NAME, set [model] name in evident.toml or ~/.config/evident/config.toml, or set EVIDENT_MODEL")?;
     let protocol = match (args.protocol, config.protocol) {
         (Some(p), _) => p,
         (None, Some(text)) => text
             .parse()
             .map_err(anyhow::Error::msg)
-            .context("evident.toml [model] protocol")?,
+            .context("[model] protocol")?,
         (None, None) => Protocol::Auto,
     };
     let base_url = args.base_url.clone().or(config.base_url);
@@ -98,7 +126,7 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
         })),
         Provider::Openai => Box::new(OpenAiClient::new(OpenAiOptions {
             base_url,
-            api_key: args.api_key.clone(),
+            api_key: args.api_key.clone().or(config.api_key),
             ..Default::default()
         })),
     };
@@ -109,9 +137,17 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
     })
 }
 
-fn read_config(root: &Path) -> Result<ModelConfig> {
-    let path = root.join("evident.toml");
-    let text = match std::fs::read_to_string(&path) {
+/// `$XDG_CONFIG_HOME/evident/config.toml`, else `~/.config/evident/config.toml`.
+fn user_config_path() -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
+    Some(base.join("evident").join("config.toml"))
+}
+
+fn read_config(path: &Path) -> Result<ModelConfig> {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ModelConfig::default()),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),

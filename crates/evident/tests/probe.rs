@@ -18,6 +18,7 @@ fn evident(dir: &Path, args: &[&str]) -> Output {
         .env_remove("OPENAI_API_KEY")
         .env_remove("OLLAMA_HOST")
         .env_remove("EVIDENT_MODEL")
+        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
         .output()
         .unwrap()
 }
@@ -122,6 +123,7 @@ fn probe_reads_the_environment() {
         .current_dir(dir.path())
         .env("OLLAMA_HOST", &host)
         .env("EVIDENT_MODEL", "from-env")
+        .env("XDG_CONFIG_HOME", dir.path().join("none"))
         .output()
         .unwrap();
     assert!(
@@ -151,6 +153,7 @@ fn probe_reads_the_environment() {
         .current_dir(dir.path())
         .env("OPENAI_BASE_URL", format!("{}/v1", server.base))
         .env("OPENAI_API_KEY", "from-env-key")
+        .env("XDG_CONFIG_HOME", dir.path().join("none"))
         .output()
         .unwrap();
     assert!(
@@ -163,4 +166,61 @@ fn probe_reads_the_environment() {
         .headers
         .iter()
         .any(|(k, v)| k == "authorization" && v == "Bearer from-env-key"));
+}
+
+#[test]
+fn the_api_key_comes_from_the_user_config_never_the_repository() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(user.path().join("evident")).unwrap();
+    std::fs::write(
+        user.path().join("evident/config.toml"),
+        format!("[model]\nprovider = \"openai\"\nname = \"user-model\"\nbase_url = \"{}/v1\"\napi_key = \"user-key\"\n", server.base),
+    )
+    .unwrap();
+    // The repository's config wins where it speaks (the model name), the user's fills the rest.
+    std::fs::write(
+        dir.path().join("evident.toml"),
+        "[model]\nname = \"repo-model\"\n",
+    )
+    .unwrap();
+    let call = "{\"name\": \"find_symbol\", \"arguments\": {\"name\": \"get_collection_name\"}}";
+    server.push(
+        "/v1/chat/completions",
+        say(&format!("<tool_call>{call}</tool_call>")),
+    );
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_evident"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", user.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .output()
+            .unwrap()
+    };
+    let output = run(&["probe", "--protocol", "hermes"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let sent = &server.requests()[0];
+    assert_eq!(sent.body["model"], "repo-model");
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "authorization" && v == "Bearer user-key"));
+
+    std::fs::write(
+        dir.path().join("evident.toml"),
+        "[model]\napi_key = \"leaked\"\n",
+    )
+    .unwrap();
+    let output = run(&["probe", "--protocol", "hermes"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("does not belong in a repository's config"));
+    assert_eq!(server.requests().len(), 1, "nothing was sent");
 }
