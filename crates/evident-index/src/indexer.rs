@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use crate::callgraph::{self, Invalidation};
+use crate::chunk::{self, Chunk};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::extract::{self, FileFacts};
@@ -95,6 +96,7 @@ struct Parsed {
     mtime_ns: i64,
     facts: FileFacts,
     targets: Vec<Option<String>>,
+    chunks: Vec<Chunk>,
 }
 
 struct Stored {
@@ -434,6 +436,7 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
         .iter()
         .map(|i| resolver.resolve(spec, &candidate.rel, &i.module, i.name.as_deref()))
         .collect();
+    let chunks = chunk::chunks(&facts, &candidate.rel, &source);
     Outcome::Parsed(Box::new(Parsed {
         rel: candidate.rel.clone(),
         lang: spec.name,
@@ -442,6 +445,7 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
         mtime_ns: candidate.mtime_ns,
         facts,
         targets,
+        chunks,
     }))
 }
 
@@ -607,11 +611,36 @@ fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<(
             ])?;
         }
     }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO chunks(file_id, symbol_id, kind, name, qualified_name, start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut insert_text = tx.prepare_cached(
+            "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
+        for c in &p.chunks {
+            insert.execute(params![
+                file_id,
+                c.definition.map(|i| symbol_ids[i]),
+                c.kind.as_str(),
+                c.name,
+                c.qualified_name,
+                c.start_line,
+                c.end_line
+            ])?;
+            let id = tx.last_insert_rowid();
+            insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
+        }
+    }
     Ok(())
 }
 
 fn delete_file_rows(tx: &Transaction, file_id: i64) -> Result<()> {
     for sql in [
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM symbols WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM calls WHERE file_id = ?1",

@@ -18,6 +18,7 @@
 //! ```
 
 mod callgraph;
+pub mod chunk;
 pub mod config;
 mod diff;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod lang;
 mod query;
 pub mod resolve;
 pub mod sandbox;
+pub mod search;
 pub mod snippet;
 pub mod store;
 pub mod walk;
@@ -43,3 +45,4 @@ pub use graph_query::{
 };
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
+pub use search::{SearchQuery, MAX_QUERY_CHARS};

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -97,6 +97,24 @@ CREATE TABLE skipped (
     path   TEXT PRIMARY KEY,
     reason TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Search chunks (see chunk.rs); their text lives only in the full-text index.
+CREATE TABLE chunks (
+    id             INTEGER PRIMARY KEY,
+    file_id        INTEGER NOT NULL,
+    symbol_id      INTEGER,              -- the definition, for definition chunks
+    kind           TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    start_line     INTEGER NOT NULL,
+    end_line       INTEGER NOT NULL
+);
+
+-- Contentless: snippets are read from the files, so the text is not stored twice.
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    name, signature_doc, body, path,
+    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
 ";
 
 /// Secondary indexes. A fresh index is bulk-loaded without them and they are
@@ -114,6 +132,7 @@ CREATE INDEX IF NOT EXISTS assignments_file ON assignments(file_id);
 CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
 CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 ";
 
 /// Builds the secondary indexes if they are missing (after a bulk load, or
@@ -252,7 +271,7 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 7] = [
+    const QUERIES: [&str; 8] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -266,10 +285,14 @@ pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
          FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
          JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",
         "SELECT 'skipped', path, reason FROM skipped",
+        "SELECT 'chunk', f.path, c.kind, c.name, c.qualified_name, c.start_line, c.end_line, s.qualified_name
+         FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id",
         "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
          FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
     ];
-    const CHECKS: [&str; 7] = [
+    const CHECKS: [&str; 9] = [
+        "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
         "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",

@@ -128,6 +128,24 @@ enum Command {
         /// Only these files or directories.
         paths: Vec<String>,
     },
+    /// Rank code chunks (definitions, and code between them) for a query: BM25 over names, signatures, doc comments, bodies and paths.
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Only chunks of this kind (function, class, method, ..., chunk for code outside definitions).
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<Kind>,
+        /// Only paths matching this glob (`src/**/*.py`), or under this file or directory.
+        #[arg(long)]
+        path: Option<String>,
+        /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedder; hybrid falls back to bm25).
+        #[arg(long, value_enum, default_value_t = SearchMode::Hybrid)]
+        mode: SearchMode,
+        /// Show why each result ranks where it does.
+        #[arg(long)]
+        explain: bool,
+    },
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
     Probe {
         #[command(flatten)]
@@ -141,6 +159,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
         format: GraphFormat,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SearchMode {
+    Bm25,
+    Vector,
+    Hybrid,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -365,6 +390,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 &results,
                 &format!("no definitions match {name:?}"),
             )
+        }
+        Command::Search {
+            query,
+            limit,
+            kind,
+            path,
+            mode,
+            explain,
+        } => {
+            match mode {
+                SearchMode::Vector => anyhow::bail!(
+                    "vector search needs an embedder, and none is configured yet (use --mode bm25)"
+                ),
+                SearchMode::Hybrid => {
+                    eprintln!(
+                        "note: no embedder is configured, so hybrid search ranks by BM25 only"
+                    )
+                }
+                SearchMode::Bm25 => {}
+            }
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let mut results = index.search(&evident_index::SearchQuery {
+                text: query.clone(),
+                limit,
+                kind,
+                path,
+            })?;
+            if !explain {
+                for ev in &mut results {
+                    ev.reason = None;
+                }
+            }
+            emit(cli.json, &results, &format!("nothing matches {query:?}"))
         }
         Command::Read { path, start, end } => {
             let (start, end) = (parse_line("start", &start)?, parse_line("end", &end)?);

@@ -406,3 +406,51 @@ fn two_indexers_at_once_both_finish_consistently() {
         .success());
     assert_eq!(both, dump(&root));
 }
+
+#[test]
+fn search_ranks_chunks_and_explains() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "--quiet"]).status.success());
+    let out = evident(
+        &root,
+        &[
+            "search",
+            "get_collection_name",
+            "--mode",
+            "bm25",
+            "--json",
+            "--explain",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let top = &results[0];
+    assert_eq!(top["name"], "get_collection_name");
+    assert!(top["score"].as_f64().unwrap() > 0.0);
+    assert!(
+        top["reason"].as_str().unwrap().starts_with("exact name"),
+        "{top}"
+    );
+    assert!(
+        stderr(&out).is_empty(),
+        "bm25 mode says nothing about embedders"
+    );
+
+    // Hybrid without an embedder says so, and ranks by BM25.
+    let out = evident(&root, &["search", "collection name"]);
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("no embedder is configured"));
+    assert!(stdout(&out).contains("get_collection_name"));
+
+    for (args, message) in [
+        (vec!["search", "\"*("], "no words to search for"),
+        (vec!["search", "x", "--mode", "vector"], "needs an embedder"),
+        (vec!["search", "x", "--path", "["], "not a valid glob"),
+    ] {
+        let out = evident(&root, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+    let out = evident(&root, &["search", "zzzqqq"]);
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -1,0 +1,239 @@
+//! Full-text search: code-aware terms, ranking signals, FTS5 escaping,
+//! filters, and chunks kept in step with the files.
+
+mod common;
+
+use std::path::Path;
+
+use common::assert_equals_rebuild;
+use evident_index::{index_repo, Error, Index, IndexOptions, Kind, SearchQuery};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "rag/common.py",
+        "def get_collection_name(kind):\n    \"\"\"The vector-store collection for a kind of document.\"\"\"\n    return f\"{kind}_docs\"\n\n\ndef unrelated():\n    return 42\n",
+    );
+    write(
+        root,
+        "web/store.js",
+        "export function getCollectionName(kind) {\n  return kind + '_docs';\n}\n",
+    );
+    write(root, "svc/names.go", "package svc\n\n// GetCollectionName names the collection.\nfunc GetCollectionName(kind string) string {\n\treturn kind + \"_docs\"\n}\n");
+    write(
+        root,
+        "svc/other.go",
+        "package svc\n\nfunc Render(page string) string {\n\treturn page\n}\n",
+    );
+    write(root, "app/main.py", "import sys\n\nCONFIG = {'retries': 3}\n\nif __name__ == '__main__':\n    print('collection', sys.argv)\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    dir
+}
+
+fn search(root: &Path, text: &str) -> Vec<(String, String)> {
+    let index = Index::open(root).unwrap();
+    index
+        .search(&SearchQuery::new(text))
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.path, e.name))
+        .collect()
+}
+
+#[test]
+fn every_spelling_of_an_identifier_matches_words() {
+    let dir = repo();
+    let found = search(dir.path(), "collection name");
+    for (path, name) in [
+        ("rag/common.py", "get_collection_name"),
+        ("web/store.js", "getCollectionName"),
+        ("svc/names.go", "GetCollectionName"),
+    ] {
+        assert!(
+            found.contains(&(path.to_string(), name.to_string())),
+            "{name} missing: {found:?}"
+        );
+    }
+    assert!(
+        !found.iter().any(|(_, n)| n == "unrelated" || n == "Render"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn the_exact_identifier_ranks_first() {
+    let dir = repo();
+    for (query, first) in [
+        ("get_collection_name", "rag/common.py"),
+        ("getCollectionName", "web/store.js"),
+        ("GetCollectionName", "svc/names.go"),
+    ] {
+        let found = search(dir.path(), query);
+        assert_eq!(found[0].0, first, "{query}: {found:?}");
+        assert!(found.len() >= 3, "other spellings follow: {found:?}");
+    }
+    let index = Index::open(dir.path()).unwrap();
+    let top = &index
+        .search(&SearchQuery::new("get_collection_name"))
+        .unwrap()[0];
+    assert!(top.score.unwrap() > 0.0);
+    assert!(top.reason.as_deref().unwrap().starts_with("exact name"));
+    assert!(
+        top.snippet.contains("def get_collection_name(kind):"),
+        "Evidence carries the real text"
+    );
+    assert_eq!((top.start_line, top.end_line), (1, 3));
+}
+
+#[test]
+fn docs_and_code_between_definitions_are_searchable() {
+    let dir = repo();
+    assert_eq!(
+        search(dir.path(), "vector store")[0].1,
+        "get_collection_name",
+        "docstrings count"
+    );
+    let found = search(dir.path(), "argv");
+    assert_eq!(
+        found[0],
+        ("app/main.py".to_string(), "main.py".to_string()),
+        "top-level code is a chunk"
+    );
+    assert_eq!(
+        search(dir.path(), "retries")[0].1,
+        "CONFIG",
+        "a constant is a definition chunk"
+    );
+}
+
+#[test]
+fn fts_syntax_never_reaches_the_user() {
+    let dir = repo();
+    let index = Index::open(dir.path()).unwrap();
+    for query in [
+        "\"",
+        "*",
+        "NEAR(",
+        "AND",
+        "OR NOT",
+        "name*",
+        "col\"lection",
+        "a:b",
+        "(",
+        "^x",
+        "-",
+        "{kind}",
+    ] {
+        match index.search(&SearchQuery::new(query)) {
+            Ok(_) => {}
+            Err(Error::InvalidArgument(message)) => {
+                assert!(message.contains("no words"), "{query}: {message}")
+            }
+            Err(other) => panic!("{query:?} gave {other}"),
+        }
+    }
+    assert!(
+        matches!(index.search(&SearchQuery::new("  ")), Err(Error::InvalidArgument(m)) if m.contains("empty"))
+    );
+    let long = "x".repeat(evident_index::MAX_QUERY_CHARS + 1);
+    assert!(
+        matches!(index.search(&SearchQuery::new(long)), Err(Error::InvalidArgument(m)) if m.contains("limit"))
+    );
+}
+
+#[test]
+fn kind_and_path_filters() {
+    let dir = repo();
+    let index = Index::open(dir.path()).unwrap();
+    let mut q = SearchQuery::new("collection");
+    q.path = Some("svc".into());
+    let found = index.search(&q).unwrap();
+    assert!(
+        !found.is_empty() && found.iter().all(|e| e.path.starts_with("svc/")),
+        "{found:?}"
+    );
+    q.path = Some("**/*.js".into());
+    assert!(index
+        .search(&q)
+        .unwrap()
+        .iter()
+        .all(|e| e.path == "web/store.js"));
+    let mut q = SearchQuery::new("collection");
+    q.kind = Some(Kind::Chunk);
+    let found = index.search(&q).unwrap();
+    assert!(found.iter().all(|e| e.kind == Kind::Chunk), "{found:?}");
+    assert!(found.iter().any(|e| e.path == "app/main.py"), "{found:?}");
+    let mut q = SearchQuery::new("collection");
+    q.path = Some("[".into());
+    assert!(matches!(index.search(&q), Err(Error::InvalidArgument(m)) if m.contains("glob")));
+}
+
+#[test]
+fn chunks_follow_edits() {
+    let dir = repo();
+    let root = dir.path();
+    write(
+        root,
+        "rag/common.py",
+        "def fetch_bucket_label(kind):\n    return kind\n",
+    );
+    std::fs::remove_file(root.join("web/store.js")).unwrap();
+    write(
+        root,
+        "web/new.ts",
+        "export const bucketLabel = (k: string) => k;\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let found = search(root, "bucket label");
+    assert!(found.iter().any(|(p, _)| p == "rag/common.py"), "{found:?}");
+    assert!(found.iter().any(|(p, _)| p == "web/new.ts"), "{found:?}");
+    let found = search(root, "collection name");
+    assert!(
+        found
+            .iter()
+            .all(|(p, _)| p != "rag/common.py" && p != "web/store.js"),
+        "old text is gone: {found:?}"
+    );
+    assert_equals_rebuild(root, "after edits");
+}
+
+#[test]
+fn long_definitions_are_split_with_overlap_and_keep_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..200)
+        .map(|i| format!("    step_{i} = compute({i})\n"))
+        .collect();
+    write(
+        dir.path(),
+        "big.py",
+        &format!("def long_pipeline():\n{body}    return needle_marker\n"),
+    );
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let hits = index.search(&SearchQuery::new("needle marker")).unwrap();
+    assert_eq!(hits[0].name, "long_pipeline");
+    assert_eq!(hits[0].end_line, 202);
+    assert!(
+        hits[0].start_line > 1,
+        "the window holding the line, not the whole function"
+    );
+    let all = index
+        .search(&SearchQuery {
+            limit: 50,
+            ..SearchQuery::new("long_pipeline")
+        })
+        .unwrap();
+    assert_eq!(
+        all.len(),
+        3,
+        "202 lines in windows of 80 with 10 shared: {all:?}"
+    );
+}
