@@ -20,12 +20,13 @@ use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 use crate::callgraph::{self, Invalidation};
 use crate::chunk::{self, Chunk};
 use crate::config::Config;
+use crate::docs;
 use crate::error::{Error, Result};
 use crate::extract::{self, FileFacts};
 use crate::lang;
 use crate::resolve::Resolver;
 use crate::store;
-use crate::walk::{self, Candidate, Skipped};
+use crate::walk::{self, Candidate, Format, Skipped};
 
 /// Reports an indexing run's progress (a terminal progress bar, a log).
 pub trait Progress: Send + Sync {
@@ -429,17 +430,38 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
     }
     // Not UTF-8 (Latin-1 sources, stray bytes): index what decodes, keep line numbers.
     let source = String::from_utf8_lossy(&bytes);
-    let spec = candidate.lang;
-    let facts = extract::extract(spec, &candidate.rel, &source);
-    let targets = facts
-        .imports
-        .iter()
-        .map(|i| resolver.resolve(spec, &candidate.rel, &i.module, i.name.as_deref()))
-        .collect();
-    let chunks = chunk::chunks(&facts, &candidate.rel, &source);
+    let (facts, targets, chunks) = match candidate.format {
+        Format::Code(spec) => {
+            let facts = extract::extract(spec, &candidate.rel, &source);
+            let targets = facts
+                .imports
+                .iter()
+                .map(|i| resolver.resolve(spec, &candidate.rel, &i.module, i.name.as_deref()))
+                .collect();
+            let chunks = chunk::chunks(&facts, &candidate.rel, &source);
+            (facts, targets, chunks)
+        }
+        // A document has sections (chunks), never symbols: no call may resolve to a heading.
+        Format::Doc(format) => {
+            let facts = FileFacts {
+                module: String::new(),
+                definitions: Vec::new(),
+                imports: Vec::new(),
+                calls: Vec::new(),
+                assignments: Vec::new(),
+                has_syntax_errors: false,
+                line_count: source.lines().count() as u32,
+            };
+            (
+                facts,
+                Vec::new(),
+                docs::chunks(format, &candidate.rel, &source),
+            )
+        }
+    };
     Outcome::Parsed(Box::new(Parsed {
         rel: candidate.rel.clone(),
-        lang: spec.name,
+        lang: candidate.format.name(),
         hash,
         size,
         mtime_ns: candidate.mtime_ns,

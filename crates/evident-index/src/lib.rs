@@ -21,6 +21,7 @@ mod callgraph;
 pub mod chunk;
 pub mod config;
 mod diff;
+pub mod docs;
 pub mod error;
 pub mod evidence;
 pub mod extract;
@@ -32,6 +33,7 @@ pub mod resolve;
 pub mod sandbox;
 pub mod search;
 pub mod snippet;
+pub mod sources;
 pub mod store;
 pub mod walk;
 
@@ -46,3 +48,4 @@ pub use graph_query::{
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
 pub use search::{SearchQuery, MAX_QUERY_CHARS};
+pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};

@@ -7,7 +7,32 @@ use std::time::UNIX_EPOCH;
 use ignore::WalkBuilder;
 
 use crate::config::Config;
+use crate::docs::{self, DocFormat};
 use crate::lang::{self, LanguageSpec};
+
+/// What kind of file a candidate is: code in a language, or a document.
+#[derive(Debug, Clone, Copy)]
+pub enum Format {
+    Code(&'static LanguageSpec),
+    Doc(&'static DocFormat),
+}
+
+impl Format {
+    pub fn for_path(rel: &str) -> Option<Format> {
+        match lang::for_path(rel) {
+            Some(spec) => Some(Format::Code(spec)),
+            None => docs::for_path(rel).map(Format::Doc),
+        }
+    }
+
+    /// The name stored in `files.lang`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Code(spec) => spec.name,
+            Format::Doc(format) => format.name,
+        }
+    }
+}
 
 /// A file that will be indexed if its content can be read.
 #[derive(Debug, Clone)]
@@ -16,7 +41,7 @@ pub struct Candidate {
     pub abs: PathBuf,
     pub size: u64,
     pub mtime_ns: i64,
-    pub lang: &'static LanguageSpec,
+    pub format: Format,
 }
 
 /// A source file left out of the index, with the reason.
@@ -95,7 +120,7 @@ fn classify(
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
-    let spec = lang::for_path(&rel)?;
+    let format = Format::for_path(&rel)?;
     let skip = |reason: String| {
         Some(Err(Skipped {
             rel: rel.clone(),
@@ -126,7 +151,7 @@ fn classify(
         abs: entry.path().to_path_buf(),
         size: metadata.len(),
         mtime_ns: mtime_ns(&metadata),
-        lang: spec,
+        format,
         rel,
     }))
 }

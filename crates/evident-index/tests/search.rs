@@ -237,3 +237,135 @@ fn long_definitions_are_split_with_overlap_and_keep_their_name() {
         "202 lines in windows of 80 with 10 shared: {all:?}"
     );
 }
+
+fn docs_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "README.md", "# Widget\n\nA widget store.\n\n## Install\n\nRun `make install` first.\n\n## Usage\n\nCall install() once.\n");
+    write(
+        root,
+        "docs/guide.rst",
+        "Guide\n=====\n\nIntro text.\n\nTuning\n------\n\nSet the flux capacitor.\n",
+    );
+    write(root, "docs/notes.txt", "plain notes about caching\n");
+    write(root, "app.py", "def main():\n    install()\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    dir
+}
+
+#[test]
+fn sources_list_ids_and_paths_never_content() {
+    let dir = docs_repo();
+    let index = Index::open(dir.path()).unwrap();
+    let all = index.sources("").unwrap();
+    let listed: Vec<(&str, &str)> = all
+        .iter()
+        .map(|d| (d.path.as_str(), d.name.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("README.md", "Widget"),
+            ("docs/guide.rst", "Guide"),
+            ("docs/notes.txt", "notes.txt")
+        ]
+    );
+    assert!(all
+        .iter()
+        .all(|d| d.snippet.is_empty() && d.kind == Kind::Doc));
+    assert!(all
+        .iter()
+        .all(|d| d.doc_id.as_deref().unwrap().starts_with("doc-")));
+    assert_eq!(
+        index.sources("GUIDE").unwrap().len(),
+        1,
+        "case-insensitive, path or title"
+    );
+    assert_eq!(index.sources("widget").unwrap()[0].path, "README.md");
+    assert!(index.sources(&"x".repeat(80)).unwrap().is_empty());
+    assert!(
+        matches!(index.sources(&"x".repeat(81)), Err(Error::InvalidArgument(m)) if m.contains("at most 80"))
+    );
+}
+
+#[test]
+fn source_reads_by_id_section_or_lines() {
+    let dir = docs_repo();
+    let index = Index::open(dir.path()).unwrap();
+    let id = index.sources("guide").unwrap()[0].doc_id.clone().unwrap();
+    let section = index
+        .source(&id, &evident_index::SourcePart::Section("tuning".into()))
+        .unwrap();
+    assert_eq!(
+        (section.path.as_str(), section.start_line, section.end_line),
+        ("docs/guide.rst", 6, 9)
+    );
+    assert!(section.snippet.contains("flux capacitor"));
+    assert_eq!(section.doc_id.as_deref(), Some(id.as_str()));
+    let lines = index
+        .source(&id, &evident_index::SourcePart::Lines(1, 2))
+        .unwrap();
+    assert_eq!(lines.snippet, "Guide\n=====");
+    let start = index
+        .source(&id, &evident_index::SourcePart::Start)
+        .unwrap();
+    assert_eq!((start.start_line, start.end_line), (1, 9));
+    match index.source(&id, &evident_index::SourcePart::Section("nope".into())) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("Guide | Tuning"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(index.source("doc-000000000000", &evident_index::SourcePart::Start), Err(Error::InvalidArgument(m)) if m.contains("no document has the ID"))
+    );
+    assert!(
+        index
+            .source(&id, &evident_index::SourcePart::Lines(1, 1000))
+            .is_err(),
+        "the read limit holds"
+    );
+}
+
+#[test]
+fn doc_ids_survive_reindexing_and_edits() {
+    let dir = docs_repo();
+    let root = dir.path();
+    let before = Index::open(root).unwrap().sources("").unwrap();
+    write(root, "README.md", "# Widget\n\nRewritten entirely.\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    index_repo(
+        root,
+        &IndexOptions {
+            rebuild: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let after = Index::open(root).unwrap().sources("").unwrap();
+    let ids = |docs: &[evident_index::Evidence]| {
+        docs.iter()
+            .map(|d| (d.path.clone(), d.doc_id.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&before), ids(&after));
+    assert_equals_rebuild(root, "after a document edit");
+}
+
+#[test]
+fn headings_are_never_call_targets_but_are_searchable() {
+    let dir = docs_repo();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(
+        index
+            .symbols("Install", &Default::default())
+            .unwrap()
+            .is_empty(),
+        "sections are not symbols"
+    );
+    let callees = index.callees("main", None).unwrap();
+    assert!(callees.iter().all(|e| e.path != "README.md"), "{callees:?}");
+    let hits = index.search(&SearchQuery::new("flux capacitor")).unwrap();
+    assert_eq!(
+        (hits[0].path.as_str(), hits[0].kind, hits[0].name.as_str()),
+        ("docs/guide.rst", Kind::Doc, "Tuning")
+    );
+}

@@ -146,6 +146,22 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
+    /// List the documents (Markdown, reStructuredText, AsciiDoc, text) by ID and path; never their content.
+    Sources {
+        /// Only documents whose path or title contains this (case-insensitive; at most 80 characters).
+        #[arg(long, default_value = "")]
+        name_contains: String,
+    },
+    /// Read a document by its ID: from the top, one section, or a line range (at most 400 lines).
+    Source {
+        doc_id: String,
+        /// The section under this heading (case-insensitive).
+        #[arg(long, conflicts_with = "lines")]
+        section: Option<String>,
+        /// Lines A-B.
+        #[arg(long, value_name = "A-B")]
+        lines: Option<String>,
+    },
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
     Probe {
         #[command(flatten)]
@@ -423,6 +439,54 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             emit(cli.json, &results, &format!("nothing matches {query:?}"))
+        }
+        Command::Sources { name_contains } => {
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let results = index.sources(&name_contains)?;
+            if !cli.json {
+                for doc in &results {
+                    println!(
+                        "{}  {}  {}  ({} lines)",
+                        doc.doc_id.as_deref().unwrap_or(""),
+                        doc.path,
+                        doc.name,
+                        doc.end_line
+                    );
+                }
+                if results.is_empty() {
+                    eprintln!("no documents match {name_contains:?}");
+                    return Ok(ExitCode::from(1));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            emit(
+                true,
+                &results,
+                &format!("no documents match {name_contains:?}"),
+            )
+        }
+        Command::Source {
+            doc_id,
+            section,
+            lines,
+        } => {
+            let part = match (section, lines) {
+                (Some(title), _) => evident_index::SourcePart::Section(title),
+                (None, Some(range)) => {
+                    let (a, b) = range
+                        .split_once('-')
+                        .with_context(|| format!("--lines {range:?}: expected A-B, like 10-40"))?;
+                    let (a, b) = (parse_line("start", a)?, parse_line("end", b)?);
+                    evident_index::SourcePart::Lines(
+                        u32::try_from(a).unwrap_or(0),
+                        u32::try_from(b).unwrap_or(0),
+                    )
+                }
+                (None, None) => evident_index::SourcePart::Start,
+            };
+            let index = open_index(&query_root(&cli.repo)?)?;
+            let evidence = index.source(&doc_id, &part)?;
+            emit(cli.json, &[evidence], "")
         }
         Command::Read { path, start, end } => {
             let (start, end) = (parse_line("start", &start)?, parse_line("end", &end)?);

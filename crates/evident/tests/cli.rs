@@ -454,3 +454,48 @@ fn search_ranks_chunks_and_explains() {
     let out = evident(&root, &["search", "zzzqqq"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn sources_and_source_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("README.md"),
+        "# Tool\n\nIntro.\n\n## Setup\n\nStep one.\nStep two.\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("main.py"), "def main():\n    pass\n").unwrap();
+    assert!(evident(root, &["index", "--quiet"]).status.success());
+    let out = evident(root, &["sources"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = stdout(&out);
+    let id = line.split_whitespace().next().unwrap().to_string();
+    assert!(
+        id.starts_with("doc-") && line.contains("README.md  Tool  (8 lines)"),
+        "{line}"
+    );
+    assert!(!line.contains("Intro"), "listing never shows content");
+
+    let out = evident(root, &["source", &id, "--section", "setup"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("README.md:5-8  doc  Setup"),
+        "{}",
+        stdout(&out)
+    );
+    let out = evident(root, &["source", &id, "--lines", "1-1", "--json"]);
+    let ev: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (ev[0]["snippet"].as_str(), ev[0]["doc_id"].as_str()),
+        (Some("# Tool"), Some(id.as_str()))
+    );
+
+    let out = evident(root, &["source", "doc-ffffffffffff"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no document has the ID"));
+    let out = evident(root, &["sources", "--name-contains", &"y".repeat(81)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("at most 80"));
+    let out = evident(root, &["source", &id, "--lines", "3"]);
+    assert!(stderr(&out).contains("expected A-B"), "{}", stderr(&out));
+}
