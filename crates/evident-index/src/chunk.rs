@@ -161,6 +161,18 @@ fn windows(start: u32, end: u32, size: u32, overlap: u32) -> Vec<(u32, u32)> {
 pub fn code_terms(text: &str) -> String {
     let mut extra = String::new();
     for word in identifiers(text) {
+        // Most words are plain: decide that without allocating.
+        let compound = word.contains('_')
+            || word.as_bytes().windows(2).any(|w| {
+                (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
+            })
+            || word.as_bytes().windows(3).any(|w| {
+                w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()
+            })
+            || !word.is_ascii();
+        if !compound {
+            continue;
+        }
         let parts = split_identifier(word);
         if parts.len() < 2 {
             continue;
@@ -241,6 +253,7 @@ mod tests {
     fn code_terms_add_parts_and_the_joined_form() {
         let t = code_terms("def getCollectionName(kind):");
         assert!(t.ends_with("get collection name getcollectionname "), "{t}");
+        assert!(code_terms("HTTPServer").ends_with("http server httpserver "));
         let t = code_terms("get_collection_name");
         assert!(t.ends_with("getcollectionname "), "{t}");
         assert_eq!(code_terms("plain words only"), "plain words only");
