@@ -427,11 +427,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 SearchMode::Bm25 => {}
             }
             let index = open_index(&query_root(&cli.repo)?)?;
-            let mut results = index.search(&evident_index::SearchQuery {
-                text: query.clone(),
-                limit,
-                kind,
-                path,
+            let mut results = timed("search", || {
+                index.search(&evident_index::SearchQuery {
+                    text: query.clone(),
+                    limit,
+                    kind,
+                    path,
+                })
             })?;
             if !explain {
                 for ev in &mut results {
