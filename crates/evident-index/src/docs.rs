@@ -202,7 +202,15 @@ pub fn sections(format: &DocFormat, rel: &str, text: &str) -> Vec<Section> {
 pub fn chunks(format: &DocFormat, rel: &str, text: &str) -> Vec<Chunk> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for section in sections(format, rel, text) {
+        // Sections are told apart by qualified name: a repeated title gets a number.
+        let n = seen.entry(section.title.clone()).or_insert(0);
+        *n += 1;
+        let qualified_name = match *n {
+            1 => format!("{rel}#{}", section.title),
+            n => format!("{rel}#{} ({n})", section.title),
+        };
         let mut start = section.start_line;
         loop {
             let end = (start + MAX_CHUNK_LINES - 1).min(section.end_line);
@@ -210,7 +218,7 @@ pub fn chunks(format: &DocFormat, rel: &str, text: &str) -> Vec<Chunk> {
             out.push(Chunk {
                 kind: Kind::Doc,
                 name: section.title.clone(),
-                qualified_name: format!("{rel}#{}", section.title),
+                qualified_name: qualified_name.clone(),
                 start_line: start,
                 end_line: end,
                 definition: None,

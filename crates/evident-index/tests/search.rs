@@ -248,6 +248,11 @@ fn docs_repo() -> tempfile::TempDir {
         "Guide\n=====\n\nIntro text.\n\nTuning\n------\n\nSet the flux capacitor.\n",
     );
     write(root, "docs/notes.txt", "plain notes about caching\n");
+    write(
+        root,
+        "docs/faq.md",
+        "# FAQ\n## Why\nfirst why\n## How\nhow\n## Why\nsecond why\n",
+    );
     write(root, "app.py", "def main():\n    install()\n");
     index_repo(root, &IndexOptions::default()).unwrap();
     dir
@@ -266,6 +271,7 @@ fn sources_list_ids_and_paths_never_content() {
         listed,
         [
             ("README.md", "Widget"),
+            ("docs/faq.md", "FAQ"),
             ("docs/guide.rst", "Guide"),
             ("docs/notes.txt", "notes.txt")
         ]
