@@ -55,6 +55,11 @@ struct FileConfig {
     index: IndexSection,
     #[serde(default)]
     secrets: SecretsSection,
+    // Read by the CLI (model servers); named here so that a typo elsewhere is still an error.
+    #[serde(default, rename = "model")]
+    _model: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "embed")]
+    _embed: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -160,6 +165,18 @@ impl SecretPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_of_other_parts_are_allowed_and_typos_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(dir.path().join("evident.toml"), text).unwrap();
+        write("[index]\nmax_file_size = 10\n[model]\nname = \"m\"\n[embed]\nname = \"e\"\n");
+        assert_eq!(Config::load(dir.path()).unwrap().max_file_size, 10);
+        write("[indx]\nmax_file_size = 10\n");
+        assert!(
+            matches!(Config::load(dir.path()), Err(Error::Config { message, .. }) if message.contains("indx"))
+        );
+    }
 
     #[test]
     fn default_secrets_cover_keys_envs_and_git() {

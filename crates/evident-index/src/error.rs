@@ -33,6 +33,8 @@ pub enum Error {
     Config { path: PathBuf, message: String },
     #[error("indexing was interrupted; the index holds every batch committed so far and the next `evident index` resumes")]
     Interrupted,
+    #[error("embedding stopped: {message} ({embedded} chunks embedded before it are kept; `evident embed` resumes)")]
+    Embedding { message: String, embedded: u64 },
     #[error("database error: {0}")]
     Db(#[from] rusqlite::Error),
     #[error("{}: {source}", path.display())]

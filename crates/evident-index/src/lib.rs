@@ -22,6 +22,7 @@ pub mod chunk;
 pub mod config;
 mod diff;
 pub mod docs;
+pub mod embed;
 pub mod error;
 pub mod evidence;
 pub mod extract;
@@ -39,6 +40,7 @@ pub mod walk;
 
 pub use config::Config;
 pub use diff::{Change, DiffReport, DiffRequest, Touched};
+pub use embed::{embed_chunks, EmbedOptions, EmbedSummary, Embedder};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
 pub use graph_query::{
@@ -47,5 +49,5 @@ pub use graph_query::{
 };
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
-pub use search::{SearchQuery, MAX_QUERY_CHARS};
+pub use search::{QueryVector, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS};
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};

@@ -16,6 +16,25 @@ pub const MAX_QUERY_CHARS: usize = 200;
 /// BM25 weights of the columns `name, signature_doc, body, path`.
 const WEIGHTS: &str = "10.0, 5.0, 2.0, 1.0";
 
+/// Which lists rank the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Full-text (BM25) only.
+    #[default]
+    Bm25,
+    /// Nearest vectors only (needs [`SearchQuery::vector`]).
+    Vector,
+    /// Both lists fused by reciprocal rank fusion.
+    Hybrid,
+}
+
+/// The query's embedding, by the model that made it (the one the chunks were embedded with).
+#[derive(Debug, Clone)]
+pub struct QueryVector {
+    pub model: String,
+    pub values: Vec<f32>,
+}
+
 /// What [`Index::search`] looks for.
 #[derive(Debug, Clone)]
 pub struct SearchQuery {
@@ -24,6 +43,10 @@ pub struct SearchQuery {
     pub kind: Option<Kind>,
     /// A glob (`src/**/*.py`), or a file or directory prefix.
     pub path: Option<String>,
+    pub mode: SearchMode,
+    pub vector: Option<QueryVector>,
+    /// RRF's k: a result at rank r in a list adds 1 / (k + r).
+    pub rrf_k: f64,
 }
 
 impl SearchQuery {
@@ -33,9 +56,16 @@ impl SearchQuery {
             limit: 10,
             kind: None,
             path: None,
+            mode: SearchMode::Bm25,
+            vector: None,
+            rrf_k: DEFAULT_RRF_K,
         }
     }
 }
+
+pub const DEFAULT_RRF_K: f64 = 60.0;
+/// How deep each list goes before fusion.
+const FUSION_DEPTH: usize = 100;
 
 /// Words too common to help a ranking.
 const STOPWORDS: &[&str] = &[
@@ -83,8 +113,9 @@ fn match_expression(terms: &[String]) -> String {
 }
 
 impl Index {
-    /// Chunks ranked by BM25 for `q`, best first; `score` is the BM25 score
-    /// (higher is better), `reason` says why each ranks where it does.
+    /// Chunks ranked for `q`, best first. `score` is the BM25 score (bm25),
+    /// the cosine similarity (vector) or the fused RRF score (hybrid);
+    /// `reason` gives each result's rank and score in each list.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Evidence>> {
         let text = q.text.trim();
         if text.is_empty() {
@@ -97,77 +128,158 @@ impl Index {
             )));
         }
         let terms = query_terms(text);
-        if terms.is_empty() {
+        if terms.is_empty() && q.mode != SearchMode::Vector {
             return Err(Error::InvalidArgument(format!(
                 "the query {text:?} has no words to search for (only punctuation or very common words)"
             )));
         }
+        let vector = match (q.mode, &q.vector) {
+            (SearchMode::Bm25, _) => None,
+            (_, Some(v)) => Some(v),
+            (_, None) => {
+                return Err(Error::InvalidArgument(
+                    "vector ranking needs the query's embedding".into(),
+                ))
+            }
+        };
         let path_filter = q
             .path
             .as_deref()
             .map(|p| PathFilter::new(&self.repo_rel(p)))
             .transpose()?;
-        let mut sql = format!(
-            "SELECT f.path, c.start_line, c.end_line, c.kind, c.name, c.qualified_name,
-                    bm25(chunks_fts, {WEIGHTS}) AS rank
-             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-             WHERE chunks_fts MATCH ?1"
-        );
-        let mut args = vec![match_expression(&terms)];
-        if let Some(kind) = q.kind {
-            args.push(kind.as_str().to_string());
-            sql += " AND c.kind = ?2";
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut by_id: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        if q.mode != SearchMode::Vector {
+            // Fetch more than asked: the path filter and the exact-name signal reorder and drop.
+            let fetch = if path_filter.is_some() {
+                2000
+            } else {
+                (q.limit * 4).max(50).max(FUSION_DEPTH)
+            };
+            let mut sql = format!(
+                "SELECT {ROW_COLUMNS}, bm25(chunks_fts, {WEIGHTS}) AS rank
+                 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+                 WHERE chunks_fts MATCH ?1"
+            );
+            let mut args = vec![match_expression(&terms)];
+            if let Some(kind) = q.kind {
+                args.push(kind.as_str().to_string());
+                sql += " AND c.kind = ?2";
+            }
+            sql += &format!(" ORDER BY rank LIMIT {fetch}");
+            let mut stmt = self.connection().prepare(&sql)?;
+            let rows = stmt
+                .query_map(params_from_iter(args.iter()), |r| {
+                    Ok((Row::read(r)?, r.get::<_, f64>(8)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            for (row, bm25) in rows
+                .into_iter()
+                .filter(|(row, _)| path_filter.as_ref().is_none_or(|f| f.matches(&row.path)))
+            {
+                by_id.insert(row.id, candidates.len());
+                let rank = candidates.len();
+                candidates.push(Candidate {
+                    row,
+                    bm25: Some((rank, -bm25)),
+                    vector: None,
+                });
+            }
         }
-        // Fetch more than asked: the path filter and the exact-name signal reorder and drop.
-        let fetch = if path_filter.is_some() {
-            2000
-        } else {
-            (q.limit * 4).max(50)
-        };
-        sql += &format!(" ORDER BY rank LIMIT {fetch}");
-        let mut stmt = self.connection().prepare(&sql)?;
-        let rows = stmt
-            .query_map(params_from_iter(args.iter()), |r| {
-                Ok(Row {
-                    path: r.get(0)?,
-                    start: r.get(1)?,
-                    end: r.get(2)?,
-                    kind: r.get(3)?,
-                    name: r.get(4)?,
-                    qualified: r.get(5)?,
-                    bm25: r.get(6)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        if let Some(v) = vector {
+            let nearest = self.nearest_chunks(
+                &v.model,
+                &v.values,
+                if path_filter.is_some() {
+                    2000
+                } else {
+                    FUSION_DEPTH
+                },
+            )?;
+            let mut stmt = self.connection().prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"
+            ))?;
+            let mut rank = 0;
+            for (id, cosine) in nearest {
+                if let Some(&i) = by_id.get(&id) {
+                    candidates[i].vector = Some((rank, cosine));
+                    rank += 1;
+                    continue;
+                }
+                let row = stmt.query_row([id], Row::read)?;
+                if q.kind.is_some_and(|k| k.as_str() != row.kind)
+                    || path_filter.as_ref().is_some_and(|f| !f.matches(&row.path))
+                {
+                    continue;
+                }
+                by_id.insert(id, candidates.len());
+                candidates.push(Candidate {
+                    row,
+                    bm25: None,
+                    vector: Some((rank, cosine)),
+                });
+                rank += 1;
+            }
+        }
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
-        let mut ranked: Vec<(u8, usize, Row)> = rows
+        let rrf = |c: &Candidate| {
+            [c.bm25.map(|(r, _)| r), c.vector.map(|(r, _)| r)]
+                .into_iter()
+                .flatten()
+                .map(|r| 1.0 / (q.rrf_k + r as f64 + 1.0))
+                .sum::<f64>()
+        };
+        let mut ranked: Vec<(u8, f64, Candidate)> = candidates
             .into_iter()
-            .filter(|row| path_filter.as_ref().is_none_or(|f| f.matches(&row.path)))
-            .enumerate()
-            .map(|(bm25_rank, row)| {
-                // The exact identifier first, then its other spellings, then BM25 order.
+            .map(|c| {
+                // The exact identifier first, then its other spellings, then the lists' order.
                 let signal = if !single_identifier {
                     2
-                } else if row.name == text || row.qualified == text {
+                } else if c.row.name == text || c.row.qualified == text {
                     0
-                } else if split_identifier(&row.name).concat() == joined {
+                } else if split_identifier(&c.row.name).concat() == joined {
                     1
                 } else {
                     2
                 };
-                (signal, bm25_rank, row)
+                (signal, rrf(&c), c)
             })
             .collect();
-        ranked.sort_by_key(|(signal, bm25_rank, _)| (*signal, *bm25_rank));
+        ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         ranked.truncate(q.limit);
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(ranked.len());
-        for (signal, bm25_rank, row) in ranked {
+        for (signal, fused, c) in ranked {
             let snippet = reader
-                .snippet(&row.path, row.start, row.end, Budget::DEFINITION)
+                .snippet(&c.row.path, c.row.start, c.row.end, Budget::DEFINITION)
                 .unwrap_or_else(|e| format!("[unavailable: {e}]"));
+            let mut reasons = Vec::new();
+            match signal {
+                0 => reasons.push("exact name".to_string()),
+                1 => reasons.push("same name, other spelling".to_string()),
+                _ => {}
+            }
+            if let Some((rank, score)) = c.bm25 {
+                reasons.push(format!("bm25 #{} ({score:.3})", rank + 1));
+            } else if q.mode != SearchMode::Vector {
+                reasons.push("bm25 -".to_string());
+            }
+            if let Some((rank, cosine)) = c.vector {
+                reasons.push(format!("vector #{} ({cosine:.3})", rank + 1));
+            } else if q.mode != SearchMode::Bm25 {
+                reasons.push("vector -".to_string());
+            }
+            if q.mode == SearchMode::Hybrid {
+                reasons.push(format!("rrf {fused:.4}"));
+            }
+            let score = match q.mode {
+                SearchMode::Bm25 => c.bm25.map_or(0.0, |(_, s)| s),
+                SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)),
+                SearchMode::Hybrid => fused,
+            };
+            let row = c.row;
             let mut ev = Evidence::new(
                 row.path,
                 row.start,
@@ -177,30 +289,46 @@ impl Index {
                 snippet,
             );
             ev.qualified_name = Some(row.qualified);
-            ev.score = Some(-row.bm25);
-            ev.reason = Some(match signal {
-                0 => format!("exact name; bm25 #{} ({:.3})", bm25_rank + 1, -row.bm25),
-                1 => format!(
-                    "same name, other spelling; bm25 #{} ({:.3})",
-                    bm25_rank + 1,
-                    -row.bm25
-                ),
-                _ => format!("bm25 #{} ({:.3})", bm25_rank + 1, -row.bm25),
-            });
+            ev.score = Some(score);
+            ev.reason = Some(reasons.join("; "));
             out.push(ev);
         }
         Ok(out)
     }
 }
 
+const ROW_COLUMNS: &str =
+    "c.id, f.path, c.start_line, c.end_line, c.kind, c.name, c.qualified_name, c.symbol_id";
+
+/// A chunk in the running, with its rank and score in each list.
+struct Candidate {
+    row: Row,
+    bm25: Option<(usize, f64)>,
+    vector: Option<(usize, f32)>,
+}
+
 struct Row {
+    id: i64,
     path: String,
     start: u32,
     end: u32,
     kind: String,
     name: String,
     qualified: String,
-    bm25: f64,
+}
+
+impl Row {
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+        Ok(Row {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            start: r.get(2)?,
+            end: r.get(3)?,
+            kind: r.get(4)?,
+            name: r.get(5)?,
+            qualified: r.get(6)?,
+        })
+    }
 }
 
 /// `--path`: a glob, or a file or directory prefix.

@@ -107,8 +107,18 @@ CREATE TABLE chunks (
     name           TEXT NOT NULL,
     qualified_name TEXT NOT NULL,
     start_line     INTEGER NOT NULL,
-    end_line       INTEGER NOT NULL
+    end_line       INTEGER NOT NULL,
+    embed_hash     TEXT                  -- hash of the text last embedded for it (embed.rs)
 );
+
+-- Vectors by the hash of the text they embed: a chunk whose text did not
+-- change finds its vector again after its file is re-indexed.
+CREATE TABLE vectors (
+    hash   TEXT NOT NULL,
+    model  TEXT NOT NULL,
+    vector BLOB NOT NULL,               -- little-endian f32
+    PRIMARY KEY (hash, model)
+) WITHOUT ROWID;
 
 -- Contentless: snippets are read from the files, so the text is not stored twice.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(

@@ -375,3 +375,199 @@ fn headings_are_never_call_targets_but_are_searchable() {
         ("docs/guide.rst", Kind::Doc, "Tuning")
     );
 }
+
+/// A real, deterministic embedder for tests: words hashed into 64 buckets
+/// (lexical, not semantic, but a genuine vector space the index must handle).
+struct BagOfWords {
+    calls: std::cell::Cell<usize>,
+    texts: std::cell::Cell<usize>,
+    fail_after_calls: Option<usize>,
+}
+
+impl BagOfWords {
+    fn new() -> Self {
+        BagOfWords {
+            calls: 0.into(),
+            texts: 0.into(),
+            fail_after_calls: None,
+        }
+    }
+    fn vector(text: &str) -> Vec<f32> {
+        let mut v = vec![0.0f32; 64];
+        for word in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2)
+        {
+            let h = word
+                .to_lowercase()
+                .bytes()
+                .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+            v[(h % 64) as usize] += 1.0;
+        }
+        v
+    }
+}
+
+impl evident_index::Embedder for BagOfWords {
+    fn model(&self) -> &str {
+        "bag-of-words-64"
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        if self.fail_after_calls.is_some_and(|n| self.calls.get() >= n) {
+            return Err("connection refused".into());
+        }
+        self.calls.set(self.calls.get() + 1);
+        self.texts.set(self.texts.get() + texts.len());
+        Ok(texts.iter().map(|t| Self::vector(t)).collect())
+    }
+}
+
+fn embed(root: &Path, embedder: &BagOfWords) -> evident_index::Result<evident_index::EmbedSummary> {
+    evident_index::embed_chunks(
+        root,
+        embedder,
+        &evident_index::EmbedOptions {
+            batch_size: Some(4),
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn only_chunks_without_a_vector_are_embedded() {
+    let dir = repo();
+    let root = dir.path();
+    let embedder = BagOfWords::new();
+    let first = embed(root, &embedder).unwrap();
+    assert!(
+        first.embedded > 5 && first.with_vectors == first.embedded,
+        "{first:?}"
+    );
+    assert_eq!(
+        embed(root, &embedder).unwrap().embedded,
+        0,
+        "nothing new to embed"
+    );
+    // One function of rag/common.py changes; the other keeps its text and its vector.
+    write(
+        root,
+        "rag/common.py",
+        "def get_collection_name(kind):\n    \"\"\"Renamed storage.\"\"\"\n    return f\"{kind}_store\"\n\n\ndef unrelated():\n    return 42\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let before = embedder.texts.get();
+    let again = embed(root, &embedder).unwrap();
+    assert_eq!(again.embedded, 1, "only the changed definition: {again:?}");
+    assert!(
+        again.reused >= 1,
+        "the unchanged one found its vector by hash: {again:?}"
+    );
+    assert_eq!(embedder.texts.get() - before, 1);
+    assert_eq!(again.with_vectors, first.with_vectors);
+}
+
+#[test]
+fn an_embedder_that_fails_midway_keeps_what_was_done_and_resumes() {
+    let dir = repo();
+    let root = dir.path();
+    let failing = BagOfWords {
+        fail_after_calls: Some(1),
+        ..BagOfWords::new()
+    };
+    match embed(root, &failing) {
+        Err(Error::Embedding { embedded, message }) => {
+            assert_eq!(embedded, 4, "the first batch of 4 was committed");
+            assert!(message.contains("connection refused"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let index = Index::open(root).unwrap();
+    assert_eq!(index.vector_count("bag-of-words-64").unwrap(), 4);
+    let rest = embed(root, &BagOfWords::new()).unwrap();
+    assert_eq!(rest.with_vectors, 4 + rest.embedded);
+
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let options = evident_index::EmbedOptions {
+        cancel: Some(cancel),
+        ..Default::default()
+    };
+    write(root, "extra.py", "def more():\n    pass\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(matches!(
+        evident_index::embed_chunks(root, &BagOfWords::new(), &options),
+        Err(Error::Interrupted)
+    ));
+}
+
+#[test]
+fn vector_and_hybrid_ranking_fuse_by_reciprocal_rank() {
+    let dir = repo();
+    let root = dir.path();
+    embed(root, &BagOfWords::new()).unwrap();
+    let index = Index::open(root).unwrap();
+    let query = "collection docs kind";
+    let vector = evident_index::QueryVector {
+        model: "bag-of-words-64".into(),
+        values: BagOfWords::vector(query),
+    };
+    let mut q = SearchQuery::new(query);
+    q.mode = evident_index::SearchMode::Vector;
+    q.vector = Some(vector.clone());
+    let by_vector = index.search(&q).unwrap();
+    assert!(
+        by_vector[0].name.to_lowercase().contains("collection"),
+        "{by_vector:?}"
+    );
+    assert!(
+        by_vector[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("vector #1"),
+        "{:?}",
+        by_vector[0].reason
+    );
+    let cosine = by_vector[0].score.unwrap();
+    assert!(cosine > 0.0 && cosine <= 1.0 + 1e-6);
+
+    q.mode = evident_index::SearchMode::Hybrid;
+    let fused = index.search(&q).unwrap();
+    let top = &fused[0];
+    let reason = top.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("bm25 #") && reason.contains("vector #") && reason.contains("rrf"),
+        "{reason}"
+    );
+    // A result's fused score is the sum of 1/(60 + rank) over the lists it is in.
+    let rank = |tag: &str| -> Option<f64> {
+        reason
+            .split("; ")
+            .find(|p| p.starts_with(tag))
+            .and_then(|p| p[tag.len()..].split(' ').next()?.parse().ok())
+    };
+    let expected: f64 = [rank("bm25 #"), rank("vector #")]
+        .into_iter()
+        .flatten()
+        .map(|r| 1.0 / (60.0 + r))
+        .sum();
+    assert!(
+        (top.score.unwrap() - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        top.score.unwrap()
+    );
+    assert!(
+        fused.windows(2).all(|w| w[0].score >= w[1].score),
+        "sorted by fused score"
+    );
+
+    // Without the query's embedding, vector ranking is refused, not faked.
+    let mut q = SearchQuery::new(query);
+    q.mode = evident_index::SearchMode::Hybrid;
+    assert!(matches!(index.search(&q), Err(Error::InvalidArgument(m)) if m.contains("embedding")));
+    // A vector of the wrong size is a clear error.
+    q.vector = Some(evident_index::QueryVector {
+        model: "bag-of-words-64".into(),
+        values: vec![1.0; 3],
+    });
+    assert!(matches!(index.search(&q), Err(Error::InvalidArgument(m)) if m.contains("dimensions")));
+}

@@ -139,12 +139,25 @@ enum Command {
         /// Only paths matching this glob (`src/**/*.py`), or under this file or directory.
         #[arg(long)]
         path: Option<String>,
-        /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedder; hybrid falls back to bm25).
+        /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedding model and `evident embed`; hybrid falls back to bm25).
         #[arg(long, value_enum, default_value_t = SearchMode::Hybrid)]
         mode: SearchMode,
         /// Show why each result ranks where it does.
         #[arg(long)]
         explain: bool,
+        #[command(flatten)]
+        embed: model::EmbedArgs,
+    },
+    /// Embed the index's chunks with an embedding model (only those without a vector for it), for vector and hybrid search.
+    Embed {
+        #[command(flatten)]
+        embed: model::EmbedArgs,
+        /// Chunks per request to the embedding server.
+        #[arg(long, value_name = "N")]
+        batch_size: Option<usize>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// List the documents (Markdown, reStructuredText, AsciiDoc, text) by ID and path; never their content.
     Sources {
@@ -240,6 +253,44 @@ fn parse_position(position: &str) -> Result<(String, u32, Option<u32>)> {
             Ok((path, number(line).ok_or_else(bad)?, None))
         }
         _ => Err(bad()),
+    }
+}
+
+/// The query's embedding for vector or hybrid search. `None` (with a note on
+/// stderr) when hybrid must fall back to BM25; an error when vector cannot run.
+fn query_vector(
+    index: &Index,
+    root: &Path,
+    args: &model::EmbedArgs,
+    query: &str,
+    required: bool,
+) -> Result<Option<evident_index::QueryVector>> {
+    let fallback = |why: String| -> Result<Option<evident_index::QueryVector>> {
+        if required {
+            anyhow::bail!("vector search: {why}");
+        }
+        eprintln!("note: {why}, so hybrid search ranks by BM25 only");
+        Ok(None)
+    };
+    let Some(embedder) = model::embedder(args, root)? else {
+        return fallback(
+            "no embedding model is configured (--embed-model, [embed] name, EVIDENT_EMBED_MODEL)"
+                .into(),
+        );
+    };
+    let model = evident_index::Embedder::model(&embedder).to_string();
+    if index.vector_count(&model)? == 0 {
+        return fallback(format!(
+            "no chunk has a vector for {model}: run `evident embed`"
+        ));
+    }
+    match evident_index::Embedder::embed(&embedder, &[query.to_string()]) {
+        Ok(mut vectors) if vectors.len() == 1 => Ok(Some(evident_index::QueryVector {
+            model,
+            values: vectors.remove(0),
+        })),
+        Ok(_) => fallback(format!("{model} gave no vector for the query")),
+        Err(e) => fallback(format!("embedding the query failed ({e})")),
     }
 }
 
@@ -414,33 +465,92 @@ fn run(cli: Cli) -> Result<ExitCode> {
             path,
             mode,
             explain,
+            embed,
         } => {
-            match mode {
-                SearchMode::Vector => anyhow::bail!(
-                    "vector search needs an embedder, and none is configured yet (use --mode bm25)"
-                ),
-                SearchMode::Hybrid => {
-                    eprintln!(
-                        "note: no embedder is configured, so hybrid search ranks by BM25 only"
-                    )
+            let root = query_root(&cli.repo)?;
+            let index = open_index(&root)?;
+            let mut request = evident_index::SearchQuery {
+                limit,
+                kind,
+                path,
+                ..evident_index::SearchQuery::new(query.clone())
+            };
+            request.mode = match mode {
+                SearchMode::Bm25 => evident_index::SearchMode::Bm25,
+                SearchMode::Vector | SearchMode::Hybrid => {
+                    match query_vector(&index, &root, &embed, &query, mode == SearchMode::Vector)? {
+                        Some(vector) => {
+                            request.vector = Some(vector);
+                            if mode == SearchMode::Vector {
+                                evident_index::SearchMode::Vector
+                            } else {
+                                evident_index::SearchMode::Hybrid
+                            }
+                        }
+                        None => evident_index::SearchMode::Bm25,
+                    }
                 }
-                SearchMode::Bm25 => {}
-            }
-            let index = open_index(&query_root(&cli.repo)?)?;
-            let mut results = timed("search", || {
-                index.search(&evident_index::SearchQuery {
-                    text: query.clone(),
-                    limit,
-                    kind,
-                    path,
-                })
-            })?;
+            };
+            let mut results = timed("search", || index.search(&request))?;
             if !explain {
                 for ev in &mut results {
                     ev.reason = None;
                 }
             }
             emit(cli.json, &results, &format!("nothing matches {query:?}"))
+        }
+        Command::Embed {
+            embed,
+            batch_size,
+            quiet,
+        } => {
+            let root = match cli.repo {
+                Some(p) => p,
+                None => std::env::current_dir().context("current directory")?,
+            };
+            let Some(embedder) = model::embedder(&embed, &root)? else {
+                anyhow::bail!(
+                    "no embedding model chosen: pass --embed-model NAME, set [embed] name in evident.toml, or set EVIDENT_EMBED_MODEL"
+                );
+            };
+            let cancel = Arc::new(AtomicBool::new(false));
+            let handler_flag = cancel.clone();
+            let _ = ctrlc::set_handler(move || {
+                if handler_flag.swap(true, Ordering::SeqCst) {
+                    std::process::exit(130);
+                }
+                eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
+            });
+            let progress: Option<Arc<dyn evident_index::Progress>> =
+                (!quiet && !cli.json && std::io::stderr().is_terminal())
+                    .then(|| Arc::new(render::Bar::new()) as Arc<dyn evident_index::Progress>);
+            let options = evident_index::EmbedOptions {
+                batch_size,
+                cancel: Some(cancel),
+                progress,
+            };
+            let summary = evident_index::embed_chunks(&root, &embedder, &options)?;
+            if cli.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "model": evident_index::Embedder::model(&embedder),
+                        "embedded": summary.embedded, "reused": summary.reused,
+                        "skipped": summary.skipped, "with_vectors": summary.with_vectors,
+                    })
+                );
+            } else if !quiet {
+                println!(
+                    "embedded {} chunks with {} at {} ({} reused, {} unreadable); {} chunks have vectors",
+                    summary.embedded,
+                    evident_index::Embedder::model(&embedder),
+                    embedder.endpoint(),
+                    summary.reused,
+                    summary.skipped,
+                    summary.with_vectors
+                );
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Sources { name_contains } => {
             let index = open_index(&query_root(&cli.repo)?)?;

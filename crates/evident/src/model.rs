@@ -78,6 +78,59 @@ impl ModelConfig {
 struct ConfigFile {
     #[serde(default)]
     model: ModelConfig,
+    #[serde(default)]
+    embed: ModelConfig,
+}
+
+/// Which table of the config files.
+#[derive(Clone, Copy)]
+enum Table {
+    Model,
+    Embed,
+}
+
+impl Table {
+    fn name(self) -> &'static str {
+        match self {
+            Table::Model => "[model]",
+            Table::Embed => "[embed]",
+        }
+    }
+}
+
+/// The table from the repository's `evident.toml`, gaps filled from the user's config.
+fn layered(root: &Path, table: Table) -> Result<ModelConfig> {
+    let repo = read_config(&root.join("evident.toml"), table)?;
+    if repo.api_key.is_some() {
+        bail!(
+            "{}: {} api_key does not belong in a repository's config (it is shared); \
+             put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key",
+            root.join("evident.toml").display(),
+            table.name()
+        );
+    }
+    Ok(match user_config_path() {
+        Some(path) => repo.or(read_config(&path, table)?),
+        None => repo,
+    })
+}
+
+fn client_for(
+    provider: Provider,
+    base_url: Option<String>,
+    api_key: Option<String>,
+) -> Box<dyn ChatClient> {
+    match provider {
+        Provider::Ollama => Box::new(OllamaClient::new(OllamaOptions {
+            host: base_url,
+            ..Default::default()
+        })),
+        Provider::Openai => Box::new(OpenAiClient::new(OpenAiOptions {
+            base_url,
+            api_key,
+            ..Default::default()
+        })),
+    }
 }
 
 /// The model settings in force.
@@ -88,18 +141,7 @@ pub struct ModelChoice {
 }
 
 pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
-    let repo = read_config(&root.join("evident.toml"))?;
-    if repo.api_key.is_some() {
-        bail!(
-            "{}: [model] api_key does not belong in a repository's config (it is shared); \
-             put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key",
-            root.join("evident.toml").display()
-        );
-    }
-    let config = match user_config_path() {
-        Some(path) => repo.or(read_config(&path)?),
-        None => repo,
-    };
+    let config = layered(root, Table::Model)?;
     let provider = args
         .provider
         .or(config.provider)
@@ -119,17 +161,7 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
         (None, None) => Protocol::Auto,
     };
     let base_url = args.base_url.clone().or(config.base_url);
-    let client: Box<dyn ChatClient> = match provider {
-        Provider::Ollama => Box::new(OllamaClient::new(OllamaOptions {
-            host: base_url,
-            ..Default::default()
-        })),
-        Provider::Openai => Box::new(OpenAiClient::new(OpenAiOptions {
-            base_url,
-            api_key: args.api_key.clone().or(config.api_key),
-            ..Default::default()
-        })),
-    };
+    let client = client_for(provider, base_url, args.api_key.clone().or(config.api_key));
     Ok(ModelChoice {
         client,
         model,
@@ -146,16 +178,80 @@ fn user_config_path() -> Option<std::path::PathBuf> {
     Some(base.join("evident").join("config.toml"))
 }
 
-fn read_config(path: &Path) -> Result<ModelConfig> {
+fn read_config(path: &Path, table: Table) -> Result<ModelConfig> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ModelConfig::default()),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    // Other tables belong to other parts of evident; only [model] is read here.
+    // Other tables belong to other parts of evident; only [model] and [embed] are read here.
     let file: ConfigFile =
-        toml::from_str(&text).with_context(|| format!("{}: [model]", path.display()))?;
-    Ok(file.model)
+        toml::from_str(&text).with_context(|| format!("{}: {}", path.display(), table.name()))?;
+    Ok(match table {
+        Table::Model => file.model,
+        Table::Embed => file.embed,
+    })
+}
+
+/// Flags that pick the embedding model; each falls back to `[embed]` in the
+/// config files, then `EVIDENT_EMBED_MODEL` (and the server's own variables).
+#[derive(clap::Args, Debug, Default)]
+pub struct EmbedArgs {
+    #[arg(long = "embed-provider", value_enum)]
+    pub provider: Option<Provider>,
+    /// Embedding model name as the server knows it (or EVIDENT_EMBED_MODEL).
+    #[arg(long = "embed-model")]
+    pub model: Option<String>,
+    /// The embedding server's address (Ollama host, or a base URL ending in /v1).
+    #[arg(long = "embed-url", value_name = "URL")]
+    pub base_url: Option<String>,
+    #[arg(long = "embed-api-key", value_name = "KEY")]
+    pub api_key: Option<String>,
+}
+
+/// An embedding model on a model server, as the index wants it.
+pub struct ServerEmbedder {
+    client: Box<dyn ChatClient>,
+    model: String,
+}
+
+impl ServerEmbedder {
+    pub fn endpoint(&self) -> String {
+        self.client.endpoint()
+    }
+}
+
+impl evident_index::Embedder for ServerEmbedder {
+    fn model(&self) -> &str {
+        &self.model
+    }
+    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, String> {
+        self.client
+            .embed(&self.model, texts)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The configured embedder, or `None` when no embedding model is named anywhere.
+pub fn embedder(args: &EmbedArgs, root: &Path) -> Result<Option<ServerEmbedder>> {
+    let config = layered(root, Table::Embed)?;
+    let Some(model) = args.model.clone().or(config.name).or_else(|| {
+        std::env::var("EVIDENT_EMBED_MODEL")
+            .ok()
+            .filter(|m| !m.is_empty())
+    }) else {
+        return Ok(None);
+    };
+    let provider = args
+        .provider
+        .or(config.provider)
+        .unwrap_or(Provider::Ollama);
+    let client = client_for(
+        provider,
+        args.base_url.clone().or(config.base_url),
+        args.api_key.clone().or(config.api_key),
+    );
+    Ok(Some(ServerEmbedder { client, model }))
 }
 
 /// `evident probe`: one tool question per protocol; which protocols gave a correct call.

@@ -439,12 +439,12 @@ fn search_ranks_chunks_and_explains() {
     // Hybrid without an embedder says so, and ranks by BM25.
     let out = evident(&root, &["search", "collection name"]);
     assert!(out.status.success());
-    assert!(stderr(&out).contains("no embedder is configured"));
+    assert!(stderr(&out).contains("no embedding model is configured"));
     assert!(stdout(&out).contains("get_collection_name"));
 
     for (args, message) in [
         (vec!["search", "\"*("], "no words to search for"),
-        (vec!["search", "x", "--mode", "vector"], "needs an embedder"),
+        (vec!["search", "x", "--mode", "vector"], "no embedding model is configured"),
         (vec!["search", "x", "--path", "["], "not a valid glob"),
     ] {
         let out = evident(&root, &args);

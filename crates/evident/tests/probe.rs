@@ -224,3 +224,82 @@ fn the_api_key_comes_from_the_user_config_never_the_repository() {
         .contains("does not belong in a repository's config"));
     assert_eq!(server.requests().len(), 1, "nothing was sent");
 }
+
+#[test]
+fn embed_then_hybrid_search_through_an_embedding_server() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("store.py"), "def get_collection_name(kind):\n    return kind + '_docs'\n\n\ndef render_page(page):\n    return page\n").unwrap();
+    assert!(evident(root, &["index", "--quiet"]).status.success());
+    std::fs::write(
+        root.join("evident.toml"),
+        format!(
+            "[embed]\nprovider = \"ollama\"\nname = \"letters\"\nbase_url = \"{}\"\n",
+            server.base
+        ),
+    )
+    .unwrap();
+    // Before embedding: hybrid falls back to BM25 and says why.
+    let out = evident(root, &["search", "collection name"]);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no chunk has a vector for letters: run `evident embed`"));
+
+    for _ in 0..4 {
+        server.push("/api/embed", Script::OllamaEmbed);
+    }
+    let out = evident(root, &["embed", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["model"], "letters");
+    assert!(summary["embedded"].as_u64().unwrap() >= 2, "{summary}");
+    let sent = &server.requests_to("/api/embed")[0].body;
+    assert_eq!(sent["model"], "letters");
+    assert!(
+        sent["input"][0]
+            .as_str()
+            .unwrap()
+            .contains("get_collection_name"),
+        "the chunk's text is embedded: {sent}"
+    );
+
+    // Hybrid: the query is embedded by the same server, both lists are fused.
+    server.push("/api/embed", Script::OllamaEmbed);
+    let out = evident(root, &["search", "collection name", "--explain", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).is_empty(),
+        "no fallback note"
+    );
+    let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(results[0]["name"], "get_collection_name");
+    let reason = results[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("vector #") && reason.contains("rrf"),
+        "{reason}"
+    );
+
+    // The embedding server is gone: vector search fails clearly, hybrid falls back.
+    std::fs::write(
+        root.join("evident.toml"),
+        format!(
+            "[embed]\nname = \"letters\"\nbase_url = \"{}\"\n",
+            dead_address()
+        ),
+    )
+    .unwrap();
+    let out = evident(root, &["search", "collection", "--mode", "vector"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("embedding the query failed"));
+    let out = evident(root, &["search", "collection"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("so hybrid search ranks by BM25 only"));
+}

@@ -37,6 +37,22 @@ pub enum Script {
     Hangup,
     /// Nothing is sent for this long (a model still loading), then the connection closes.
     Silent(Duration),
+    /// An Ollama `/api/embed` answer computed from the request: one vector per
+    /// input, [`letter_vector`] of its text.
+    OllamaEmbed,
+}
+
+/// A small deterministic embedding: how often each letter group occurs.
+pub fn letter_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; 16];
+    for c in text
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_lowercase())
+    {
+        v[((c as u8 - b'a') % 16) as usize] += 1.0;
+    }
+    v
 }
 
 impl Script {
@@ -227,6 +243,15 @@ fn serve(
         ),
         Some(Script::Hangup) => {}
         Some(Script::Silent(time)) => thread::sleep(time),
+        Some(Script::OllamaEmbed) => {
+            let inputs = body_inputs(&requests.lock().unwrap().last().unwrap().body);
+            let vectors: Vec<Vec<f32>> = inputs.iter().map(|t| letter_vector(t)).collect();
+            answer(
+                &mut out,
+                200,
+                &serde_json::json!({"model": "m", "embeddings": vectors}).to_string(),
+            );
+        }
         Some(Script::Answer { status, body }) => answer(&mut out, status, &body),
         Some(Script::Stream {
             content_type,
@@ -258,6 +283,17 @@ fn serve(
     }
     let _ = out.flush();
     let _ = out.shutdown(std::net::Shutdown::Both);
+}
+
+fn body_inputs(body: &Value) -> Vec<String> {
+    match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn answer(out: &mut TcpStream, status: u16, body: &str) {
