@@ -444,7 +444,10 @@ fn search_ranks_chunks_and_explains() {
 
     for (args, message) in [
         (vec!["search", "\"*("], "no words to search for"),
-        (vec!["search", "x", "--mode", "vector"], "no embedding model is configured"),
+        (
+            vec!["search", "x", "--mode", "vector"],
+            "no embedding model is configured",
+        ),
         (vec!["search", "x", "--path", "["], "not a valid glob"),
     ] {
         let out = evident(&root, &args);
