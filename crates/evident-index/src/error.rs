@@ -31,7 +31,7 @@ pub enum Error {
     NotIndexed(String),
     #[error("invalid configuration in {}: {message}", path.display())]
     Config { path: PathBuf, message: String },
-    #[error("indexing was interrupted; the index holds every batch committed so far and the next `evident index` resumes")]
+    #[error("interrupted; the index keeps every batch committed so far, and running the same command again resumes")]
     Interrupted,
     #[error("embedding stopped: {message} ({embedded} chunks embedded before it are kept; `evident embed` resumes)")]
     Embedding { message: String, embedded: u64 },

@@ -252,7 +252,7 @@ fn ctrl_c_during_indexing_stops_cleanly_and_resumes() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("indexing was interrupted"),
+        stderr(&out).contains("interrupted; the index keeps every batch committed so far"),
         "{}",
         stderr(&out)
     );
