@@ -164,19 +164,28 @@ impl HermesSplitter {
             }
         }
         if self.state == State::Call {
-            let body = std::mem::take(&mut self.call_body);
-            match parse_call(&body, self.next_index, Leniency::Marked) {
-                Ok(call) => {
-                    self.next_index += 1;
-                    sink(PieceRef::Call(call));
-                }
-                Err(message) => sink(PieceRef::Malformed(ProtocolError {
-                    raw: format!("{CALL_OPEN}{body}"),
-                    message: format!("unterminated {CALL_OPEN} block: {message}"),
-                })),
-            }
-            self.state = State::Text;
+            self.close_call(false, sink);
         }
+    }
+
+    /// Reads the open call's body as a call, or reports it; back to text.
+    fn close_call(&mut self, terminated: bool, sink: &mut dyn FnMut(PieceRef<'_>)) {
+        let body = std::mem::take(&mut self.call_body);
+        match parse_call(&body, self.next_index, Leniency::Marked) {
+            Ok(call) => {
+                self.next_index += 1;
+                sink(PieceRef::Call(call));
+            }
+            Err(message) if terminated => sink(PieceRef::Malformed(ProtocolError {
+                raw: format!("{CALL_OPEN}{body}{CALL_CLOSE}"),
+                message,
+            })),
+            Err(message) => sink(PieceRef::Malformed(ProtocolError {
+                raw: format!("{CALL_OPEN}{body}"),
+                message: format!("unterminated {CALL_OPEN} block: {message}"),
+            })),
+        }
+        self.state = State::Text;
     }
 
     fn process(&mut self, input: &str, sink: &mut dyn FnMut(PieceRef<'_>)) {
@@ -391,18 +400,7 @@ impl HermesSplitter {
                 });
             }
             CALL_CLOSE => {
-                let body = std::mem::take(&mut self.call_body);
-                match parse_call(&body, self.next_index, Leniency::Marked) {
-                    Ok(call) => {
-                        self.next_index += 1;
-                        sink(PieceRef::Call(call));
-                    }
-                    Err(message) => sink(PieceRef::Malformed(ProtocolError {
-                        raw: format!("{CALL_OPEN}{body}{CALL_CLOSE}"),
-                        message,
-                    })),
-                }
-                self.state = State::Text;
+                self.close_call(true, sink);
                 self.line_blank_so_far = false;
             }
             THINK_OPEN => {

@@ -256,6 +256,26 @@ fn parse_position(position: &str) -> Result<(String, u32, Option<u32>)> {
     }
 }
 
+/// A flag set by the first Ctrl-C (the run stops after its current batch);
+/// a second Ctrl-C exits at once, and the open transaction rolls back.
+fn stop_after_batch_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let handler_flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        if handler_flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
+    });
+    cancel
+}
+
+/// A progress bar on stderr when it is a terminal and output is not suppressed.
+fn progress_bar(suppressed: bool) -> Option<Arc<dyn evident_index::Progress>> {
+    (!suppressed && std::io::stderr().is_terminal())
+        .then(|| Arc::new(render::Bar::new()) as Arc<dyn evident_index::Progress>)
+}
+
 /// The query's embedding for vector or hybrid search. `None` (with a note on
 /// stderr) when hybrid must fall back to BM25; an error when vector cannot run.
 fn query_vector(
@@ -410,18 +430,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Some(p) => p,
                 None => std::env::current_dir().context("current directory")?,
             };
-            let cancel = Arc::new(AtomicBool::new(false));
-            let handler_flag = cancel.clone();
-            let _ = ctrlc::set_handler(move || {
-                if handler_flag.swap(true, Ordering::SeqCst) {
-                    // Second Ctrl-C: the open transaction rolls back on exit.
-                    std::process::exit(130);
-                }
-                eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
-            });
-            let progress: Option<Arc<dyn evident_index::Progress>> =
-                (!quiet && !cli.json && std::io::stderr().is_terminal())
-                    .then(|| Arc::new(render::Bar::new()) as Arc<dyn evident_index::Progress>);
+            let cancel = stop_after_batch_on_ctrl_c();
+            let progress = progress_bar(quiet || cli.json);
             let options = IndexOptions {
                 rebuild,
                 max_file_size,
@@ -513,17 +523,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "no embedding model chosen: pass --embed-model NAME, set [embed] name in evident.toml, or set EVIDENT_EMBED_MODEL"
                 );
             };
-            let cancel = Arc::new(AtomicBool::new(false));
-            let handler_flag = cancel.clone();
-            let _ = ctrlc::set_handler(move || {
-                if handler_flag.swap(true, Ordering::SeqCst) {
-                    std::process::exit(130);
-                }
-                eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
-            });
-            let progress: Option<Arc<dyn evident_index::Progress>> =
-                (!quiet && !cli.json && std::io::stderr().is_terminal())
-                    .then(|| Arc::new(render::Bar::new()) as Arc<dyn evident_index::Progress>);
+            let cancel = stop_after_batch_on_ctrl_c();
+            let progress = progress_bar(quiet || cli.json);
             let options = evident_index::EmbedOptions {
                 batch_size,
                 cancel: Some(cancel),
