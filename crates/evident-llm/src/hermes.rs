@@ -130,11 +130,6 @@ impl HermesSplitter {
         }
     }
 
-    /// The number of calls read so far (the next call's index).
-    pub fn calls_seen(&self) -> usize {
-        self.next_index
-    }
-
     /// Feeds the next chunk; returns what it decided.
     pub fn feed(&mut self, chunk: &str) -> Vec<Piece> {
         let mut out = Vec::new();

@@ -1,7 +1,7 @@
 //! Ollama's native API: `POST /api/chat` (NDJSON stream), `POST /api/show`
 //! (context length), `POST /api/embed`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
@@ -207,7 +207,7 @@ impl ChatClient for OllamaClient {
         Ok(Box::new(OllamaStream {
             lines,
             done: false,
-            pending: Vec::new(),
+            pending: VecDeque::new(),
         }))
     }
 
@@ -237,14 +237,14 @@ impl ChatClient for OllamaClient {
 struct OllamaStream {
     lines: LineStream,
     done: bool,
-    pending: Vec<WireEvent>,
+    pending: VecDeque<WireEvent>,
 }
 
 impl WireStream for OllamaStream {
     fn next_event(&mut self) -> Result<Option<WireEvent>, LlmError> {
         loop {
-            if !self.pending.is_empty() {
-                return Ok(Some(self.pending.remove(0)));
+            if let Some(event) = self.pending.pop_front() {
+                return Ok(Some(event));
             }
             if self.done {
                 return Ok(None);
@@ -261,7 +261,7 @@ impl WireStream for OllamaStream {
                     excerpt: excerpt(&line),
                     error: e.to_string(),
                 })?;
-            self.pending = self.events(&value)?;
+            self.pending = self.events(&value)?.into();
         }
     }
 }

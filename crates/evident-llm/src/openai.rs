@@ -2,7 +2,7 @@
 //! LM Studio, Ollama's `/v1`): `POST {base}/chat/completions` as server-sent
 //! events, and `POST {base}/embeddings`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::{json, Value};
 
@@ -174,7 +174,7 @@ impl ChatClient for OpenAiClient {
             usage: Usage::default(),
             finished: false,
             done: false,
-            pending: Vec::new(),
+            pending: VecDeque::new(),
         }))
     }
 
@@ -221,14 +221,14 @@ struct SseStream {
     finished: bool,
     /// `[DONE]` arrived, or the stream ended after a finish.
     done: bool,
-    pending: Vec<WireEvent>,
+    pending: VecDeque<WireEvent>,
 }
 
 impl WireStream for SseStream {
     fn next_event(&mut self) -> Result<Option<WireEvent>, LlmError> {
         loop {
-            if !self.pending.is_empty() {
-                return Ok(Some(self.pending.remove(0)));
+            if let Some(event) = self.pending.pop_front() {
+                return Ok(Some(event));
             }
             if self.done {
                 return Ok(None);
@@ -314,7 +314,8 @@ impl SseStream {
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
             {
-                self.pending.push(WireEvent::Thinking(text.to_string()));
+                self.pending
+                    .push_back(WireEvent::Thinking(text.to_string()));
             }
         }
         if let Some(text) = delta
@@ -322,7 +323,7 @@ impl SseStream {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         {
-            self.pending.push(WireEvent::Content(text.to_string()));
+            self.pending.push_back(WireEvent::Content(text.to_string()));
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
@@ -349,7 +350,7 @@ impl SseStream {
                 }
                 if !partial.announced && !partial.name.is_empty() {
                     partial.announced = true;
-                    self.pending.push(WireEvent::CallStarted {
+                    self.pending.push_back(WireEvent::CallStarted {
                         index: next,
                         name: partial.name.clone(),
                     });
@@ -362,7 +363,7 @@ impl SseStream {
                     if !text.is_empty() {
                         partial.arguments.push_str(&text);
                         self.pending
-                            .push(WireEvent::CallDelta { index: next, text });
+                            .push_back(WireEvent::CallDelta { index: next, text });
                     }
                 }
             }
@@ -393,11 +394,11 @@ impl SseStream {
                         arguments_raw,
                     })
                 }
-                Ok(_) => self.pending.push(WireEvent::Malformed(ProtocolError {
+                Ok(_) => self.pending.push_back(WireEvent::Malformed(ProtocolError {
                     raw: call.arguments,
                     message: "a tool call without a function name".into(),
                 })),
-                Err(message) => self.pending.push(WireEvent::Malformed(ProtocolError {
+                Err(message) => self.pending.push_back(WireEvent::Malformed(ProtocolError {
                     raw: call.arguments,
                     message: format!(
                         "the arguments of {:?} are not valid JSON: {message}",
@@ -407,13 +408,13 @@ impl SseStream {
             }
         }
         if !complete.is_empty() {
-            self.pending.push(WireEvent::Calls(complete));
+            self.pending.push_back(WireEvent::Calls(complete));
         }
     }
 
     fn end(&mut self) {
         self.flush_calls();
-        self.pending.push(WireEvent::Done(self.usage.clone()));
+        self.pending.push_back(WireEvent::Done(self.usage.clone()));
         self.done = true;
     }
 }
