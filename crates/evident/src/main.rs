@@ -294,7 +294,7 @@ fn query_vector(
     };
     let Some(embedder) = model::embedder(args, root)? else {
         return fallback(
-            "no embedding model is configured (--embed-model, [embed] name, EVIDENT_EMBED_MODEL)"
+            "no embedding model is configured (--embed-provider local, --embed-model, [embed], EVIDENT_EMBED_MODEL)"
                 .into(),
         );
     };
@@ -520,7 +520,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let Some(embedder) = model::embedder(&embed, &root)? else {
                 anyhow::bail!(
-                    "no embedding model chosen: pass --embed-model NAME, set [embed] name in evident.toml, or set EVIDENT_EMBED_MODEL"
+                    "no embedding model chosen: pass --embed-provider local (the built-in model; scripts/fetch-embed-model.sh fetches it) or --embed-model NAME for a server, set [embed] in evident.toml, or set EVIDENT_EMBED_MODEL"
                 );
             };
             let cancel = stop_after_batch_on_ctrl_c();
@@ -545,7 +545,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     "embedded {} chunks with {} at {} ({} reused, {} unreadable); {} chunks have vectors",
                     summary.embedded,
                     evident_index::Embedder::model(&embedder),
-                    embedder.endpoint(),
+                    embedder.location(),
                     summary.reused,
                     summary.skipped,
                     summary.with_vectors

@@ -5,7 +5,7 @@
 //! which asks the model one tool question under each protocol to show which
 //! ones it can use.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -24,6 +24,9 @@ pub enum Provider {
     Ollama,
     /// Any OpenAI-compatible server (/v1/chat/completions): llama.cpp, vLLM, mlx_lm, LM Studio.
     Openai,
+    /// Embeddings only: the built-in embedder, from a local model directory
+    /// (default: the one scripts/fetch-embed-model.sh fetches).
+    Local,
 }
 
 /// Flags that pick the model; each falls back to `[model]` in evident.toml, then the environment.
@@ -115,13 +118,14 @@ fn layered(root: &Path, table: Table) -> Result<ModelConfig> {
     })
 }
 
+/// A client for a server provider (`Local` is not a server and never gets here).
 fn client_for(
     provider: Provider,
     base_url: Option<String>,
     api_key: Option<String>,
 ) -> Box<dyn ChatClient> {
     match provider {
-        Provider::Ollama => Box::new(OllamaClient::new(OllamaOptions {
+        Provider::Ollama | Provider::Local => Box::new(OllamaClient::new(OllamaOptions {
             host: base_url,
             ..Default::default()
         })),
@@ -146,6 +150,9 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
         .provider
         .or(config.provider)
         .unwrap_or(Provider::Ollama);
+    if provider == Provider::Local {
+        bail!("the local provider only embeds; chat needs a model server: --provider ollama or --provider openai");
+    }
     let model = args
         .model
         .clone()
@@ -199,7 +206,8 @@ fn read_config(path: &Path, table: Table) -> Result<ModelConfig> {
 pub struct EmbedArgs {
     #[arg(long = "embed-provider", value_enum)]
     pub provider: Option<Provider>,
-    /// Embedding model name as the server knows it (or EVIDENT_EMBED_MODEL).
+    /// Embedding model name as the server knows it, or the model directory
+    /// for `--embed-provider local` (or EVIDENT_EMBED_MODEL).
     #[arg(long = "embed-model")]
     pub model: Option<String>,
     /// The embedding server's address (Ollama host, or a base URL ending in /v1).
@@ -209,49 +217,78 @@ pub struct EmbedArgs {
     pub api_key: Option<String>,
 }
 
-/// An embedding model on a model server, as the index wants it.
-pub struct ServerEmbedder {
-    client: Box<dyn ChatClient>,
-    model: String,
+/// The embedder in force: a model server's, or the built-in one.
+pub enum ChosenEmbedder {
+    Server {
+        client: Box<dyn ChatClient>,
+        model: String,
+    },
+    Local(Box<evident_embed::LocalEmbedder>, PathBuf),
 }
 
-impl ServerEmbedder {
-    pub fn endpoint(&self) -> String {
-        self.client.endpoint()
+impl ChosenEmbedder {
+    /// Where the vectors come from, for messages.
+    pub fn location(&self) -> String {
+        match self {
+            ChosenEmbedder::Server { client, .. } => client.endpoint(),
+            ChosenEmbedder::Local(_, dir) => format!("{} (built-in, CPU)", dir.display()),
+        }
     }
 }
 
-impl evident_index::Embedder for ServerEmbedder {
+impl evident_index::Embedder for ChosenEmbedder {
     fn model(&self) -> &str {
-        &self.model
+        match self {
+            ChosenEmbedder::Server { model, .. } => model,
+            ChosenEmbedder::Local(local, _) => local.name(),
+        }
     }
     fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, String> {
-        self.client
-            .embed(&self.model, texts)
-            .map_err(|e| e.to_string())
+        match self {
+            ChosenEmbedder::Server { client, model } => {
+                client.embed(model, texts).map_err(|e| e.to_string())
+            }
+            ChosenEmbedder::Local(local, _) => local.embed(texts).map_err(|e| e.to_string()),
+        }
     }
+}
+
+/// Where scripts/fetch-embed-model.sh puts the built-in embedder's model.
+pub fn default_local_model_dir() -> Option<PathBuf> {
+    let cache = match std::env::var_os("EVIDENT_MODEL_CACHE").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(&std::env::var_os("HOME")?).join(".cache/evident/models"),
+    };
+    Some(cache.join("all-MiniLM-L6-v2"))
 }
 
 /// The configured embedder, or `None` when no embedding model is named anywhere.
-pub fn embedder(args: &EmbedArgs, root: &Path) -> Result<Option<ServerEmbedder>> {
+pub fn embedder(args: &EmbedArgs, root: &Path) -> Result<Option<ChosenEmbedder>> {
     let config = layered(root, Table::Embed)?;
-    let Some(model) = args.model.clone().or(config.name).or_else(|| {
+    let provider = args.provider.or(config.provider);
+    let name = args.model.clone().or(config.name).or_else(|| {
         std::env::var("EVIDENT_EMBED_MODEL")
             .ok()
             .filter(|m| !m.is_empty())
-    }) else {
+    });
+    if provider == Some(Provider::Local) {
+        let dir = match name {
+            Some(dir) => PathBuf::from(dir),
+            None => default_local_model_dir()
+                .context("no model directory: pass --embed-model DIR or set HOME")?,
+        };
+        let local = evident_embed::LocalEmbedder::load(&dir)?;
+        return Ok(Some(ChosenEmbedder::Local(Box::new(local), dir)));
+    }
+    let Some(model) = name else {
         return Ok(None);
     };
-    let provider = args
-        .provider
-        .or(config.provider)
-        .unwrap_or(Provider::Ollama);
     let client = client_for(
-        provider,
+        provider.unwrap_or(Provider::Ollama),
         args.base_url.clone().or(config.base_url),
         args.api_key.clone().or(config.api_key),
     );
-    Ok(Some(ServerEmbedder { client, model }))
+    Ok(Some(ChosenEmbedder::Server { client, model }))
 }
 
 /// `evident probe`: one tool question per protocol; which protocols gave a correct call.
