@@ -20,6 +20,9 @@ pub struct ChatRequest {
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     pub seed: Option<u64>,
+    /// A JSON Schema the plain answer must match (a reply that is data, not
+    /// prose or tool calls); the server constrains decoding to it.
+    pub answer_schema: Option<Value>,
 }
 
 /// A request shaped for the wire: the protocol's instructions are in the
@@ -48,7 +51,10 @@ impl WireRequest {
             } else {
                 Vec::new()
             },
-            response_schema: protocol.response_schema(&request.tools),
+            response_schema: request
+                .answer_schema
+                .clone()
+                .or_else(|| protocol.response_schema(&request.tools)),
             think: request.think,
             temperature: request.temperature,
             max_tokens: request.max_tokens,

@@ -5,6 +5,7 @@
 
 mod model;
 mod render;
+mod rerank;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -145,8 +146,19 @@ enum Command {
         /// Show why each result ranks where it does.
         #[arg(long)]
         explain: bool,
+        /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
+        #[arg(long)]
+        rerank: bool,
+        /// How many fused results the model scores.
+        #[arg(long, value_name = "N", default_value_t = 20, requires = "rerank")]
+        rerank_top: usize,
+        /// Seconds the model may take; after that the fused order stands.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "rerank")]
+        rerank_budget: f64,
         #[command(flatten)]
         embed: model::EmbedArgs,
+        #[command(flatten)]
+        model: model::ModelArgs,
     },
     /// Embed the index's chunks with an embedding model (only those without a vector for it), for vector and hybrid search.
     Embed {
@@ -475,12 +487,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             path,
             mode,
             explain,
+            rerank,
+            rerank_top,
+            rerank_budget,
             embed,
+            model,
         } => {
             let root = query_root(&cli.repo)?;
             let index = open_index(&root)?;
+            // The model must be reachable in config before any work is done.
+            let reranker = rerank.then(|| model::choose(&model, &root)).transpose()?;
             let mut request = evident_index::SearchQuery {
-                limit,
+                limit: if rerank { limit.max(rerank_top) } else { limit },
                 kind,
                 path,
                 ..evident_index::SearchQuery::new(query.clone())
@@ -502,6 +520,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             };
             let mut results = timed("search", || index.search(&request))?;
+            if let Some(choice) = &reranker {
+                let options = rerank::RerankOptions {
+                    top: rerank_top,
+                    budget: std::time::Duration::from_secs_f64(rerank_budget.max(0.0)),
+                };
+                if let rerank::RerankOutcome::FellBack(why) =
+                    rerank::rerank(&root, &query, &mut results, choice, &options)
+                {
+                    eprintln!("note: rerank skipped: {why}; results are in fused order");
+                }
+                results.truncate(limit);
+            }
             if !explain {
                 for ev in &mut results {
                     ev.reason = None;
@@ -727,5 +757,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command's definition (unique names, valid `requires`)
+    /// only when it runs; check every subcommand at once.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        <super::Cli as clap::CommandFactory>::command().debug_assert();
     }
 }

@@ -204,16 +204,16 @@ fn read_config(path: &Path, table: Table) -> Result<ModelConfig> {
 /// config files, then `EVIDENT_EMBED_MODEL` (and the server's own variables).
 #[derive(clap::Args, Debug, Default)]
 pub struct EmbedArgs {
-    #[arg(long = "embed-provider", value_enum)]
+    #[arg(id = "embed_provider", long = "embed-provider", value_enum)]
     pub provider: Option<Provider>,
     /// Embedding model name as the server knows it, or the model directory
     /// for `--embed-provider local` (or EVIDENT_EMBED_MODEL).
-    #[arg(long = "embed-model")]
+    #[arg(id = "embed_model", long = "embed-model")]
     pub model: Option<String>,
     /// The embedding server's address (Ollama host, or a base URL ending in /v1).
-    #[arg(long = "embed-url", value_name = "URL")]
+    #[arg(id = "embed_url", long = "embed-url", value_name = "URL")]
     pub base_url: Option<String>,
-    #[arg(long = "embed-api-key", value_name = "KEY")]
+    #[arg(id = "embed_api_key", long = "embed-api-key", value_name = "KEY")]
     pub api_key: Option<String>,
 }
 
