@@ -1,6 +1,6 @@
 //! Index configuration: defaults, then `evident.toml` in the repository root.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -55,6 +55,8 @@ struct FileConfig {
     index: IndexSection,
     #[serde(default)]
     secrets: SecretsSection,
+    #[serde(default)]
+    docs: DocsSection,
     // Read by the CLI (model servers); named here so that a typo elsewhere is still an error.
     #[serde(default, rename = "model")]
     _model: Option<serde::de::IgnoredAny>,
@@ -72,6 +74,24 @@ struct IndexSection {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct DocsSection {
+    /// Knowledge directories outside the repository (relative to it, absolute, or `~/…`).
+    #[serde(default)]
+    dirs: Vec<String>,
+}
+
+/// A knowledge directory outside the repository, indexed read-only: its
+/// documents appear under `@NAME/` (NAME: the directory's own name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocsDir {
+    /// `@` and the directory's name (made unique with `-2`, `-3`, …).
+    pub mount: String,
+    /// Canonical.
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SecretsSection {
     /// Extra glob patterns treated as secret, on top of the defaults.
     #[serde(default)]
@@ -85,6 +105,8 @@ pub struct Config {
     /// Extra globs (relative to the root) to leave out of the index.
     pub exclude: Vec<String>,
     pub secrets: SecretPolicy,
+    /// `[docs] dirs`: documents outside the repository.
+    pub docs_dirs: Vec<DocsDir>,
 }
 
 impl Default for Config {
@@ -93,6 +115,7 @@ impl Default for Config {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             exclude: Vec::new(),
             secrets: SecretPolicy::new(&[]).expect("default patterns are valid"),
+            docs_dirs: Vec::new(),
         }
     }
 }
@@ -121,12 +144,59 @@ impl Config {
                 message: format!("index.exclude: {e}"),
             })?;
         }
+        let docs_dirs = docs_dirs(root, &parsed.docs.dirs).map_err(|message| Error::Config {
+            path: path.clone(),
+            message: format!("docs.dirs: {message}"),
+        })?;
         Ok(Config {
             max_file_size: parsed.index.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
             exclude: parsed.index.exclude,
             secrets,
+            docs_dirs,
         })
     }
+}
+
+/// Resolves and names `[docs] dirs`: each must be an existing directory
+/// outside the repository (inside, its documents are indexed already).
+fn docs_dirs(root: &Path, dirs: &[String]) -> std::result::Result<Vec<DocsDir>, String> {
+    let canonical_root = root
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut out: Vec<DocsDir> = Vec::new();
+    for dir in dirs {
+        let expanded = match dir.strip_prefix("~/") {
+            Some(rest) => {
+                Path::new(&std::env::var_os("HOME").ok_or("~ needs HOME to be set")?).join(rest)
+            }
+            None => root.join(dir),
+        };
+        let path = expanded
+            .canonicalize()
+            .map_err(|e| format!("{dir:?}: {e}"))?;
+        if !path.is_dir() {
+            return Err(format!("{dir:?} is not a directory"));
+        }
+        if path.starts_with(&canonical_root) {
+            return Err(format!(
+                "{dir:?} is inside the repository, whose documents are indexed anyway"
+            ));
+        }
+        if out.iter().any(|d| d.path == path) {
+            continue;
+        }
+        let base = path
+            .file_name()
+            .map_or_else(|| "docs".to_string(), |n| n.to_string_lossy().into_owned());
+        let mut mount = format!("@{base}");
+        let mut n = 2;
+        while out.iter().any(|d| d.mount == mount) || canonical_root.join(&mount).exists() {
+            mount = format!("@{base}-{n}");
+            n += 1;
+        }
+        out.push(DocsDir { mount, path });
+    }
+    Ok(out)
 }
 
 /// Decides which relative paths are secret and must never be read.

@@ -102,7 +102,7 @@ pub fn embed_chunks(
     if let Some(p) = &progress {
         p.start(pending.len() as u64);
     }
-    let mut reader = SnippetReader::new(root, &config.secrets);
+    let mut reader = SnippetReader::new(root, &config);
     let mut summary = EmbedSummary::default();
     let batch_size = options.batch_size.unwrap_or(32).max(1);
     let mut dimensions: Option<usize> = conn

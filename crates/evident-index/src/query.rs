@@ -105,7 +105,7 @@ impl Index {
     }
 
     pub(crate) fn reader(&self) -> SnippetReader<'_> {
-        SnippetReader::new(&self.root, &self.config.secrets)
+        SnippetReader::new(&self.root, &self.config)
     }
 
     /// Accepts a path relative to the repository root or an absolute one inside it.
@@ -218,7 +218,12 @@ impl Index {
                 "{span} lines requested; at most {MAX_READ_LINES} lines per read: narrow the range"
             )));
         }
-        let file = crate::sandbox::resolve(&self.root, path, &self.config.secrets)?;
+        let file = crate::sandbox::resolve_with_docs(
+            &self.root,
+            &self.config.docs_dirs,
+            path,
+            &self.config.secrets,
+        )?;
         let mut reader = self.reader();
         let total = reader.line_count(&file.rel)? as i64;
         if start > total {

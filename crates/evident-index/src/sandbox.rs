@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::config::SecretPolicy;
+use crate::config::{DocsDir, SecretPolicy};
 use crate::error::{Error, Result};
 
 /// A file that is allowed to be read.
@@ -105,6 +105,48 @@ pub fn resolve_in_canonical(
         rel: lexical_rel,
         abs,
     })
+}
+
+/// [`resolve_in_canonical`], where a path under `@NAME/` is a document in the
+/// `[docs] dirs` directory mounted there, under the same rules inside it:
+/// no escape from it, no symlink out of it, no secret file, documents only.
+pub fn resolve_with_docs(
+    root: &Path,
+    docs_dirs: &[DocsDir],
+    requested: &str,
+    secrets: &SecretPolicy,
+) -> Result<RepoFile> {
+    let trimmed = requested.trim_start_matches("./");
+    for dir in docs_dirs {
+        let Some(rest) = trimmed
+            .strip_prefix(dir.mount.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        let inner = resolve_in_canonical(&dir.path, rest, secrets).map_err(|e| match e {
+            Error::Refused(why) => Error::Refused(format!(
+                "{why} (in {}, mounted as {})",
+                dir.path.display(),
+                dir.mount
+            )),
+            other => other,
+        })?;
+        if !matches!(
+            crate::walk::Format::for_path(&inner.rel),
+            Some(crate::walk::Format::Doc(_))
+        ) {
+            return Err(Error::Refused(format!(
+                "{requested}: only documents are read from {}",
+                dir.mount
+            )));
+        }
+        return Ok(RepoFile {
+            rel: format!("{}/{}", dir.mount, inner.rel),
+            abs: inner.abs,
+        });
+    }
+    resolve_in_canonical(root, requested, secrets)
 }
 
 #[cfg(test)]

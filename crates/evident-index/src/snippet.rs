@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::config::SecretPolicy;
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::sandbox;
 
@@ -43,7 +43,7 @@ impl Lines {
 /// `root` must be canonical (as `Index::root` is).
 pub struct SnippetReader<'a> {
     root: &'a Path,
-    secrets: &'a SecretPolicy,
+    config: &'a Config,
     cache: HashMap<String, std::result::Result<Lines, String>>,
 }
 
@@ -66,19 +66,19 @@ impl Budget {
 }
 
 impl<'a> SnippetReader<'a> {
-    pub fn new(root: &'a Path, secrets: &'a SecretPolicy) -> SnippetReader<'a> {
+    pub fn new(root: &'a Path, config: &'a Config) -> SnippetReader<'a> {
         SnippetReader {
             root,
-            secrets,
+            config,
             cache: HashMap::new(),
         }
     }
 
     fn load(&mut self, rel: &str) -> Result<&Lines> {
-        let (root, secrets) = (self.root, self.secrets);
+        let (root, secrets, docs_dirs) = (self.root, &self.config.secrets, &self.config.docs_dirs);
         let entry = self.cache.entry(rel.to_string()).or_insert_with(|| {
-            let file =
-                sandbox::resolve_in_canonical(root, rel, secrets).map_err(|e| e.to_string())?;
+            let file = sandbox::resolve_with_docs(root, docs_dirs, rel, secrets)
+                .map_err(|e| e.to_string())?;
             let bytes = std::fs::read(&file.abs).map_err(|e| format!("{rel}: {e}"))?;
             Ok(Lines::new(String::from_utf8_lossy(&bytes).into_owned()))
         });

@@ -59,10 +59,37 @@ pub struct Walk {
 }
 
 /// Walks `root` respecting `.gitignore`, `.ignore`, git's excludes and
-/// `index.exclude`; hidden files and `.evident/` are never walked.
+/// `index.exclude`; hidden files and `.evident/` are never walked. Then the
+/// documents (only) of each `[docs] dirs` directory, under its `@NAME/`.
 pub fn walk(root: &Path, config: &Config) -> Walk {
+    let mut out = walk_dir(root, config, &config.exclude);
+    for dir in &config.docs_dirs {
+        let found = walk_dir(&dir.path, config, &[]);
+        let prefix = |rel: &str| format!("{}/{rel}", dir.mount);
+        out.candidates.extend(
+            found
+                .candidates
+                .into_iter()
+                .filter(|c| matches!(c.format, Format::Doc(_)))
+                .map(|c| Candidate {
+                    rel: prefix(&c.rel),
+                    ..c
+                }),
+        );
+        out.skipped
+            .extend(found.skipped.into_iter().map(|s| Skipped {
+                rel: prefix(&s.rel),
+                ..s
+            }));
+    }
+    out.candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+fn walk_dir(root: &Path, config: &Config, exclude: &[String]) -> Walk {
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-    for pattern in &config.exclude {
+    for pattern in exclude {
         // Validated when the config was loaded.
         let _ = overrides.add(&format!("!{pattern}"));
     }
@@ -96,10 +123,7 @@ pub fn walk(root: &Path, config: &Config) -> Walk {
             ignore::WalkState::Continue
         })
     });
-    let mut out = found.into_inner().expect("walk lock");
-    out.candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
+    found.into_inner().expect("walk lock")
 }
 
 /// A walked entry as a candidate, a skip with its reason, or nothing (not source code).

@@ -502,3 +502,111 @@ fn sources_and_source_by_id() {
     let out = evident(root, &["source", &id, "--lines", "3"]);
     assert!(stderr(&out).contains("expected A-B"), "{}", stderr(&out));
 }
+
+#[test]
+fn knowledge_directories_outside_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let handbook = dir.path().join("handbook");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(handbook.join("ops")).unwrap();
+    std::fs::write(root.join("main.py"), "def main():\n    pass\n").unwrap();
+    std::fs::write(
+        handbook.join("ops/deploy.md"),
+        "# Deploying\n\nRoll out with canaries.\n\n## Rollback\n\nRevert the tag.\n",
+    )
+    .unwrap();
+    // Not documents, or not to be read: code, a secret, a symlink out of the directory.
+    std::fs::write(handbook.join("tool.py"), "def tool():\n    pass\n").unwrap();
+    std::fs::write(handbook.join(".env"), "TOKEN=1\n").unwrap();
+    std::fs::write(dir.path().join("private.md"), "# Private\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("private.md"), handbook.join("escape.md")).unwrap();
+    std::fs::write(
+        root.join("evident.toml"),
+        "[docs]\ndirs = [\"../handbook\"]\n",
+    )
+    .unwrap();
+
+    let out = evident(&root, &["index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = evident(&root, &["sources", "--json"]);
+    let docs: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let paths: Vec<&str> = docs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, vec!["@handbook/ops/deploy.md"], "{docs:#}");
+    let id = docs[0]["doc_id"].as_str().unwrap();
+
+    let out = evident(&root, &["source", id, "--section", "rollback"]);
+    assert!(
+        stdout(&out).starts_with("@handbook/ops/deploy.md:5-7  doc  Rollback"),
+        "{}",
+        stdout(&out)
+    );
+    let out = evident(&root, &["search", "canaries", "--mode", "bm25", "--json"]);
+    let hits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(hits[0]["path"], "@handbook/ops/deploy.md", "{hits:#}");
+    let out = evident(&root, &["read", "@handbook/ops/deploy.md", "1", "3"]);
+    assert!(
+        out.status.success() && stdout(&out).contains("Roll out with canaries."),
+        "{}",
+        stderr(&out)
+    );
+
+    // The same sandbox inside it: no escape, no symlink out, no secret, no code.
+    for (path, why) in [
+        ("@handbook/../private.md", "leaves the repository"),
+        ("@handbook/escape.md", "symlink that leads outside"),
+        ("@handbook/.env", "secret file"),
+        (
+            "@handbook/tool.py",
+            "only documents are read from @handbook",
+        ),
+    ] {
+        let out = evident(&root, &["read", path, "1", "1"]);
+        assert!(!out.status.success(), "{path} was read");
+        assert!(stderr(&out).contains(why), "{path}: {}", stderr(&out));
+    }
+
+    // Edits there are picked up incrementally; removing the directory from config drops its documents.
+    std::fs::write(handbook.join("faq.md"), "# FAQ\n\nAsk.\n").unwrap();
+    let out = evident(&root, &["index"]);
+    assert!(
+        stdout(&out).starts_with("indexed 3 files (1 parsed, 2 unchanged, 0 removed)"),
+        "{}",
+        stdout(&out)
+    );
+    let again = evident(&root, &["sources", "--json"]);
+    let docs2: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap();
+    assert_eq!(docs2.as_array().unwrap().len(), 2);
+    assert!(
+        docs2.as_array().unwrap().iter().any(|d| d["doc_id"] == id),
+        "the ID is stable"
+    );
+    std::fs::write(root.join("evident.toml"), "").unwrap();
+    let out = evident(&root, &["index"]);
+    assert!(stdout(&out).contains("2 removed"), "{}", stdout(&out));
+
+    // Bad entries are configuration errors that name the problem.
+    for (dirs, why) in [
+        ("[\"../nowhere\"]", "../nowhere"),
+        ("[\".\"]", "inside the repository"),
+        ("[\"main.py\"]", "is not a directory"),
+    ] {
+        std::fs::write(
+            root.join("evident.toml"),
+            format!("[docs]\ndirs = {dirs}\n"),
+        )
+        .unwrap();
+        let out = evident(&root, &["index"]);
+        assert_eq!(out.status.code(), Some(2), "{dirs}");
+        assert!(
+            stderr(&out).contains("docs.dirs") && stderr(&out).contains(why),
+            "{dirs}: {}",
+            stderr(&out)
+        );
+    }
+}
