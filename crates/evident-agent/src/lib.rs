@@ -1,0 +1,25 @@
+//! The guarded agent: the registry of read-only tools, strict validation of
+//! every call a model proposes, output budgets, skills, grounded-citation
+//! checks, and the session state machine that ties them to a model.
+//!
+//! This crate owns what a model may do and in what order. It must not hold a
+//! tool that writes, executes or reaches the network, must not run a call
+//! that failed validation or was denied, and must never drop a call without
+//! answering it. It talks to models only through `evident-llm` and to the
+//! repository only through `evident-index`.
+
+pub mod budget;
+pub mod grounding;
+pub mod registry;
+pub mod session;
+pub mod skills;
+pub mod strict_json;
+pub mod tools;
+
+pub use grounding::{Citation, Support};
+pub use registry::Registry;
+pub use session::{
+    AgentEvent, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome, Session,
+};
+pub use skills::{discover as discover_skills, Skill};
+pub use tools::{Approval, Tool, ToolContext, ToolOutput};

@@ -1,0 +1,235 @@
+//! The registry: the read-only tools, each with its compiled JSON Schema, and
+//! the strict validation every proposed call passes **before** any handler
+//! runs: a known tool name, one JSON object with no duplicate keys, the
+//! tool's schema (unknown keys, types, ranges, lengths: `jsonschema`), and
+//! paths that stay inside the repository and are not secret.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path};
+
+use evident_index::config::{Config, DocsDir};
+use evident_llm::{ToolCall, ToolSchema};
+use serde_json::{Map, Value};
+
+use crate::strict_json;
+use crate::tools::{builtin_tools, Approval, Tool};
+
+struct Entry {
+    tool: Box<dyn Tool>,
+    validator: jsonschema::Validator,
+    approval: Approval,
+}
+
+/// The tools a session may use.
+pub struct Registry {
+    entries: Vec<Entry>,
+}
+
+/// A call that passed validation: its tool and its arguments.
+pub struct Validated<'r> {
+    pub tool: &'r dyn Tool,
+    pub arguments: Map<String, Value>,
+    pub approval: Approval,
+}
+
+impl Registry {
+    /// Every built-in tool; `ask` names the tools that need approval.
+    pub fn read_only(ask: &[String]) -> Result<Registry, String> {
+        let known: Vec<&str> = builtin_tools().iter().map(|t| t.name()).collect();
+        if let Some(unknown) = ask.iter().find(|name| !known.contains(&name.as_str())) {
+            return Err(format!(
+                "approval policy names {unknown:?}, which is not a tool; the tools are: {}",
+                known.join(", ")
+            ));
+        }
+        let entries = builtin_tools()
+            .into_iter()
+            .map(|tool| {
+                let validator = jsonschema::validator_for(&tool.schema())
+                    .map_err(|e| format!("{}: invalid schema: {e}", tool.name()))?;
+                let approval = if ask.iter().any(|name| name == tool.name()) {
+                    Approval::Ask
+                } else {
+                    tool.default_approval()
+                };
+                Ok(Entry {
+                    tool,
+                    validator,
+                    approval,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Registry { entries })
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.entries.iter().map(|e| e.tool.name()).collect()
+    }
+
+    /// The tools as the model is told of them.
+    pub fn schemas(&self) -> Vec<ToolSchema> {
+        self.entries
+            .iter()
+            .map(|e| ToolSchema {
+                name: e.tool.name().to_string(),
+                description: e.tool.description().to_string(),
+                parameters: e.tool.schema(),
+            })
+            .collect()
+    }
+
+    /// Approval per tool, for `/tools`.
+    pub fn approvals(&self) -> BTreeMap<&'static str, Approval> {
+        self.entries
+            .iter()
+            .map(|e| (e.tool.name(), e.approval))
+            .collect()
+    }
+
+    /// Checks `call` completely; the error is the message the model gets.
+    pub fn validate(
+        &self,
+        call: &ToolCall,
+        root: &Path,
+        config: &Config,
+    ) -> Result<Validated<'_>, String> {
+        let Some(entry) = self.entries.iter().find(|e| e.tool.name() == call.name) else {
+            return Err(format!(
+                "unknown tool {:?}: there is no such tool (evident only reads); the tools are: {}",
+                call.name,
+                self.names().join(", ")
+            ));
+        };
+        let arguments = if call.arguments_raw.trim().is_empty() {
+            match &call.arguments {
+                Value::Object(object) => object.clone(),
+                Value::Null => Map::new(),
+                _ => return Err("the arguments must be a JSON object".into()),
+            }
+        } else {
+            strict_json::parse_object(&call.arguments_raw)?
+        };
+        let instance = Value::Object(arguments);
+        let problems: Vec<String> = entry
+            .validator
+            .iter_errors(&instance)
+            .map(|error| {
+                let field = error.instance_path().to_string();
+                if field.is_empty() {
+                    format!("arguments: {error}")
+                } else {
+                    format!("field {:?}: {error}", field.trim_start_matches('/'))
+                }
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(format!(
+                "invalid arguments for {}: {}",
+                call.name,
+                problems.join("; ")
+            ));
+        }
+        let Value::Object(arguments) = instance else {
+            unreachable!("built as an object")
+        };
+        check_ranges(&arguments)?;
+        for key in entry.tool.path_arguments() {
+            if let Some(path) = arguments.get(*key).and_then(Value::as_str) {
+                check_path(root, config, path).map_err(|why| format!("field {key:?}: {why}"))?;
+            }
+        }
+        Ok(Validated {
+            tool: entry.tool.as_ref(),
+            arguments,
+            approval: entry.approval,
+        })
+    }
+}
+
+/// What a schema cannot say: a line range in order and at most 400 lines.
+fn check_ranges(arguments: &Map<String, Value>) -> Result<(), String> {
+    let line = |key| arguments.get(key).and_then(Value::as_u64);
+    if let (Some(start), Some(end)) = (line("start_line"), line("end_line")) {
+        if end < start {
+            return Err(format!(
+                "field \"end_line\": {end} is before start_line {start}"
+            ));
+        }
+        let max = u64::from(evident_index::MAX_READ_LINES);
+        if end - start + 1 > max {
+            return Err(format!(
+                "field \"end_line\": the range is {} lines; at most {max} per read",
+                end - start + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A path argument (a file, or a directory to search under) must stay in
+/// the repository (or a `[docs] dirs` mount) after normalisation and symlink
+/// resolution, and must not be secret.
+pub fn check_path(root: &Path, config: &Config, requested: &str) -> Result<(), String> {
+    if requested.contains('\0') {
+        return Err("the path contains a NUL byte".into());
+    }
+    let as_path = Path::new(requested);
+    let canonical_root = root.canonicalize().map_err(|e| e.to_string())?;
+    let relative = if as_path.is_absolute() {
+        as_path
+            .strip_prefix(&canonical_root)
+            .or_else(|_| as_path.strip_prefix(root))
+            .map_err(|_| format!("{requested} is outside the repository"))?
+    } else {
+        as_path
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if parts.pop().is_none() {
+                    return Err(format!("{requested} leaves the repository"));
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!("{requested} is outside the repository"))
+            }
+        }
+    }
+    let lexical = parts.join("/");
+    if config.secrets.is_secret(&lexical) {
+        return Err(format!("{lexical} is a secret file and is never read"));
+    }
+    let (base, inside): (&Path, &str) = match mount_of(&config.docs_dirs, &lexical) {
+        Some((dir, rest)) => (&dir.path, rest),
+        None => (&canonical_root, lexical.as_str()),
+    };
+    let joined = base.join(inside);
+    if let Ok(real) = joined.canonicalize() {
+        let Ok(real_rel) = real.strip_prefix(base) else {
+            return Err(format!(
+                "{lexical} is a symlink that leads outside the repository"
+            ));
+        };
+        let real_rel = real_rel.to_string_lossy().replace('\\', "/");
+        if config.secrets.is_secret(&real_rel) {
+            return Err(format!(
+                "{lexical} leads to {real_rel}, a secret file that is never read"
+            ));
+        }
+    } else if joined.symlink_metadata().is_ok() {
+        return Err(format!("{lexical} is a broken or looping symlink"));
+    }
+    Ok(())
+}
+
+fn mount_of<'a>(dirs: &'a [DocsDir], lexical: &'a str) -> Option<(&'a DocsDir, &'a str)> {
+    dirs.iter().find_map(|dir| {
+        lexical
+            .strip_prefix(dir.mount.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(|rest| (dir, rest))
+    })
+}
