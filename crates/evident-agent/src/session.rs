@@ -296,9 +296,9 @@ impl<'a> Session<'a> {
                             ToolStepEnd::Denied => Step::Finish(FinishReason::Denied),
                             ToolStepEnd::Cancelled => Step::Finish(FinishReason::Cancelled),
                             ToolStepEnd::Done => {
-                                if estimate_tokens(&self.messages) * 10
-                                    > self.limits.context_tokens as usize * 8
-                                {
+                                // Tool descriptions take context space too.
+                                let used = estimate_tokens(&self.messages) + tools_tokens;
+                                if used * 10 > self.limits.context_tokens as usize * 8 {
                                     Step::Compact
                                 } else {
                                     Step::Model
