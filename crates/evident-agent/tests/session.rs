@@ -3,7 +3,6 @@
 //! shaped like seed 000's: `rag_common` and the files that import it.
 
 #[path = "../../evident-llm/tests/common/fake_server.rs"]
-#[allow(dead_code)]
 mod fake_server;
 
 use std::path::Path;
