@@ -96,10 +96,6 @@ impl Tool for Builtin {
     }
 }
 
-fn kinds() -> Vec<&'static str> {
-    Kind::ALL.iter().map(|k| k.as_str()).collect()
-}
-
 fn object(properties: Value, required: &[&str]) -> Value {
     json!({
         "type": "object",
@@ -114,105 +110,156 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
     let tools = [
         Builtin {
             name: "search_code",
-            description: "Search the repository's code and documents by words or meaning; returns ranked chunks with their lines.",
-            schema: || object(json!({
-                "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "words, an identifier, or a question"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 8},
-                "kind": {"type": "string", "enum": kinds()},
-            }), &["query"]),
+            description: "Search code and documents by words or meaning.",
+            schema: || {
+                object(
+                    json!({
+                        "query": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+                        "kind": {"type": "string", "maxLength": 20},
+                    }),
+                    &["query"],
+                )
+            },
             paths: &[],
             handler: search_code,
         },
         Builtin {
             name: "find_symbol",
-            description: "Find where a function, class, method, type or variable is defined, by name or qualified name.",
-            schema: || object(json!({
-                "name": {"type": "string", "minLength": 1, "maxLength": 120},
-                "kind": {"type": "string", "enum": kinds()},
-                "path": {"type": "string", "minLength": 1, "maxLength": 400, "description": "only under this file or directory"},
-            }), &["name"]),
+            description: "Find where a function, class or variable is defined.",
+            schema: || {
+                object(
+                    json!({
+                        "name": {"type": "string", "minLength": 1, "maxLength": 120},
+                        "kind": {"type": "string", "maxLength": 20},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    }),
+                    &["name"],
+                )
+            },
             paths: &["path"],
             handler: find_symbol,
         },
         Builtin {
             name: "read_evidence",
-            description: "Read lines start_line..end_line (1-based, inclusive, at most 400) of a repository file.",
-            schema: || object(json!({
-                "path": {"type": "string", "minLength": 1, "maxLength": 400},
-                "start_line": {"type": "integer", "minimum": 1},
-                "end_line": {"type": "integer", "minimum": 1},
-            }), &["path", "start_line", "end_line"]),
+            description: "Read lines of a file (at most 400).",
+            schema: || {
+                object(
+                    json!({
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                        "start_line": {"type": "integer", "minimum": 1},
+                        "end_line": {"type": "integer", "minimum": 1},
+                    }),
+                    &["path", "start_line", "end_line"],
+                )
+            },
             paths: &["path"],
             handler: read_evidence,
         },
         Builtin {
             name: "find_importers",
-            description: "Find the files that import a module (by module name or path).",
-            schema: || object(json!({
-                "module": {"type": "string", "minLength": 1, "maxLength": 200},
-            }), &["module"]),
+            description: "Find the files that import a module.",
+            schema: || {
+                object(
+                    json!({
+                        "module": {"type": "string", "minLength": 1, "maxLength": 200},
+                    }),
+                    &["module"],
+                )
+            },
             paths: &[],
             handler: find_importers,
         },
         Builtin {
             name: "get_callers",
-            description: "Find the call sites of a function or method (depth > 1 follows callers of callers).",
-            schema: || object(json!({
-                "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                "path": {"type": "string", "minLength": 1, "maxLength": 400},
-                "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1},
-            }), &["symbol"]),
+            description: "Find the callers of a function.",
+            schema: || {
+                object(
+                    json!({
+                        "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                        "depth": {"type": "integer", "minimum": 1, "maximum": 5},
+                    }),
+                    &["symbol"],
+                )
+            },
             paths: &["path"],
             handler: get_callers,
         },
         Builtin {
             name: "analyze_impact",
-            description: "What breaks if a symbol changes: every definition that reaches it through calls, nearest first, with the chain.",
-            schema: || object(json!({
-                "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                "path": {"type": "string", "minLength": 1, "maxLength": 400},
-                "max_depth": {"type": "integer", "minimum": 1, "maximum": 6, "default": 3},
-            }), &["symbol"]),
+            description:
+                "What breaks if a function changes: everything that calls it, directly or not.",
+            schema: || {
+                object(
+                    json!({
+                        "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                        "max_depth": {"type": "integer", "minimum": 1, "maximum": 6},
+                    }),
+                    &["symbol"],
+                )
+            },
             paths: &["path"],
             handler: analyze_impact,
         },
         Builtin {
             name: "read_git_diff",
-            description: "The uncommitted changes (or base..HEAD): changed hunks and the definitions they touch.",
-            schema: || object(json!({
-                "base": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_./~^@{}-]+$"},
-                "path": {"type": "string", "minLength": 1, "maxLength": 400},
-            }), &[]),
+            description: "The uncommitted changes (or base..HEAD) and the definitions they touch.",
+            schema: || {
+                object(
+                    json!({
+                        "base": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_./~^@{}-]+$"},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    }),
+                    &[],
+                )
+            },
             paths: &["path"],
             handler: read_git_diff,
         },
         Builtin {
             name: "list_sources",
-            description: "List the documents of the knowledge base (IDs, paths, titles; never content). name_contains filters; empty lists all.",
-            schema: || object(json!({
-                "name_contains": {"type": "string", "maxLength": 80, "default": ""},
-            }), &[]),
+            description: "List the documentation files (IDs and titles).",
+            schema: || {
+                object(
+                    json!({
+                        "name_contains": {"type": "string", "maxLength": 80},
+                    }),
+                    &[],
+                )
+            },
             paths: &[],
             handler: list_sources,
         },
         Builtin {
             name: "read_source",
-            description: "Read a document by its ID (from list_sources): from the top, one section by heading, or a line range.",
-            schema: || object(json!({
-                "doc_id": {"type": "string", "pattern": "^doc-[0-9a-f]{12}$"},
-                "section": {"type": "string", "minLength": 1, "maxLength": 200},
-                "start_line": {"type": "integer", "minimum": 1},
-                "end_line": {"type": "integer", "minimum": 1},
-            }), &["doc_id"]),
+            description: "Read a document by ID: from the top, a section, or lines.",
+            schema: || {
+                object(
+                    json!({
+                        "doc_id": {"type": "string", "pattern": "^doc-[0-9a-f]{12}$"},
+                        "section": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "start_line": {"type": "integer", "minimum": 1},
+                        "end_line": {"type": "integer", "minimum": 1},
+                    }),
+                    &["doc_id"],
+                )
+            },
             paths: &[],
             handler: read_source,
         },
         Builtin {
             name: "activate_skill",
-            description: "Load the instructions of one of the skills listed in the system prompt, by name.",
-            schema: || object(json!({
-                "name": {"type": "string", "minLength": 1, "maxLength": 64},
-            }), &["name"]),
+            description: "Load a skill's instructions by name.",
+            schema: || {
+                object(
+                    json!({
+                        "name": {"type": "string", "minLength": 1, "maxLength": 64},
+                    }),
+                    &["name"],
+                )
+            },
             paths: &[],
             handler: activate_skill,
         },
@@ -235,8 +282,18 @@ fn number(arguments: &Map<String, Value>, key: &str) -> Option<u64> {
     arguments.get(key).and_then(Value::as_u64)
 }
 
-fn kind(arguments: &Map<String, Value>) -> Option<Kind> {
-    text(arguments, "kind").and_then(Kind::parse)
+/// The `kind` argument; not an enum in the schema, to keep the prompt short.
+fn kind(arguments: &Map<String, Value>) -> Result<Option<Kind>, String> {
+    match text(arguments, "kind") {
+        None => Ok(None),
+        Some(name) => Kind::parse(name).map(Some).ok_or_else(|| {
+            let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+            format!(
+                "field \"kind\": {name:?} is not a kind; use one of {}",
+                kinds.join(", ")
+            )
+        }),
+    }
 }
 
 fn found(what: &str, evidence: Vec<Evidence>) -> ToolOutput {
@@ -256,7 +313,7 @@ fn search_code(
     let query = text(arguments, "query").unwrap_or_default();
     let mut request = SearchQuery {
         limit: number(arguments, "limit").unwrap_or(8) as usize,
-        kind: kind(arguments),
+        kind: kind(arguments)?,
         ..SearchQuery::new(query)
     };
     if let Some(vector) = context.embed_query.as_ref().and_then(|embed| embed(query)) {
@@ -273,7 +330,7 @@ fn find_symbol(
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
     let query = SymbolQuery {
-        kind: kind(arguments),
+        kind: kind(arguments)?,
         path: text(arguments, "path").map(str::to_string),
         limit: Some(20),
         ..Default::default()

@@ -62,6 +62,8 @@ struct FileConfig {
     _model: Option<serde::de::IgnoredAny>,
     #[serde(default, rename = "embed")]
     _embed: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "agent")]
+    _agent: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Debug, Default, Deserialize)]

