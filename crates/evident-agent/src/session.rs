@@ -687,7 +687,7 @@ fn system_prompt(registry: &Registry, context: &ToolContext) -> String {
     let mut prompt = String::from(
         "You answer questions about the code repository you can read only through the tools. \
          Use the tools to find evidence before you answer; never guess file names or lines. \
-         In the answer, cite what you rely on as path:line or path:start-end, exactly as the tools showed them. \
+         In the answer, cite each fact as path:line or path:start-end (for example app/main.py:12-20), as the tools showed them. \
          Keep the answer short. When you have what you need, answer without calling a tool.\n",
     );
     prompt.push_str(&format!("Tools: {}.\n", registry.names().join(", ")));

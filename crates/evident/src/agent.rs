@@ -346,10 +346,8 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
             events.push(e.clone());
         });
         if let FinishReason::Error(message) = &outcome.reason {
-            if message.contains("not running")
-                || message.contains("connect")
-                || message.contains("refused")
-            {
+            // LlmError::ServerNotRunning's wording, whichever the provider.
+            if message.starts_with("no model server is answering") {
                 eprintln!("evident: {NO_SERVER_HINT}");
             }
         }
