@@ -114,6 +114,8 @@ pub enum AgentEvent {
         bytes: usize,
         cut: bool,
         error: Option<String>,
+        /// How long the tool itself ran (index open and query).
+        ms: f64,
     },
     Compacted {
         tokens_before: usize,
@@ -487,10 +489,18 @@ impl<'a> Session<'a> {
         }
         // Read-only tools share nothing mutable: run the batch in parallel.
         let context = self.context;
-        let outputs: Vec<(usize, Result<ToolOutput, String>)> = std::thread::scope(|scope| {
+        type Timed = (Result<ToolOutput, String>, f64);
+        let outputs: Vec<(usize, Timed)> = std::thread::scope(|scope| {
             let handles: Vec<_> = runnable
                 .iter()
-                .map(|(i, v)| (*i, scope.spawn(|| v.tool.run(context, &v.arguments))))
+                .map(|(i, v)| {
+                    let run = || {
+                        let started = Instant::now();
+                        let output = v.tool.run(context, &v.arguments);
+                        (output, started.elapsed().as_secs_f64() * 1e3)
+                    };
+                    (*i, scope.spawn(run))
+                })
                 .collect();
             handles
                 .into_iter()
@@ -498,13 +508,13 @@ impl<'a> Session<'a> {
                     (
                         i,
                         h.join()
-                            .unwrap_or_else(|_| Err("the tool failed unexpectedly".into())),
+                            .unwrap_or_else(|_| (Err("the tool failed unexpectedly".into()), 0.0)),
                     )
                 })
                 .collect()
         });
         let budget = budget::result_budget(self.limits.context_tokens);
-        for (i, output) in outputs {
+        for (i, (output, ms)) in outputs {
             let name = reply.tool_calls[i].name.clone();
             let (text, event) = match output {
                 Ok(output) => {
@@ -522,6 +532,7 @@ impl<'a> Session<'a> {
                         bytes: text.len(),
                         cut,
                         error: None,
+                        ms,
                     };
                     self.gathered.extend(output.evidence);
                     (text, event)
@@ -537,6 +548,7 @@ impl<'a> Session<'a> {
                         bytes: text.len(),
                         cut: false,
                         error: Some(error),
+                        ms,
                     };
                     (text, event)
                 }

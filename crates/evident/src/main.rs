@@ -316,7 +316,7 @@ fn query_vector(
         eprintln!("note: {why}, so hybrid search ranks by BM25 only");
         Ok(None)
     };
-    let Some(embedder) = model::embedder(args, root)? else {
+    let Some(embedder) = profiled("load embedder", || model::embedder(args, root))? else {
         return fallback(
             "no embedding model is configured (--embed-provider local, --embed-model, [embed], EVIDENT_EMBED_MODEL)"
                 .into(),
@@ -328,7 +328,9 @@ fn query_vector(
             "no chunk has a vector for {model}: run `evident embed`"
         ));
     }
-    match evident_index::Embedder::embed(&embedder, &[query.to_string()]) {
+    match profiled("embed query", || {
+        evident_index::Embedder::embed(&embedder, &[query.to_string()])
+    }) {
         Ok(mut vectors) if vectors.len() == 1 => Ok(Some(evident_index::QueryVector {
             model,
             values: vectors.remove(0),
@@ -336,6 +338,19 @@ fn query_vector(
         Ok(_) => fallback(format!("{model} gave no vector for the query")),
         Err(e) => fallback(format!("embedding the query failed ({e})")),
     }
+}
+
+/// Runs `step`, printing its time on stderr when `EVIDENT_PROFILE` is set.
+fn profiled<T>(name: &str, step: impl FnOnce() -> T) -> T {
+    let started = std::time::Instant::now();
+    let result = step();
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        eprintln!(
+            "profile: {name}: {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    result
 }
 
 /// Runs a query, printing its own time on stderr when `EVIDENT_PROFILE` is set
