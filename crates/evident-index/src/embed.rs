@@ -70,6 +70,11 @@ pub fn embed_chunks(
     embedder: &dyn Embedder,
     options: &EmbedOptions,
 ) -> Result<EmbedSummary> {
+    // Files are read through the sandbox, which compares canonical paths.
+    let canonical = root
+        .canonicalize()
+        .map_err(|e| Error::io(root.to_path_buf(), e))?;
+    let root = canonical.as_path();
     let _lock = store::lock_for_indexing(root)?;
     let (mut conn, created) = store::open_for_write(root)?;
     if created {

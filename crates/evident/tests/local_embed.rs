@@ -176,3 +176,27 @@ fn a_broken_model_directory_is_a_clear_error() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("the local provider only embeds"));
 }
+
+#[test]
+fn a_relative_repository_path_embeds_too() {
+    let Some(_) = model_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.py"), "def area(r):\n    return 3.14 * r * r\n").unwrap();
+    evident(&root, &["index", "--quiet"]);
+    // Run from the parent with `--repo repo`: files must still be found through the sandbox.
+    let summary = json(&evident(
+        dir.path(),
+        &[
+            "--repo",
+            "repo",
+            "embed",
+            "--embed-provider",
+            "local",
+            "--json",
+        ],
+    ));
+    assert_eq!(summary["skipped"], 0, "{summary}");
+    assert!(summary["embedded"].as_u64().unwrap() >= 1, "{summary}");
+}
