@@ -792,3 +792,72 @@ fn tool_descriptions_stay_small() {
     let bytes = serde_json::to_string(&registry.schemas()).unwrap().len();
     assert!(bytes < 3300, "the tool schemas take {bytes} bytes");
 }
+
+#[test]
+fn compaction_falls_back_to_a_list_when_the_summary_fails() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(
+        CHAT,
+        calls(&[("find_symbol", r#"{"name": "get_collection_name"}"#)]),
+    );
+    server.push(
+        CHAT,
+        calls(&[
+            (
+                "read_evidence",
+                r#"{"path": "big.py", "start_line": 1, "end_line": 300}"#,
+            ),
+            (
+                "read_evidence",
+                r#"{"path": "big.py", "start_line": 301, "end_line": 600}"#,
+            ),
+            (
+                "read_evidence",
+                r#"{"path": "big.py", "start_line": 601, "end_line": 900}"#,
+            ),
+        ]),
+    );
+    // The summary request fails (a 400 is not retried); the session goes on.
+    server.push(
+        CHAT,
+        Script::Answer {
+            status: 400,
+            body: "{\"error\": \"bad request\"}".into(),
+        },
+    );
+    server.push(CHAT, say("rag_common.py:4-5."));
+    let limits = Limits {
+        context_tokens: 2600,
+        ..Limits::default()
+    };
+    let run = run_with(
+        dir.path(),
+        &client(&server),
+        Protocol::Auto,
+        limits,
+        &[],
+        &mut NonInteractive,
+        "Where?",
+    );
+    assert_eq!(
+        run.outcome.reason,
+        FinishReason::Answered,
+        "{:?}",
+        run.events.last()
+    );
+    assert!(run
+        .events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Compacted { by, .. } if by == "fallback")));
+    let requests = server.requests_to(CHAT);
+    let note = requests.last().unwrap().body["messages"][2]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("Tools found:") && note.contains("- rag_common.py:4-5 function"),
+        "{note}"
+    );
+    assert!(note.contains("- big.py:1-300"), "{note}");
+}
