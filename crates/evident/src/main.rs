@@ -1,7 +1,8 @@
 //! `evident`: the command-line edge. Parses arguments, calls the library
 //! crates, renders Evidence as text or JSON, and maps errors to exit codes
-//! (0: results, 1: no results, 2: error, 130: interrupted). It holds no
-//! indexing or query logic of its own.
+//! (0: results, 1: no results, 2: error, 130: interrupted; `ask` adds 3:
+//! round limit, 4: denied). It holds no indexing, query or agent logic of its
+//! own.
 
 mod agent;
 mod model;
@@ -530,7 +531,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let root = query_root(&cli.repo)?;
             let index = open_index(&root)?;
-            // The model must be reachable in config before any work is done.
+            // A rerank without a model configured is an error before any work, not a silent fallback.
             let reranker = rerank.then(|| model::choose(&model, &root)).transpose()?;
             let mut request = evident_index::SearchQuery {
                 limit: if rerank { limit.max(rerank_top) } else { limit },
