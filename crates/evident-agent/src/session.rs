@@ -247,6 +247,7 @@ impl<'a> Session<'a> {
         let mut tool_calls = 0usize;
         let mut answer = String::new();
         let mut step = Step::Model;
+        let mut nudged = false;
         // The request must fit before anything is sent.
         let tools_tokens =
             serde_json::to_string(&self.registry.schemas()).map_or(0, |s| s.len()) * 2 / 7;
@@ -276,9 +277,25 @@ impl<'a> Session<'a> {
                                 if reply.tool_calls.is_empty()
                                     && reply.protocol_errors.is_empty() =>
                             {
-                                answer = reply.content.trim().to_string();
                                 self.messages.push(self.protocol.assistant_message(&reply));
-                                Step::Finish(FinishReason::Answered)
+                                if has_words(&reply.content) {
+                                    answer = reply.content.trim().to_string();
+                                    Step::Finish(FinishReason::Answered)
+                                } else if !nudged {
+                                    // Small models sometimes reply with nothing (or bare
+                                    // markup such as `<tools></tools>`): ask once more.
+                                    nudged = true;
+                                    self.messages.push(Message::user(
+                                        "error: your reply had no answer. Answer the question from the tool results, \
+                                         citing path:line, or call a tool.",
+                                    ));
+                                    Step::Model
+                                } else {
+                                    Step::Finish(FinishReason::Error(
+                                        "the model replied twice without an answer or a tool call"
+                                            .into(),
+                                    ))
+                                }
                             }
                             Ok(reply) => Step::Tools(reply),
                             Err(_) if self.cancel.is_cancelled() => {
@@ -676,6 +693,29 @@ enum ToolStepEnd {
     Cancelled,
 }
 
+/// Whether a reply says anything once markup tags (and a `<tools>` block,
+/// which small models sometimes echo from their prompt) are taken out.
+fn has_words(text: &str) -> bool {
+    let text = match (text.find("<tools>"), text.rfind("</tools>")) {
+        (Some(start), Some(end)) if start < end => {
+            format!("{}{}", &text[..start], &text[end + "</tools>".len()..])
+        }
+        _ => text.to_string(),
+    };
+    let mut inside_tag = false;
+    text.chars().any(|c| match c {
+        '<' => {
+            inside_tag = true;
+            false
+        }
+        '>' => {
+            inside_tag = false;
+            false
+        }
+        c => !inside_tag && c.is_alphanumeric(),
+    })
+}
+
 /// A tool's result as the model reads it: the summary, then each record.
 pub fn render_output(output: &ToolOutput) -> String {
     let mut text = format!("{}\n", output.summary);
@@ -697,9 +737,9 @@ pub fn render_output(output: &ToolOutput) -> String {
 
 fn system_prompt(registry: &Registry, context: &ToolContext) -> String {
     let mut prompt = String::from(
-        "You answer questions about the code repository you can read only through the tools. \
-         Use the tools to find evidence before you answer; never guess file names or lines. \
-         In the answer, cite each fact as path:line or path:start-end (for example app/main.py:12-20), as the tools showed them. \
+        "You answer questions about a code repository that you have not seen: you can read it only through the tools. \
+         Call a tool first; never answer from memory and never guess file names or lines. \
+         In the answer, cite each fact with the path and lines the tools showed (path:line or path:start-end). \
          Keep the answer short. When you have what you need, answer without calling a tool.\n",
     );
     prompt.push_str(&format!("Tools: {}.\n", registry.names().join(", ")));

@@ -861,3 +861,27 @@ fn compaction_falls_back_to_a_list_when_the_summary_fails() {
     );
     assert!(note.contains("- big.py:1-300"), "{note}");
 }
+
+#[test]
+fn an_empty_reply_is_asked_again_once_then_an_error() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say("<tools>\n{\"type\": \"function\"}\n</tools>"));
+    server.push(CHAT, say("ingest.py:1 imports it."));
+    let first = run(dir.path(), &server, "Who imports rag_common?");
+    assert_eq!(first.outcome.reason, FinishReason::Answered);
+    assert_eq!(first.outcome.answer, "ingest.py:1 imports it.");
+    let second = &server.requests_to(CHAT)[1].body["messages"];
+    assert!(second.as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("error: your reply had no answer"));
+
+    server.push(CHAT, say(""));
+    server.push(CHAT, say("  "));
+    let second_run = run(dir.path(), &server, "Who imports rag_common?");
+    assert_eq!(
+        second_run.outcome.reason,
+        FinishReason::Error("the model replied twice without an answer or a tool call".into())
+    );
+}

@@ -210,8 +210,12 @@ impl Trace {
                 tool_calls,
                 citations,
                 unsupported,
-                ..
+                answer,
             } => {
+                if *reason == FinishReason::Answered && !self.streaming {
+                    // Held back as possibly a call written as text, but it was the answer.
+                    println!("{answer}");
+                }
                 self.end_stream();
                 for c in citations.iter().filter(|c| c.support != Support::Supported) {
                     let why = match c.support {

@@ -224,7 +224,8 @@ fn chat_keeps_history_and_answers_commands() {
     )
     .unwrap();
     let server = FakeServer::start();
-    server.push(CHAT, say("First answer."));
+    // An answer that starts like a call written as text is held back, then shown whole.
+    server.push(CHAT, say("`First` answer."));
     server.push(CHAT, say("Second answer."));
     server.push(CHAT, say("After reset."));
     let flags = model_flags(&server.base);
@@ -238,7 +239,7 @@ fn chat_keeps_history_and_answers_commands() {
         String::from_utf8_lossy(&out.stderr),
     );
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(stdout, "First answer.\nSecond answer.\nAfter reset.\n");
+    assert_eq!(stdout, "`First` answer.\nSecond answer.\nAfter reset.\n");
     assert!(
         stderr.contains("search_code  (auto)") && stderr.contains("review: Review a change"),
         "{stderr}"
