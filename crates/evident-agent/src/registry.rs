@@ -5,7 +5,7 @@
 //! paths that stay inside the repository and are not secret.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use evident_index::config::{Config, DocsDir};
 use evident_llm::{ToolCall, ToolSchema};
@@ -170,35 +170,12 @@ fn check_ranges(arguments: &Map<String, Value>) -> Result<(), String> {
 /// the repository (or a `[docs] dirs` mount) after normalisation and symlink
 /// resolution, and must not be secret.
 pub fn check_path(root: &Path, config: &Config, requested: &str) -> Result<(), String> {
-    if requested.contains('\0') {
-        return Err("the path contains a NUL byte".into());
-    }
-    let as_path = Path::new(requested);
     let canonical_root = root.canonicalize().map_err(|e| e.to_string())?;
-    let relative = if as_path.is_absolute() {
-        as_path
-            .strip_prefix(&canonical_root)
-            .or_else(|_| as_path.strip_prefix(root))
-            .map_err(|_| format!("{requested} is outside the repository"))?
-    } else {
-        as_path
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for component in relative.components() {
-        match component {
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if parts.pop().is_none() {
-                    return Err(format!("{requested} leaves the repository"));
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("{requested} is outside the repository"))
-            }
-        }
-    }
-    let lexical = parts.join("/");
+    let lexical =
+        evident_index::sandbox::lexical(&canonical_root, requested).map_err(|e| match e {
+            evident_index::Error::Refused(why) => why,
+            other => other.to_string(),
+        })?;
     if config.secrets.is_secret(&lexical) {
         return Err(format!("{lexical} is a secret file and is never read"));
     }

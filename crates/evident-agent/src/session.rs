@@ -188,6 +188,8 @@ pub struct Session<'a> {
     gathered: Vec<Evidence>,
     /// Skill bodies loaded, kept verbatim through compaction.
     skills_loaded: Vec<String>,
+    /// Where the question being answered sits in `messages` (compaction keeps it and what precedes it).
+    question_at: usize,
 }
 
 fn estimate_tokens(messages: &[Message]) -> usize {
@@ -219,6 +221,7 @@ impl<'a> Session<'a> {
             system,
             always_allowed: HashSet::new(),
             gathered: Vec::new(),
+            question_at: 1,
             skills_loaded: Vec::new(),
         }
     }
@@ -242,6 +245,7 @@ impl<'a> Session<'a> {
         sink: &mut dyn FnMut(&AgentEvent),
     ) -> Outcome {
         let started = Instant::now();
+        self.question_at = self.messages.len();
         self.messages.push(Message::user(question));
         let mut rounds = 0u32;
         let mut tool_calls = 0usize;
@@ -403,21 +407,15 @@ impl<'a> Session<'a> {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
             });
-            if i >= self.limits.calls_per_round {
-                let error = format!(
+            let checked = if i >= self.limits.calls_per_round {
+                Err(format!(
                     "skipped: at most {} tool calls per round; ask again for the rest",
                     self.limits.calls_per_round
-                );
-                sink(&AgentEvent::ToolRejected {
-                    round,
-                    index: i,
-                    name: call.name.clone(),
-                    error: error.clone(),
-                });
-                results[i] = Some(format!("error: {error}"));
-                continue;
-            }
-            match self.registry.validate(call, &root, &self.config) {
+                ))
+            } else {
+                self.registry.validate(call, &root, &self.config)
+            };
+            match checked {
                 Ok(valid) => runnable.push((i, valid)),
                 Err(error) => {
                     sink(&AgentEvent::ToolRejected {
@@ -585,17 +583,7 @@ impl<'a> Session<'a> {
     /// skills and every cited piece of evidence verbatim.
     fn compact(&mut self, sink: &mut dyn FnMut(&AgentEvent)) {
         let before = estimate_tokens(&self.messages);
-        // The last user question starts the current exchange.
-        let question_at = self
-            .messages
-            .iter()
-            .rposition(|m| {
-                m.role == Role::User
-                    && !m.content.starts_with("<tool_response>")
-                    && !m.content.starts_with("Result of ")
-                    && !m.content.starts_with("error: ")
-            })
-            .unwrap_or(1);
+        let question_at = self.question_at;
         let exploration: Vec<Message> = self.messages[question_at + 1..].to_vec();
         if exploration.is_empty() {
             return;

@@ -28,6 +28,16 @@ const GROUP_SIZE: usize = 8;
 /// The files a model directory must hold.
 pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
+/// Where `scripts/fetch-embed-model.sh` puts all-MiniLM-L6-v2:
+/// `$EVIDENT_MODEL_CACHE/all-MiniLM-L6-v2`, else `~/.cache/evident/models/all-MiniLM-L6-v2`.
+pub fn default_model_dir() -> Option<PathBuf> {
+    let cache = match std::env::var_os("EVIDENT_MODEL_CACHE").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(&std::env::var_os("HOME")?).join(".cache/evident/models"),
+    };
+    Some(cache.join("all-MiniLM-L6-v2"))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
     #[error("{dir}: not a directory (want a sentence-transformers model directory with {files})", files = REQUIRED_FILES.join(", "))]

@@ -10,14 +10,7 @@ use evident_embed::{EmbedError, LocalEmbedder, Pooling};
 fn model_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("EVIDENT_EMBED_MODEL_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            let cache = std::env::var_os("EVIDENT_MODEL_CACHE")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    Path::new(&std::env::var_os("HOME").unwrap()).join(".cache/evident/models")
-                });
-            cache.join("all-MiniLM-L6-v2")
-        }
+        None => evident_embed::default_model_dir()?,
     };
     if dir.join("model.safetensors").is_file() {
         return Some(dir);

@@ -24,29 +24,23 @@ pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<R
     resolve_in_canonical(&root, requested, secrets)
 }
 
-/// [`resolve`] for a root that is already canonical (saves its syscalls per file).
-pub fn resolve_in_canonical(
-    root: &Path,
-    requested: &str,
-    secrets: &SecretPolicy,
-) -> Result<RepoFile> {
+/// `requested` (relative to the canonical `root`, or absolute inside it) as a
+/// `/`-separated relative path with `.` and `..` resolved by text alone; empty
+/// for the root itself. A path that is elsewhere or climbs out is refused.
+pub fn lexical(root: &Path, requested: &str) -> Result<String> {
     let refuse = |why: String| Err(Error::Refused(why));
-    if requested.is_empty() {
-        return refuse("empty path".into());
-    }
     if requested.contains('\0') {
         return refuse("path contains a NUL byte".into());
     }
     let requested_path = Path::new(requested);
-    let relative: PathBuf = if requested_path.is_absolute() {
+    let relative = if requested_path.is_absolute() {
         match requested_path.strip_prefix(root) {
-            Ok(rel) => rel.to_path_buf(),
+            Ok(rel) => rel,
             Err(_) => return refuse(format!("{requested} is outside the repository")),
         }
     } else {
-        requested_path.to_path_buf()
+        requested_path
     };
-    // Lexical normalisation first, so `a/../../x` is refused before touching the disk.
     let mut parts: Vec<String> = Vec::new();
     for component in relative.components() {
         match component {
@@ -62,10 +56,24 @@ pub fn resolve_in_canonical(
             }
         }
     }
-    if parts.is_empty() {
+    Ok(parts.join("/"))
+}
+
+/// [`resolve`] for a root that is already canonical (saves its syscalls per file).
+pub fn resolve_in_canonical(
+    root: &Path,
+    requested: &str,
+    secrets: &SecretPolicy,
+) -> Result<RepoFile> {
+    let refuse = |why: String| Err(Error::Refused(why));
+    if requested.is_empty() {
+        return refuse("empty path".into());
+    }
+    // Lexical normalisation first, so `a/../../x` is refused before touching the disk.
+    let lexical_rel = lexical(root, requested)?;
+    if lexical_rel.is_empty() {
         return refuse(format!("{requested} names the repository root, not a file"));
     }
-    let lexical_rel = parts.join("/");
     if secrets.is_secret(&lexical_rel) {
         return refuse(format!("{lexical_rel} is a secret file and is never read"));
     }

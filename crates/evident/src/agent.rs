@@ -283,7 +283,7 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
         Ok(Some(embedder)) => Some(query_embedder(embedder)),
         _ => None,
     };
-    let user_skills = user_skills_dir();
+    let user_skills = model::user_config_dir().map(|dir| dir.join("skills"));
     let skills = discover_skills(root, user_skills.as_deref());
     for problem in &skills.problems {
         eprintln!("warning: {problem}");
@@ -422,14 +422,6 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
             .with_context(|| format!("writing the transcript to {}", path.display()))?;
     }
     Ok(code)
-}
-
-fn user_skills_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
-    Some(base.join("evident").join("skills"))
 }
 
 fn query_embedder(embedder: model::ChosenEmbedder) -> evident_agent::tools::QueryEmbedder {

@@ -176,13 +176,17 @@ pub fn choose(args: &ModelArgs, root: &Path) -> Result<ModelChoice> {
     })
 }
 
-/// `$XDG_CONFIG_HOME/evident/config.toml`, else `~/.config/evident/config.toml`.
-fn user_config_path() -> Option<std::path::PathBuf> {
+/// `$XDG_CONFIG_HOME/evident`, else `~/.config/evident`: the user's config and skills.
+pub fn user_config_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
+        .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
-    Some(base.join("evident").join("config.toml"))
+    Some(base.join("evident"))
+}
+
+fn user_config_path() -> Option<PathBuf> {
+    Some(user_config_dir()?.join("config.toml"))
 }
 
 fn read_config(path: &Path, table: Table) -> Result<ModelConfig> {
@@ -253,15 +257,6 @@ impl evident_index::Embedder for ChosenEmbedder {
     }
 }
 
-/// Where scripts/fetch-embed-model.sh puts the built-in embedder's model.
-pub fn default_local_model_dir() -> Option<PathBuf> {
-    let cache = match std::env::var_os("EVIDENT_MODEL_CACHE").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(&std::env::var_os("HOME")?).join(".cache/evident/models"),
-    };
-    Some(cache.join("all-MiniLM-L6-v2"))
-}
-
 /// The configured embedder, or `None` when no embedding model is named anywhere.
 pub fn embedder(args: &EmbedArgs, root: &Path) -> Result<Option<ChosenEmbedder>> {
     let config = layered(root, Table::Embed)?;
@@ -274,7 +269,7 @@ pub fn embedder(args: &EmbedArgs, root: &Path) -> Result<Option<ChosenEmbedder>>
     if provider == Some(Provider::Local) {
         let dir = match name {
             Some(dir) => PathBuf::from(dir),
-            None => default_local_model_dir()
+            None => evident_embed::default_model_dir()
                 .context("no model directory: pass --embed-model DIR or set HOME")?,
         };
         let local = evident_embed::LocalEmbedder::load(&dir)?;

@@ -8,12 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn model_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("EVIDENT_MODEL_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(&std::env::var_os("HOME").unwrap()).join(".cache/evident/models")
-        });
-    let dir = cache.join("all-MiniLM-L6-v2");
+    let dir = evident_embed::default_model_dir()?;
     if dir.join("model.safetensors").is_file() {
         return Some(dir);
     }
