@@ -42,7 +42,19 @@ impl Registry {
                 known.join(", ")
             ));
         }
-        let entries = builtin_tools()
+        Registry::build(builtin_tools(), ask)
+    }
+
+    /// The tools other agents get over MCP: every built-in one but those only
+    /// evident's own agent offers (`activate_skill`). Nothing asks approval:
+    /// the client agent has its own.
+    pub fn for_clients() -> Result<Registry, String> {
+        let tools = builtin_tools().into_iter().filter(|t| !t.agent_only());
+        Registry::build(tools.collect(), &[])
+    }
+
+    fn build(tools: Vec<Box<dyn Tool>>, ask: &[String]) -> Result<Registry, String> {
+        let entries = tools
             .into_iter()
             .map(|tool| {
                 let validator = jsonschema::validator_for(&tool.schema())
@@ -64,6 +76,14 @@ impl Registry {
 
     pub fn names(&self) -> Vec<&'static str> {
         self.entries.iter().map(|e| e.tool.name()).collect()
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.entries
+            .iter()
+            .find(|e| e.tool.name() == name)
+            .map(|e| e.tool.as_ref())
     }
 
     /// The tools as the model is told of them.

@@ -55,6 +55,11 @@ pub trait Tool: Send + Sync {
     fn default_approval(&self) -> Approval {
         Approval::Auto
     }
+    /// Whether only evident's own agent offers the tool (skills are its
+    /// prompts), not other agents over MCP.
+    fn agent_only(&self) -> bool {
+        false
+    }
     /// Runs the validated call. Errors are messages for the model.
     fn run(
         &self,
@@ -71,6 +76,7 @@ struct Builtin {
     description: &'static str,
     schema: fn() -> Value,
     paths: &'static [&'static str],
+    agent_only: bool,
     handler: Handler,
 }
 
@@ -86,6 +92,9 @@ impl Tool for Builtin {
     }
     fn path_arguments(&self) -> &'static [&'static str] {
         self.paths
+    }
+    fn agent_only(&self) -> bool {
+        self.agent_only
     }
     fn run(
         &self,
@@ -122,6 +131,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &[],
+            agent_only: false,
             handler: search_code,
         },
         Builtin {
@@ -138,6 +148,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &["path"],
+            agent_only: false,
             handler: find_symbol,
         },
         Builtin {
@@ -154,6 +165,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &["path"],
+            agent_only: false,
             handler: read_evidence,
         },
         Builtin {
@@ -168,6 +180,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &[],
+            agent_only: false,
             handler: find_importers,
         },
         Builtin {
@@ -184,6 +197,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &["path"],
+            agent_only: false,
             handler: get_callers,
         },
         Builtin {
@@ -201,6 +215,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &["path"],
+            agent_only: false,
             handler: analyze_impact,
         },
         Builtin {
@@ -216,6 +231,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &["path"],
+            agent_only: false,
             handler: read_git_diff,
         },
         Builtin {
@@ -230,6 +246,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &[],
+            agent_only: false,
             handler: list_sources,
         },
         Builtin {
@@ -247,6 +264,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &[],
+            agent_only: false,
             handler: read_source,
         },
         Builtin {
@@ -261,6 +279,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                 )
             },
             paths: &[],
+            agent_only: true,
             handler: activate_skill,
         },
     ];

@@ -8,6 +8,9 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 
 /// Files larger than this are skipped (and reported) unless configured otherwise.
+/// The configuration file, in the repository root.
+pub const CONFIG_FILE: &str = "evident.toml";
+
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 
 /// Paths that are never read or indexed, whatever the configuration adds:
@@ -125,7 +128,7 @@ impl Default for Config {
 impl Config {
     /// Defaults overlaid with `<root>/evident.toml` when it exists.
     pub fn load(root: &Path) -> Result<Config> {
-        let path = root.join("evident.toml");
+        let path = root.join(CONFIG_FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),

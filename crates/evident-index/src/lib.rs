@@ -26,6 +26,7 @@ pub mod embed;
 pub mod error;
 pub mod evidence;
 pub mod extract;
+pub mod freshness;
 mod graph_query;
 mod indexer;
 pub mod lang;
@@ -43,6 +44,7 @@ pub use diff::{Change, DiffReport, DiffRequest, Touched};
 pub use embed::{embed_chunks, EmbedOptions, EmbedSummary, Embedder};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
+pub use freshness::StatSnapshot;
 pub use graph_query::{
     CallGraph, GraphEdge, GraphNode, Impact, Target, DEFAULT_IMPACT_DEPTH, MAX_CALLERS_DEPTH,
     MAX_IMPACT_DEPTH,

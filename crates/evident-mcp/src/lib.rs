@@ -1,0 +1,74 @@
+//! `evident-mcp` serves evident's read-only tools to other agents over the
+//! Model Context Protocol (stdio, through the official `rmcp` SDK): the tool
+//! definitions, validation, path sandbox and output budgets all come from
+//! `evident-agent`'s registry, and this crate adds only what a long-running
+//! server needs: keeping the index fresh with a cheap stat pass, serving calls
+//! concurrently, and mapping failures onto the protocol.
+//!
+//! It must not define, describe or validate a tool itself (there is one
+//! registry), and must never write to stdout anything but protocol messages:
+//! logs go to stderr or a file.
+
+mod refresh;
+mod server;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+pub use refresh::Freshness;
+pub use server::{EvidentServer, ServerOptions, DEFAULT_MAX_OUTPUT_BYTES};
+
+use evident_agent::ToolContext;
+use rmcp::ServiceExt;
+
+/// Where the server's log lines go (stderr, or a file): never stdout.
+#[derive(Clone)]
+pub struct Log(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Log {
+    pub fn stderr() -> Log {
+        Log(Arc::new(Mutex::new(Box::new(std::io::stderr()))))
+    }
+
+    pub fn to(writer: Box<dyn Write + Send>) -> Log {
+        Log(Arc::new(Mutex::new(writer)))
+    }
+
+    pub fn line(&self, message: &str) {
+        let mut out = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(out, "evident mcp: {message}");
+        let _ = out.flush();
+    }
+}
+
+/// Failures that stop the server (a bad request never does).
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot start the MCP server: {0}")]
+    Setup(String),
+    #[error("the MCP session failed: {0}")]
+    Session(String),
+}
+
+/// Serves on stdin/stdout until the client closes stdin.
+pub fn serve_stdio(options: ServerOptions, context: ToolContext) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError::Setup(e.to_string()))?;
+    runtime.block_on(async move {
+        let log = options.log.clone();
+        let server = EvidentServer::new(options, context).map_err(ServeError::Setup)?;
+        log.line("serving over stdio");
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        let reason = running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        log.line(&format!("session ended: {reason:?}"));
+        Ok(())
+    })
+}

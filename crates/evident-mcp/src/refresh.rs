@@ -1,0 +1,240 @@
+//! Keeping the index fresh under a long-running server: a cheap stat pass
+//! before a call (at most one per interval, shared by concurrent calls), an
+//! incremental index run in a thread of its own when it finds a change, and a
+//! bounded wait for that run so a large repository still answers, from the
+//! index it has, saying the answer may be stale.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use evident_index::{index_repo, IndexOptions, Progress, StatSnapshot};
+use tokio::sync::watch;
+
+use crate::Log;
+
+/// How the index stood when a call was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Freshness {
+    Fresh,
+    /// A refresh is running; the answer comes from the index as it was.
+    Refreshing {
+        reason: String,
+        done: u64,
+        total: u64,
+    },
+    /// The last refresh failed; the answer comes from the last good index.
+    Failed(String),
+}
+
+/// Reports an index run's progress to whoever waits on it.
+pub trait ProgressSink: Send {
+    fn report(&mut self, done: u64, total: u64);
+}
+
+#[derive(Default)]
+struct RunProgress {
+    total: AtomicU64,
+    done: AtomicU64,
+}
+
+impl Progress for RunProgress {
+    fn start(&self, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+    }
+    fn advance(&self, _path: &str) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+    fn finish(&self) {}
+}
+
+struct Run {
+    reason: String,
+    finished: watch::Receiver<bool>,
+    progress: Arc<RunProgress>,
+}
+
+#[derive(Default)]
+struct State {
+    snapshot: Option<Arc<StatSnapshot>>,
+    last_check: Option<Instant>,
+    running: Option<Run>,
+    /// Whether any index run has completed (or an index existed at start).
+    has_index: bool,
+    last_error: Option<String>,
+}
+
+/// How long after a failed run (a broken `evident.toml`, say) the next one starts.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10);
+
+pub struct Refresher {
+    root: PathBuf,
+    /// The longest a call waits for a refresh before answering from the old index.
+    wait: Duration,
+    /// The least time between two stat passes.
+    interval: Duration,
+    log: Log,
+    state: Mutex<State>,
+}
+
+impl Refresher {
+    pub fn new(root: PathBuf, wait: Duration, interval: Duration, log: Log) -> Arc<Refresher> {
+        let has_index = evident_index::store::index_path(&root).exists();
+        Arc::new(Refresher {
+            root,
+            wait,
+            interval,
+            log,
+            state: Mutex::new(State {
+                has_index,
+                ..State::default()
+            }),
+        })
+    }
+
+    /// Starts the first run: the index may be missing, or older than the
+    /// files (nothing watched them while no server ran).
+    pub fn start(self: &Arc<Self>) {
+        let reason = if self.lock().has_index {
+            "catching up with changes made while no server ran"
+        } else {
+            "first use: building the index"
+        };
+        self.clone().spawn_run(&mut self.lock(), reason.to_string());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Brings the index up to date before a call, as far as the wait allows.
+    pub async fn before_call(
+        self: &Arc<Self>,
+        mut progress: Option<Box<dyn ProgressSink>>,
+    ) -> Freshness {
+        let snapshot = {
+            let mut state = self.lock();
+            let since_check = state.last_check.map(|t| t.elapsed());
+            match &state.snapshot {
+                _ if state.running.is_some() => None,
+                Some(snapshot) if since_check.is_none_or(|t| t >= self.interval) => {
+                    let snapshot = snapshot.clone();
+                    state.last_check = Some(Instant::now());
+                    Some(snapshot)
+                }
+                // No snapshot: the last run failed; try again now and then.
+                None if since_check.is_none_or(|t| t >= RETRY_AFTER_FAILURE) => {
+                    self.clone()
+                        .spawn_run(&mut state, "retrying after a failed run".into());
+                    None
+                }
+                _ => None,
+            }
+        };
+        if let Some(snapshot) = snapshot {
+            let changed = tokio::task::spawn_blocking(move || {
+                snapshot.changed().map(|p| p.display().to_string())
+            })
+            .await
+            .ok()
+            .flatten();
+            if let Some(path) = changed {
+                let mut state = self.lock();
+                if state.running.is_none() {
+                    self.clone()
+                        .spawn_run(&mut state, format!("{path} changed"));
+                }
+            }
+        }
+        let (mut finished, run_progress, reason, has_index) = {
+            let state = self.lock();
+            match &state.running {
+                Some(run) => (
+                    run.finished.clone(),
+                    run.progress.clone(),
+                    run.reason.clone(),
+                    state.has_index,
+                ),
+                None => return self.settled(&state),
+            }
+        };
+        // Without an index there is nothing to answer from: wait it out.
+        let deadline = (has_index).then(|| tokio::time::Instant::now() + self.wait);
+        loop {
+            let tick = tokio::time::Instant::now() + Duration::from_millis(500);
+            let until = deadline.map_or(tick, |d| d.min(tick));
+            match tokio::time::timeout_at(until, finished.wait_for(|done| *done)).await {
+                Ok(_) => return self.settled(&self.lock()),
+                Err(_) if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) => {
+                    return Freshness::Refreshing {
+                        reason,
+                        done: run_progress.done.load(Ordering::Relaxed),
+                        total: run_progress.total.load(Ordering::Relaxed),
+                    };
+                }
+                Err(_) => {
+                    if let Some(sink) = progress.as_mut() {
+                        sink.report(
+                            run_progress.done.load(Ordering::Relaxed),
+                            run_progress.total.load(Ordering::Relaxed),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn settled(&self, state: &State) -> Freshness {
+        match &state.last_error {
+            Some(error) => Freshness::Failed(error.clone()),
+            None => Freshness::Fresh,
+        }
+    }
+
+    fn spawn_run(self: Arc<Self>, state: &mut State, reason: String) {
+        let (done, finished) = watch::channel(false);
+        let progress = Arc::new(RunProgress::default());
+        self.log.line(&format!("refreshing the index: {reason}"));
+        state.running = Some(Run {
+            reason,
+            finished,
+            progress: progress.clone(),
+        });
+        std::thread::spawn(move || {
+            let started_at = SystemTime::now();
+            let started = Instant::now();
+            let options = IndexOptions {
+                progress: Some(progress),
+                ..IndexOptions::default()
+            };
+            let result = index_repo(&self.root, &options)
+                .and_then(|summary| Ok((summary, StatSnapshot::take(&self.root, started_at)?)));
+            let mut state = self.lock();
+            match result {
+                Ok((summary, snapshot)) => {
+                    self.log.line(&format!(
+                        "index up to date: {} files, {} parsed, {} removed in {:.0} ms",
+                        summary.files,
+                        summary.parsed,
+                        summary.removed,
+                        started.elapsed().as_secs_f64() * 1e3
+                    ));
+                    state.snapshot = Some(Arc::new(snapshot));
+                    state.has_index = true;
+                    state.last_error = None;
+                }
+                Err(error) => {
+                    self.log
+                        .line(&format!("refreshing the index failed: {error}"));
+                    state.last_error = Some(error.to_string());
+                }
+            }
+            // The next stat pass waits a full interval after a run.
+            state.last_check = Some(Instant::now());
+            state.running = None;
+            drop(state);
+            let _ = done.send(true);
+        });
+    }
+}
