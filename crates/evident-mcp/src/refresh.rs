@@ -66,7 +66,7 @@ struct State {
 }
 
 /// How long after a failed run (a broken `evident.toml`, say) the next one starts.
-const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10);
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(2);
 
 pub struct Refresher {
     root: PathBuf,

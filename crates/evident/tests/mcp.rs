@@ -371,9 +371,12 @@ async fn bad_calls_get_protocol_errors_and_the_session_goes_on() {
 #[test]
 fn stdout_carries_only_protocol_messages() {
     let repo = fixture();
+    let log = repo.path().join("mcp.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
         .args(["mcp", "--repo"])
         .arg(repo.path())
+        .arg("--log-file")
+        .arg(&log)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -421,6 +424,16 @@ fn stdout_carries_only_protocol_messages() {
         status.success(),
         "the server exits cleanly when stdin closes"
     );
+    // With --log-file, the log goes there and stderr stays quiet.
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(stderr, "");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("evident mcp: serving over stdio"),
+        "{logged}"
+    );
+    assert!(logged.contains("index up to date"), "{logged}");
     // The call after the garbage line was answered.
     assert!(by_id[&2]["result"]["content"][0]["text"]
         .as_str()
@@ -446,7 +459,8 @@ fn stdout_carries_only_protocol_messages() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_file_changed_between_calls_is_seen() {
     let repo = fixture();
-    let (session, _) = connect(repo.path(), &[]).await;
+    // A long wait: the answer must be the fresh one, however loaded the machine.
+    let (session, _) = connect(repo.path(), &["--refresh-wait", "60000"]).await;
     let before = call(
         &session,
         "find_symbol",
@@ -497,6 +511,47 @@ async fn a_file_changed_between_calls_is_seen() {
     )
     .await;
     assert!(evidence_paths(&removed).is_empty());
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broken_configuration_is_reported_per_call_and_mended_live() {
+    let repo = fixture();
+    std::fs::write(
+        repo.path().join("evident.toml"),
+        "[index]\nmax_file_sise = 10\n",
+    )
+    .unwrap();
+    let (session, _) = connect(repo.path(), &[]).await;
+    let broken = call(&session, "find_symbol", json!({"name": "ingest"})).await;
+    assert_eq!(broken.is_error, Some(true));
+    let text = text_of(&broken);
+    assert!(
+        text.contains("evident.toml") && text.contains("max_file_sise"),
+        "{text}"
+    );
+    // Mended while the server runs: the next calls work without a restart.
+    std::fs::write(
+        repo.path().join("evident.toml"),
+        "[index]\nmax_file_size = 100000\n",
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let result = call(&session, "find_symbol", json!({"name": "ingest"})).await;
+        if result.is_error != Some(true)
+            && result.structured_content.as_ref().unwrap()["stale"] == false
+        {
+            assert_eq!(evidence_paths(&result), ["ingest.py"]);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never recovered: {}",
+            text_of(&result)
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
     session.cancel().await.unwrap();
 }
 
