@@ -100,6 +100,18 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
     }
 }
 
+/// The duplicate key in `text`, when `text` is JSON with a key written twice
+/// in some object (`None` for JSON without one, and for text that is not JSON:
+/// other checks report that). For messages parsed by code that keeps the last
+/// of two equal keys, as the MCP SDK does.
+pub fn duplicate_key(text: &str) -> Option<String> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match Strict::deserialize(&mut deserializer) {
+        Err(e) if e.to_string().starts_with("duplicate key") => Some(e.to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +126,15 @@ mod tests {
         // Escapes are decoded first: these are the same key.
         let escaped = parse_object(r#"{"path": 1, "p\u0061th": 2}"#).unwrap_err();
         assert!(escaped.contains("duplicate key"), "{escaped}");
+    }
+
+    #[test]
+    fn duplicate_key_names_only_duplicates() {
+        let found = duplicate_key(r#"{"params": {"arguments": {"path": "a", "path": "b"}}}"#);
+        assert!(found.unwrap().starts_with("duplicate key \"path\""));
+        assert_eq!(duplicate_key(r#"{"a": {"b": 1}, "b": 2}"#), None);
+        assert_eq!(duplicate_key("not json"), None);
+        assert_eq!(duplicate_key(r#"{"a": 1"#), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 mod refresh;
 mod server;
+mod stdin;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -60,8 +61,12 @@ pub fn serve_stdio(options: ServerOptions, context: ToolContext) -> Result<(), S
         let log = options.log.clone();
         let server = EvidentServer::new(options, context).map_err(ServeError::Setup)?;
         log.line("serving over stdio");
+        // stdin reaches the SDK through `stdin::forward`, which marks calls
+        // with a key written twice; stdout is the SDK's alone.
+        let (to_sdk, from_stdin) = tokio::io::duplex(1 << 16);
+        tokio::spawn(stdin::forward(tokio::io::stdin(), to_sdk));
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve((from_stdin, tokio::io::stdout()))
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         let reason = running

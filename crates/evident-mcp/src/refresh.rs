@@ -208,8 +208,13 @@ impl Refresher {
                 progress: Some(progress),
                 ..IndexOptions::default()
             };
-            let result = index_repo(&self.root, &options)
-                .and_then(|summary| Ok((summary, StatSnapshot::take(&self.root, started_at)?)));
+            // A panic must not leave the run marked as running forever.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                index_repo(&self.root, &options)
+                    .and_then(|summary| Ok((summary, StatSnapshot::take(&self.root, started_at)?)))
+                    .map_err(|e| e.to_string())
+            }))
+            .unwrap_or_else(|_| Err("the indexer failed unexpectedly".into()));
             let mut state = self.lock();
             match result {
                 Ok((summary, snapshot)) => {
@@ -227,7 +232,7 @@ impl Refresher {
                 Err(error) => {
                     self.log
                         .line(&format!("refreshing the index failed: {error}"));
-                    state.last_error = Some(error.to_string());
+                    state.last_error = Some(error);
                 }
             }
             // The next stat pass waits a full interval after a run.

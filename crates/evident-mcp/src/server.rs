@@ -22,6 +22,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
 use crate::refresh::{Freshness, ProgressSink, Refresher};
+use crate::stdin::DUPLICATE_KEY_MARK;
 use crate::Log;
 
 /// What `evident mcp` is started with.
@@ -117,6 +118,12 @@ impl EvidentServer {
                 ),
                 None,
             ));
+        }
+        if let Some(finding) = context.meta.get(DUPLICATE_KEY_MARK) {
+            let finding = finding.as_str().unwrap_or("duplicate key");
+            return Ok(error_result(format!(
+                "the request has a {finding}: each key may appear once"
+            )));
         }
         let root = inner.context.root.clone();
         let call = ToolCall {

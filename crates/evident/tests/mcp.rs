@@ -394,6 +394,9 @@ fn stdout_carries_only_protocol_messages() {
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_evidence","arguments":{"path":"ingest.py","start_line":-1,"end_line":2}}}"#,
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"bash","arguments":{"command":"rm -rf /"}}}"#,
         r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+        // serde_json would keep the second path; the server refuses the call.
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read_evidence","arguments":{"path":"ingest.py","start_line":1,"end_line":2,"path":"/etc/passwd"}}}"#,
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_evidence","arguments":{"path":".env","p\u0061th":"ingest.py","start_line":1,"end_line":1}}}"#,
     ];
     for line in lines {
         writeln!(stdin, "{line}").unwrap();
@@ -414,7 +417,7 @@ fn stdout_carries_only_protocol_messages() {
             }
             None => others.push(message),
         }
-        if (2..=7).all(|id| by_id.contains_key(&id)) || Instant::now() > deadline {
+        if (2..=9).all(|id| by_id.contains_key(&id)) || Instant::now() > deadline {
             break;
         }
     }
@@ -449,6 +452,16 @@ fn stdout_carries_only_protocol_messages() {
         .contains("start_line"));
     assert_eq!(by_id[&6]["error"]["code"], -32602, "{}", by_id[&6]);
     assert_eq!(by_id[&7]["result"]["tools"].as_array().unwrap().len(), 9);
+    for id in [8, 9] {
+        let result = &by_id[&id]["result"];
+        assert_eq!(result["isError"], true, "{result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("duplicate key \"path\""), "{text}");
+        assert!(
+            !text.contains("root:") && !text.contains("API_TOKEN"),
+            "{text}"
+        );
+    }
     // Well-formed JSON that is not a message gets "Invalid Request" (no id).
     assert!(
         others.iter().any(|m| m["error"]["code"] == -32600),
