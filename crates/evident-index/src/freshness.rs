@@ -6,7 +6,7 @@
 //! which then decides exactly what changed.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustc_hash::FxHashSet;
 
@@ -14,6 +14,9 @@ use crate::config::{Config, CONFIG_FILE};
 use crate::error::Result;
 use crate::store;
 use crate::walk::mtime_ns;
+
+/// How far before a run's start a directory's mtime must be to count as settled.
+const CLOCK_MARGIN: Duration = Duration::from_millis(100);
 
 /// The stat data of the indexed files and their directories, as of one index run.
 #[derive(Debug, Default)]
@@ -67,14 +70,18 @@ impl StatSnapshot {
             config_stat.as_ref().map_or(u64::MAX, |m| m.len()),
             config_stat.as_ref().map_or(-1, mtime_ns),
         ));
-        let started_ns = started
-            .duration_since(UNIX_EPOCH)
+        // File systems stamp times from a coarse clock (a tick of 1-10 ms), so a
+        // directory changed just after `started` can carry an earlier time: only
+        // times clearly before the run count as settled.
+        let settled_before = started
+            .checked_sub(CLOCK_MARGIN)
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i64);
         let dirs = dirs
             .into_iter()
             .map(|dir| {
                 let mtime = std::fs::metadata(&dir).ok().map(|m| mtime_ns(&m));
-                (dir, mtime.filter(|&m| m < started_ns))
+                (dir, mtime.filter(|&m| m < settled_before))
             })
             .collect();
         Ok(StatSnapshot { files, dirs })
@@ -132,12 +139,26 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("pkg/sub")).unwrap();
         std::fs::write(dir.path().join("pkg/sub/a.py"), "def a():\n    pass\n").unwrap();
         std::fs::write(dir.path().join("b.py"), "def b():\n    pass\n").unwrap();
-        // Directory mtimes must predate the run to count as settled.
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // The first run creates .evident/ (the root changes); directory
+        // mtimes must predate the snapshot's run by the margin to count as settled.
+        index_repo(dir.path(), &IndexOptions::default()).unwrap();
+        std::thread::sleep(CLOCK_MARGIN + Duration::from_millis(20));
         let started = SystemTime::now();
         index_repo(dir.path(), &IndexOptions::default()).unwrap();
         let snapshot = StatSnapshot::take(dir.path(), started).unwrap();
         (dir, snapshot)
+    }
+
+    #[test]
+    fn a_directory_changed_during_the_run_counts_as_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b.py"), "def b():\n    pass\n").unwrap();
+        let started = SystemTime::now();
+        // The first run creates .evident/ in the root after `started`.
+        index_repo(dir.path(), &IndexOptions::default()).unwrap();
+        let snapshot = StatSnapshot::take(dir.path(), started).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(snapshot.changed(), Some(root.as_path()));
     }
 
     #[test]

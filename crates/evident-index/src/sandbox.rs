@@ -29,8 +29,8 @@ pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<R
 /// for the root itself. A path that is elsewhere or climbs out is refused.
 pub fn lexical(root: &Path, requested: &str) -> Result<String> {
     let refuse = |why: String| Err(Error::Refused(why));
-    if requested.contains('\0') {
-        return refuse("path contains a NUL byte".into());
+    if let Some(why) = suspicious(requested) {
+        return refuse(format!("{requested:?} {why}"));
     }
     let requested_path = Path::new(requested);
     let relative = if requested_path.is_absolute() {
@@ -57,6 +57,51 @@ pub fn lexical(root: &Path, requested: &str) -> Result<String> {
         }
     }
     Ok(parts.join("/"))
+}
+
+/// Characters that look like `.` or `/` but are not: a path written with them
+/// names nothing here, and is most likely an attempt to slip past a check.
+const LOOK_ALIKES: &[char] = &[
+    '\u{2024}', '\u{2025}', '\u{2026}', '\u{FE52}', '\u{FF0E}', '\u{3002}',
+    '\u{FF61}', // dots
+    '\u{2215}', '\u{2044}', '\u{FF0F}', '\u{29F8}', '\u{2571}', // slashes
+    '\u{FF3C}', '\u{2216}', '\u{29F9}', // backslashes
+];
+
+/// Why `requested` is refused before it is even normalised, if it is:
+/// spellings that only make sense as an attempt to get out.
+fn suspicious(requested: &str) -> Option<String> {
+    if requested.contains('\0') {
+        return Some("contains a NUL byte".into());
+    }
+    if let Some(c) = requested.chars().find(|c| c.is_control()) {
+        return Some(format!("contains a control character (U+{:04X})", c as u32));
+    }
+    if requested.starts_with('~') {
+        return Some(
+            "starts with ~: paths are relative to the repository root, and ~ is not expanded"
+                .into(),
+        );
+    }
+    if requested.contains('\\') {
+        return Some("contains a backslash: separate directories with /".into());
+    }
+    let lower = requested.to_ascii_lowercase();
+    if let Some(code) = ["%2e", "%2f", "%5c", "%00"]
+        .iter()
+        .find(|code| lower.contains(*code))
+    {
+        return Some(format!(
+            "looks URL-encoded ({code}): paths are taken literally"
+        ));
+    }
+    if let Some(c) = requested.chars().find(|c| LOOK_ALIKES.contains(c)) {
+        return Some(format!(
+            "contains {c:?} (U+{:04X}), which looks like a dot or a slash but is not one",
+            c as u32
+        ));
+    }
+    None
 }
 
 /// [`resolve`] for a root that is already canonical (saves its syscalls per file).
@@ -106,8 +151,14 @@ pub fn resolve_in_canonical(
             "{lexical_rel} leads to {real_rel}, a secret file that is never read"
         ));
     }
-    if !abs.is_file() {
+    let metadata = std::fs::metadata(&abs).map_err(|e| Error::io(abs.clone(), e))?;
+    if !metadata.is_file() {
         return refuse(format!("{lexical_rel} is not a regular file"));
+    }
+    if let Some(links) = extra_hard_links(&metadata) {
+        return refuse(format!(
+            "{lexical_rel} has {links} hard links: it may be a file from outside the repository, so it is not read"
+        ));
     }
     Ok(RepoFile {
         rel: lexical_rel,
@@ -155,6 +206,21 @@ pub fn resolve_with_docs(
         });
     }
     resolve_in_canonical(root, requested, secrets)
+}
+
+/// The link count of a file with more than one name (a hard link may make a
+/// file from anywhere on the disk look as if it were in the repository).
+pub fn extra_hard_links(metadata: &std::fs::Metadata) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (metadata.nlink() > 1).then(|| metadata.nlink())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        None
+    }
 }
 
 #[cfg(test)]

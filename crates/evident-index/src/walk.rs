@@ -164,6 +164,11 @@ fn classify(
         Ok(m) => m,
         Err(e) => return skip(format!("unreadable: {e}")),
     };
+    if let Some(links) = crate::sandbox::extra_hard_links(&metadata) {
+        return skip(format!(
+            "hard link ({links} names; may be a file from outside the repository)"
+        ));
+    }
     if metadata.len() > config.max_file_size {
         return skip(format!(
             "too large ({} bytes > limit {})",
