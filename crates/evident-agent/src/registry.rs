@@ -166,8 +166,19 @@ impl Registry {
     }
 }
 
-/// What a schema cannot say: a line range in order and at most 400 lines.
+/// What a schema cannot say: whole numbers that fit (JSON Schema counts
+/// `1.8e19` as an integer, and it would not survive the conversion), and a
+/// line range in order and at most 400 lines.
 fn check_ranges(arguments: &Map<String, Value>) -> Result<(), String> {
+    for (key, value) in arguments {
+        if let Value::Number(n) = value {
+            if n.as_u64().is_none() && n.as_i64().is_none() {
+                return Err(format!(
+                    "field {key:?}: {n} is not a whole number evident can use"
+                ));
+            }
+        }
+    }
     let line = |key| arguments.get(key).and_then(Value::as_u64);
     if let (Some(start), Some(end)) = (line("start_line"), line("end_line")) {
         if end < start {

@@ -415,7 +415,7 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
         Ok(bytes) => bytes,
         Err(e) => return skip(format!("unreadable: {e}")),
     };
-    if bytes.iter().take(8000).any(|&b| b == 0) {
+    if crate::snippet::looks_binary(&bytes) {
         return skip("binary (NUL bytes)".into());
     }
     let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));

@@ -92,7 +92,11 @@ impl Index {
     pub fn open(root: &Path) -> Result<Index> {
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
         let conn = store::open_for_read(&root)?;
-        let config = Config::load(&root)?;
+        let mut config = Config::load(&root)?;
+        // The size limit the index was built with (`evident index --max-file-size`).
+        if let Some(limit) = store::meta(&conn, "max_file_size")?.and_then(|v| v.parse().ok()) {
+            config.max_file_size = limit;
+        }
         Ok(Index { root, conn, config })
     }
 
@@ -419,12 +423,7 @@ impl Index {
     /// Files changed, added or deleted on disk since they were indexed
     /// (a stat pass; content is not read).
     pub fn staleness(&self) -> Result<Staleness> {
-        let mut config = self.config.clone();
-        if let Some(limit) = store::meta(&self.conn, "max_file_size")?.and_then(|v| v.parse().ok())
-        {
-            config.max_file_size = limit;
-        }
-        let walked = walk::walk(&self.root, &config);
+        let walked = walk::walk(&self.root, &self.config);
         let mut stored: HashMap<String, (i64, i64)> = HashMap::new();
         let mut stmt = self
             .conn

@@ -87,7 +87,7 @@ fn suspicious(requested: &str) -> Option<String> {
         return Some("contains a backslash: separate directories with /".into());
     }
     let lower = requested.to_ascii_lowercase();
-    if let Some(code) = ["%2e", "%2f", "%5c", "%00"]
+    if let Some(code) = ["%2e", "%2f", "%5c", "%00", "%25"]
         .iter()
         .find(|code| lower.contains(*code))
     {

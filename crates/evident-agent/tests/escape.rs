@@ -1,0 +1,90 @@
+//! The escape and leak corpus (`tests/escape_corpus.json`, shared with the MCP
+//! server's test): hostile tool calls against a repository built to be
+//! attacked. Each must be refused, by the validator or by the tool, with a
+//! message that says why, and no output may ever contain a forbidden file's text.
+
+mod common;
+
+use common::hostile_repo::{hostile_repo, CANARY};
+use evident_agent::session::render_output;
+use evident_agent::{Registry, ToolContext};
+use evident_index::{Config, IndexOptions};
+use evident_llm::ToolCall;
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Deserialize)]
+struct Case {
+    tool: String,
+    arguments: String,
+    refused_with: String,
+    why: String,
+}
+
+fn corpus() -> Vec<Case> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/escape_corpus.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn every_hostile_call_is_refused_and_nothing_leaks() {
+    let hostile = hostile_repo();
+    let summary = evident_index::index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    // Nothing forbidden made it into the index either.
+    let index = evident_index::Index::open(&hostile.repo).unwrap();
+    let found = index
+        .search(&evident_index::SearchQuery::new(CANARY))
+        .unwrap();
+    assert!(
+        found.is_empty(),
+        "the index holds forbidden text: {found:?}"
+    );
+    assert!(summary
+        .skipped
+        .iter()
+        .any(|s| s.rel == "hard.py" && s.reason.contains("hard link")));
+
+    let registry = Registry::read_only(&[]).unwrap();
+    let config = Config::load(&hostile.repo).unwrap();
+    let context = ToolContext {
+        root: hostile.repo.clone(),
+        embed_query: None,
+        skills: Vec::new(),
+    };
+    let cases = corpus();
+    assert!(cases.len() >= 60, "the corpus has {} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let raw = hostile.expand(&case.arguments);
+        let call = ToolCall {
+            index: 0,
+            id: None,
+            name: case.tool.clone(),
+            arguments: serde_json::from_str(&raw).unwrap_or(Value::Null),
+            arguments_raw: raw.clone(),
+        };
+        let message = match registry.validate(&call, &hostile.repo, &config) {
+            Err(why) => why,
+            Ok(valid) => match valid.tool.run(&context, &valid.arguments) {
+                Err(why) => why,
+                Ok(output) => {
+                    failures.push(format!(
+                        "{} ({}): ran: {}",
+                        case.why,
+                        raw,
+                        render_output(&output)
+                    ));
+                    continue;
+                }
+            },
+        };
+        assert!(!message.contains(CANARY), "{}: leaked: {message}", case.why);
+        if !message.contains(&case.refused_with) {
+            failures.push(format!(
+                "{} ({} {raw}): expected {:?} in: {message}",
+                case.why, case.tool, case.refused_with
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
