@@ -13,6 +13,18 @@ pub fn result_budget(context_tokens: u32) -> usize {
     }
 }
 
+/// One line cut to at most `max_bytes` (on a character boundary), with `...`.
+pub fn cut_line(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_string();
+    }
+    let mut end = max_bytes.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
 /// `text` if it fits in `max_bytes`; else its first and last lines, each part
 /// about half the budget, around
 /// `[... omitted N lines (M bytes); narrow the query or read_evidence a smaller range ...]`.

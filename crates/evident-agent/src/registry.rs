@@ -130,18 +130,25 @@ impl Registry {
             strict_json::parse_object(&call.arguments_raw)?
         };
         let instance = Value::Object(arguments);
-        let problems: Vec<String> = entry
-            .validator
-            .iter_errors(&instance)
-            .map(|error| {
-                let field = error.instance_path().to_string();
-                if field.is_empty() {
-                    format!("arguments: {error}")
-                } else {
-                    format!("field {:?}: {error}", field.trim_start_matches('/'))
-                }
-            })
-            .collect();
+        // Bounded: a call with 10,000 bad keys gets a short message, not a long one.
+        let mut problems: Vec<String> = Vec::new();
+        let mut more = 0;
+        for error in entry.validator.iter_errors(&instance) {
+            if problems.len() == MAX_PROBLEMS {
+                more += 1;
+                continue;
+            }
+            let field = error.instance_path().to_string();
+            let problem = if field.is_empty() {
+                format!("arguments: {error}")
+            } else {
+                format!("field {:?}: {error}", field.trim_start_matches('/'))
+            };
+            problems.push(crate::budget::cut_line(&problem, MAX_PROBLEM_BYTES));
+        }
+        if more > 0 {
+            problems.push(format!("and {more} more problems"));
+        }
         if !problems.is_empty() {
             return Err(format!(
                 "invalid arguments for {}: {}",
@@ -165,6 +172,10 @@ impl Registry {
         })
     }
 }
+
+/// The most schema problems one rejection lists, and the most bytes of each.
+const MAX_PROBLEMS: usize = 5;
+const MAX_PROBLEM_BYTES: usize = 300;
 
 /// What a schema cannot say: whole numbers that fit (JSON Schema counts
 /// `1.8e19` as an integer, and it would not survive the conversion), and a

@@ -88,3 +88,34 @@ fn every_hostile_call_is_refused_and_nothing_leaks() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn ten_thousand_arguments_get_a_short_refusal() {
+    let hostile = hostile_repo();
+    evident_index::index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let registry = Registry::read_only(&[]).unwrap();
+    let config = Config::load(&hostile.repo).unwrap();
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("name".into(), Value::from("main"));
+    for i in 0..10_000 {
+        arguments.insert(format!("k{i}"), Value::from(i));
+    }
+    let raw = Value::Object(arguments).to_string();
+    let call = ToolCall {
+        index: 0,
+        id: None,
+        name: "find_symbol".into(),
+        arguments: serde_json::from_str(&raw).unwrap(),
+        arguments_raw: raw,
+    };
+    let started = std::time::Instant::now();
+    let Err(message) = registry.validate(&call, &hostile.repo, &config) else {
+        panic!("10,000 unknown keys were accepted");
+    };
+    assert!(
+        message.contains("Additional properties are not allowed"),
+        "{message}"
+    );
+    assert!(message.len() < 2_000, "{} bytes", message.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

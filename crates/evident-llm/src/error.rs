@@ -40,6 +40,8 @@ pub enum LlmError {
     },
     #[error("the stream ended before the server said it was done ({bytes} bytes, {lines} messages received; what arrived is kept)")]
     StreamCut { bytes: u64, lines: u64 },
+    #[error("the server's reply passed {limit} bytes ({what}); it was cut there and what arrived is kept")]
+    TooLarge { what: &'static str, limit: u64 },
     #[error("message {line} of the stream is not valid JSON ({error}): {excerpt}")]
     InvalidStream {
         line: u64,

@@ -186,8 +186,15 @@ impl Http {
             let mut line = String::new();
             loop {
                 line.clear();
-                match reader.read_line(&mut line) {
+                match (&mut reader).take(MAX_LINE_BYTES + 1).read_line(&mut line) {
                     Ok(0) => return,
+                    Ok(n) if n as u64 > MAX_LINE_BYTES => {
+                        let _ = tx.send(Err(LlmError::TooLarge {
+                            what: "one line of the stream",
+                            limit: MAX_LINE_BYTES,
+                        }));
+                        return;
+                    }
                     Ok(_) => {
                         if tx
                             .send(Ok(line.trim_end_matches(['\r', '\n']).to_string()))
@@ -280,7 +287,10 @@ impl Http {
 
     /// A 4xx/5xx answer, read for what it says.
     fn status_error(&self, status: u16, body: &str, model: &str) -> LlmError {
-        let message = error_message(body).unwrap_or_else(|| body.trim().to_string());
+        let message = error_message(body).unwrap_or_else(|| match body.trim() {
+            "" => "no details (the body was empty)".to_string(),
+            text => crate::call_json::excerpt(text),
+        });
         let lower = message.to_lowercase();
         if lower.contains("context")
             && (lower.contains("exceed") || lower.contains("length") || lower.contains("too long"))
@@ -312,6 +322,13 @@ pub(crate) fn error_message(body: &str) -> Option<String> {
 }
 
 /// The lines of a streamed reply, with the timeouts and cancellation applied.
+/// The longest line of a reply stream read (a line is one message; no real
+/// one comes near this).
+const MAX_LINE_BYTES: u64 = 16 * 1024 * 1024;
+/// The most bytes of one reply stream read: a server that never stops talking
+/// is cut here, and what arrived is kept.
+const MAX_STREAM_BYTES: u64 = 32 * 1024 * 1024;
+
 pub(crate) struct LineStream {
     rx: Receiver<Result<String, LlmError>>,
     cancel: CancelToken,
@@ -343,8 +360,15 @@ impl LineStream {
                 Ok(Ok(line)) => {
                     self.lines += 1;
                     self.bytes += line.len() as u64 + 1;
+                    if self.bytes > MAX_STREAM_BYTES {
+                        return Err(LlmError::TooLarge {
+                            what: "the whole reply",
+                            limit: MAX_STREAM_BYTES,
+                        });
+                    }
                     return Ok(Some(line));
                 }
+                Ok(Err(error @ LlmError::TooLarge { .. })) => return Err(error),
                 Ok(Err(_)) => {
                     return Err(LlmError::StreamCut {
                         bytes: self.bytes,
