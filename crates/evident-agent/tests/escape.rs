@@ -119,3 +119,63 @@ fn ten_thousand_arguments_get_a_short_refusal() {
     assert!(message.len() < 2_000, "{} bytes", message.len());
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+/// Found by fuzzing: `read_git_diff` showed untracked files the sandbox
+/// refuses (a hard link to a file outside, a symlink to `.env`), and would show
+/// a committed secret's changes.
+#[test]
+fn the_diff_tool_keeps_to_the_read_rules() {
+    let hostile = hostile_repo();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(&hostile.repo)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    // A secret committed by mistake, then changed: the diff must not show it.
+    git(&["add", "-f", ".env", "app.py"]);
+    git(&["commit", "-q", "-m", "oops"]);
+    std::fs::write(hostile.repo.join(".env"), format!("TOKEN={CANARY}-new\n")).unwrap();
+    std::fs::write(
+        hostile.repo.join("app.py"),
+        "import util\n\n\ndef main():\n    return util.helper(2)\n",
+    )
+    .unwrap();
+    evident_index::index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let registry = Registry::read_only(&[]).unwrap();
+    let tool = registry.get("read_git_diff").unwrap();
+    let context = ToolContext {
+        root: hostile.repo.clone(),
+        embed_query: None,
+        skills: Vec::new(),
+    };
+    let output = tool.run(&context, &serde_json::Map::new()).unwrap();
+    let text = render_output(&output);
+    assert!(!text.contains(CANARY), "{text}");
+    let paths: Vec<&str> = output.evidence.iter().map(|e| e.path.as_str()).collect();
+    assert!(
+        paths.contains(&"app.py") && paths.contains(&"util.py"),
+        "{paths:?}"
+    );
+    for refused in [
+        ".env",
+        "hard.py",
+        "env_link.py",
+        "blob.py",
+        "broken.py",
+        "big.py",
+    ] {
+        assert!(!paths.contains(&refused), "{refused} in {paths:?}");
+    }
+}

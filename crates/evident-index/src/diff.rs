@@ -213,17 +213,36 @@ fn parse_diff(text: &str) -> Vec<FileChange> {
 }
 
 /// The innermost definition containing each line in `lines`.
+///
+/// Definitions are taken smallest first (ties in file order), each claiming the
+/// touched lines it contains that no smaller one claimed: O((lines + definitions)
+/// log lines). Checking every definition for every line was quadratic, and a
+/// new 200,000-line file took minutes (found by `evident-agent`'s fuzz test).
 fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeSet<usize> {
+    let mut unclaimed: BTreeSet<u32> = lines.iter().copied().collect();
+    let mut order: Vec<usize> = (0..facts.definitions.len()).collect();
+    order.sort_by_key(|&i| {
+        let d = &facts.definitions[i];
+        (d.end_line - d.start_line, i)
+    });
     let mut found = BTreeSet::new();
-    for &line in lines {
-        let best = facts
-            .definitions
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.start_line <= line && line <= d.end_line)
-            .min_by_key(|(_, d)| d.end_line - d.start_line);
-        if let Some((i, _)) = best {
+    for i in order {
+        if unclaimed.is_empty() {
+            break;
+        }
+        let d = &facts.definitions[i];
+        if d.start_line > d.end_line {
+            continue;
+        }
+        let claimed: Vec<u32> = unclaimed
+            .range(d.start_line..=d.end_line)
+            .copied()
+            .collect();
+        if !claimed.is_empty() {
             found.insert(i);
+            for line in claimed {
+                unclaimed.remove(&line);
+            }
         }
     }
     found
@@ -297,6 +316,11 @@ impl Index {
                 if lang::for_path(path).is_none() {
                     continue;
                 }
+                // Like the indexer: a file over the size limit is not analysed.
+                let size = std::fs::metadata(root.join(path)).map_or(0, |m| m.len());
+                if size > self.config.max_file_size {
+                    continue;
+                }
                 let lines = std::fs::read_to_string(root.join(path))
                     .map(|t| extract::count_lines(&t))
                     .unwrap_or(0);
@@ -315,6 +339,36 @@ impl Index {
             }
         }
 
+        // The read rules apply to a diff as to any read: no secret file (by
+        // either name), and an untracked file only if the sandbox would read it
+        // (no symlink out or to a secret, no hard link, not binary).
+        let secrets = &self.config.secrets;
+        changes.retain(|change| {
+            let names = [&change.old_path, &change.new_path];
+            if names
+                .iter()
+                .any(|p| p.as_deref().is_some_and(|p| secrets.is_secret(p)))
+            {
+                return false;
+            }
+            let untracked = change.old_path.is_none()
+                && change
+                    .hunks
+                    .first()
+                    .is_some_and(|h| h.text.starts_with("[new untracked file"));
+            match (&change.new_path, untracked) {
+                (Some(path), true) => crate::sandbox::resolve_in_canonical(root, path, secrets)
+                    .ok()
+                    .and_then(|file| std::fs::read(&file.abs).ok())
+                    .is_some_and(|bytes| !crate::snippet::looks_binary(&bytes)),
+                (Some(path), false) => {
+                    !root.join(path).symlink_metadata().ok().is_some_and(|m| {
+                        m.is_file() && crate::sandbox::extra_hard_links(&m).is_some()
+                    })
+                }
+                (None, _) => true,
+            }
+        });
         let mut report = DiffReport {
             compared,
             files: changes.len(),

@@ -19,7 +19,7 @@ pub const MAX_READ_LINES: u32 = 400;
 pub struct Index {
     root: PathBuf,
     conn: Connection,
-    config: Config,
+    pub(crate) config: Config,
 }
 
 /// Filters for [`Index::symbols`].

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::call_json::{decode_arguments, excerpt};
+use crate::call_json::{decode_arguments, excerpt, ScanBudget};
 use crate::types::ToolCall;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -18,13 +18,18 @@ pub enum Action {
 pub fn parse_action(text: &str) -> Result<Action, String> {
     let mut at = 0;
     let mut saw_object = false;
+    let mut budget = ScanBudget::new(text);
     while let Some(offset) = memchr::memchr(b'{', &text.as_bytes()[at..]) {
         let start = at + offset;
         let mut stream = serde_json::Deserializer::from_str(&text[start..])
             .into_iter::<&serde_json::value::RawValue>();
-        let Some(Ok(raw)) = stream.next() else {
-            at = start + 1;
-            continue;
+        let raw = match stream.next() {
+            Some(Ok(raw)) => raw,
+            Some(Err(error)) if !budget.charge(start, &error) => break,
+            _ => {
+                at = start + 1;
+                continue;
+            }
         };
         at = start + stream.byte_offset();
         saw_object = true;

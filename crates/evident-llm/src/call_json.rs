@@ -98,3 +98,45 @@ pub(crate) fn excerpt(text: &str) -> String {
     }
     format!("{}…", &text[..end])
 }
+
+/// Bounds the work of trying a JSON parse at every `{` of a text. A parse that
+/// fails is charged the bytes it read before failing; once the total passes
+/// eight times the text (plus 1 MiB) the search stops. Real replies never come
+/// near it, but openers that never close (`{"a":{"a":{"a":...`) would make
+/// every attempt read to the end: quadratic time, found by `tests/fuzz.rs`.
+pub(crate) struct ScanBudget<'t> {
+    text: &'t str,
+    newlines: Option<Vec<usize>>,
+    left: usize,
+}
+
+impl<'t> ScanBudget<'t> {
+    pub(crate) fn new(text: &'t str) -> ScanBudget<'t> {
+        ScanBudget {
+            text,
+            newlines: None,
+            left: text.len().saturating_mul(8).saturating_add(1 << 20),
+        }
+    }
+
+    /// Charges a parse from byte `start` that failed with `error`; `false`
+    /// once the budget is spent (stop looking).
+    pub(crate) fn charge(&mut self, start: usize, error: &serde_json::Error) -> bool {
+        let (line, column) = (error.line().max(1), error.column());
+        let failed_at = if line == 1 {
+            start + column
+        } else {
+            let text = self.text;
+            let newlines = self
+                .newlines
+                .get_or_insert_with(|| memchr::memchr_iter(b'\n', text.as_bytes()).collect());
+            let first = newlines.partition_point(|&n| n < start);
+            newlines
+                .get(first + line - 2)
+                .map_or(text.len(), |&n| n + 1 + column)
+        };
+        let read = failed_at.saturating_sub(start).max(1);
+        self.left = self.left.saturating_sub(read);
+        self.left > 0
+    }
+}

@@ -32,6 +32,7 @@ pub fn recover_calls(text: &str, known_tools: &[String], first_index: usize) -> 
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut calls = Vec::new();
     let mut at = 0;
+    let mut budget = crate::call_json::ScanBudget::new(text);
     while let Some(offset) = memchr::memchr2(b'{', b'[', &bytes[at..]) {
         let start = at + offset;
         // Mistral v11: `[TOOL_CALLS]name{...}`.
@@ -62,6 +63,7 @@ pub fn recover_calls(text: &str, known_tools: &[String], first_index: usize) -> 
                 // A value that is not a call is skipped whole: calls are not looked for inside data.
                 at = end;
             }
+            Some(Err(error)) if !budget.charge(start, &error) => break,
             _ => at = start + 1,
         }
     }
