@@ -86,6 +86,8 @@ struct FileChange {
     old_path: Option<String>,
     new_path: Option<String>,
     binary: bool,
+    /// Not known to git: read from the working tree, not from `git diff`.
+    untracked: bool,
     hunks: Vec<Hunk>,
 }
 
@@ -165,6 +167,7 @@ fn parse_diff(text: &str) -> Vec<FileChange> {
                 old_path: None,
                 new_path: None,
                 binary: false,
+                untracked: false,
                 hunks: Vec::new(),
             });
             continue;
@@ -316,18 +319,30 @@ impl Index {
                 if lang::for_path(path).is_none() {
                     continue;
                 }
-                // Like the indexer: a file over the size limit is not analysed.
-                let size = std::fs::metadata(root.join(path)).map_or(0, |m| m.len());
+                // The read rules, as for any read: through the sandbox (no
+                // symlink out or to a secret, no hard link), not over the size
+                // limit, not binary. Otherwise the file is left out.
+                let Ok(file) =
+                    crate::sandbox::resolve_in_canonical(root, path, &self.config.secrets)
+                else {
+                    continue;
+                };
+                let size = std::fs::metadata(&file.abs).map_or(0, |m| m.len());
                 if size > self.config.max_file_size {
                     continue;
                 }
-                let lines = std::fs::read_to_string(root.join(path))
-                    .map(|t| extract::count_lines(&t))
-                    .unwrap_or(0);
+                let Ok(bytes) = std::fs::read(&file.abs) else {
+                    continue;
+                };
+                if crate::snippet::looks_binary(&bytes) {
+                    continue;
+                }
+                let lines = extract::count_lines(&String::from_utf8_lossy(&bytes));
                 changes.push(FileChange {
                     old_path: None,
                     new_path: Some(path.to_string()),
                     binary: false,
+                    untracked: true,
                     hunks: vec![Hunk::new(
                         0,
                         0,
@@ -339,9 +354,8 @@ impl Index {
             }
         }
 
-        // The read rules apply to a diff as to any read: no secret file (by
-        // either name), and an untracked file only if the sandbox would read it
-        // (no symlink out or to a secret, no hard link, not binary).
+        // No secret file by either name, and no tracked file that is a hard
+        // link (it may be any file on the disk); untracked ones were checked above.
         let secrets = &self.config.secrets;
         changes.retain(|change| {
             let names = [&change.old_path, &change.new_path];
@@ -351,23 +365,12 @@ impl Index {
             {
                 return false;
             }
-            let untracked = change.old_path.is_none()
-                && change
-                    .hunks
-                    .first()
-                    .is_some_and(|h| h.text.starts_with("[new untracked file"));
-            match (&change.new_path, untracked) {
-                (Some(path), true) => crate::sandbox::resolve_in_canonical(root, path, secrets)
-                    .ok()
-                    .and_then(|file| std::fs::read(&file.abs).ok())
-                    .is_some_and(|bytes| !crate::snippet::looks_binary(&bytes)),
-                (Some(path), false) => {
-                    !root.join(path).symlink_metadata().ok().is_some_and(|m| {
+            change.untracked
+                || !change.new_path.as_ref().is_some_and(|path| {
+                    root.join(path).symlink_metadata().is_ok_and(|m| {
                         m.is_file() && crate::sandbox::extra_hard_links(&m).is_some()
                     })
-                }
-                (None, _) => true,
-            }
+                })
         });
         let mut report = DiffReport {
             compared,

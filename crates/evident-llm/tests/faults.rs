@@ -60,6 +60,15 @@ fn sse_bytes(contents: &[&str]) -> Vec<u8> {
         .into_bytes()
 }
 
+/// A complete SSE body sent in 1 MiB pieces.
+fn sse_in_megabytes(bytes: &[u8]) -> Script {
+    Script::Stream {
+        content_type: "text/event-stream",
+        pieces: bytes.chunks(1 << 20).map(<[u8]>::to_vec).collect(),
+        end: End::Complete,
+    }
+}
+
 #[test]
 fn server_errors_with_and_without_bodies_are_named_after_bounded_retries() {
     let cases = [
@@ -185,14 +194,7 @@ fn a_reply_that_never_stops_is_cut_at_the_limit() {
     let piece = "x".repeat(1024);
     let bytes = sse_bytes(&vec![piece.as_str(); 50 * 1024]);
     assert!(bytes.len() > 50_000_000);
-    server.push(
-        CHAT,
-        Script::Stream {
-            content_type: "text/event-stream",
-            pieces: bytes.chunks(1 << 20).map(<[u8]>::to_vec).collect(),
-            end: End::Complete,
-        },
-    );
+    server.push(CHAT, sse_in_megabytes(&bytes));
     let started = Instant::now();
     let error = turn(&openai(&server)).unwrap_err();
     match &error.error {
@@ -222,14 +224,7 @@ fn one_endless_line_is_cut_at_the_line_limit() {
     let mut bytes = sse_bytes(&["before "]);
     bytes.extend_from_slice(b"data: ");
     bytes.extend(std::iter::repeat_n(b'y', 20 * 1024 * 1024));
-    server.push(
-        CHAT,
-        Script::Stream {
-            content_type: "text/event-stream",
-            pieces: bytes.chunks(1 << 20).map(<[u8]>::to_vec).collect(),
-            end: End::Complete,
-        },
-    );
+    server.push(CHAT, sse_in_megabytes(&bytes));
     let error = turn(&openai(&server)).unwrap_err();
     assert!(
         matches!(

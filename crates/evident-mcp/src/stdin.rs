@@ -20,6 +20,8 @@ const MAX_LINE: u64 = 16 * 1024 * 1024;
 pub async fn forward(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
+    // Inside a line over the limit: its pieces are dropped up to its end.
+    let mut skipping = false;
     loop {
         line.clear();
         match (&mut reader)
@@ -30,20 +32,10 @@ pub async fn forward(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite 
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        if !line.ends_with(b"\n") && line.len() as u64 == MAX_LINE {
-            // Too long: drop the rest of it, as the SDK would.
-            loop {
-                line.clear();
-                match (&mut reader)
-                    .take(MAX_LINE)
-                    .read_until(b'\n', &mut line)
-                    .await
-                {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) if line.ends_with(b"\n") => break,
-                    Ok(_) => {}
-                }
-            }
+        let complete = line.ends_with(b"\n");
+        if skipping || (!complete && line.len() as u64 == MAX_LINE) {
+            // Too long: dropped whole, as the SDK would.
+            skipping = !complete;
             continue;
         }
         let marked = mark_duplicate_keys(&line);
