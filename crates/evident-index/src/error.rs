@@ -27,6 +27,10 @@ pub enum Error {
     Refused(String),
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A well-formed question with no answer in this index (no definition by
+    /// that name): "nothing found", not a failure.
+    #[error("{0}")]
+    NotFound(String),
     #[error("{} is not indexed (unsupported language, ignored, or skipped); `evident status` lists what is", .0)]
     NotIndexed(String),
     #[error("invalid configuration in {}: {message}", path.display())]

@@ -107,7 +107,7 @@ impl Index {
             )?;
         }
         if rows.is_empty() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::NotFound(format!(
                 "no definition named {symbol:?}{}{}",
                 rel.map(|r| format!(" under {r}")).unwrap_or_default(),
                 self.suggestions(symbol)?

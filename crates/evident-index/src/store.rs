@@ -3,6 +3,7 @@
 //! One database per repository at `<repo>/.evident/index.db`, in WAL mode so
 //! readers never block on an indexing run.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -235,6 +236,17 @@ pub fn open_for_read(root: &Path) -> Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     configure(&conn)?;
+    // A run killed (or still running) before its first commit leaves a
+    // database with no tables: that is no index yet, not a damaged one.
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|source| Error::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
+    if tables == 0 {
+        return Err(Error::NoIndex(path));
+    }
     check_version(&conn, &path)?;
     Ok(conn)
 }
@@ -342,7 +354,62 @@ pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
             rows.push(row?);
         }
     }
+    rows.extend(full_text_digests(conn)?);
     rows.sort();
+    Ok(rows)
+}
+
+/// One row per chunk in the full-text index: how many term instances it
+/// holds and an order-independent hash of them (term, column, offset). The
+/// table is contentless, so its terms are read through `fts5vocab`.
+fn full_text_digests(conn: &Connection) -> Result<Vec<String>> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms
+         USING fts5vocab(main, chunks_fts, instance)",
+    )?;
+    let mut per_doc: HashMap<i64, (u64, u64)> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT doc, term, col, offset FROM temp.chunks_fts_terms")?;
+    let mut instances = stmt.query([])?;
+    while let Some(r) = instances.next()? {
+        let term = r.get_ref(1)?.as_bytes().unwrap_or_default();
+        let col = r.get_ref(2)?.as_str().unwrap_or_default();
+        let offset: i64 = r.get(3)?;
+        let mut key = Vec::with_capacity(term.len() + col.len() + 10);
+        key.extend_from_slice(term);
+        key.push(0);
+        key.extend_from_slice(col.as_bytes());
+        key.extend_from_slice(&offset.to_le_bytes());
+        let entry = per_doc.entry(r.get(0)?).or_default();
+        entry.0 += 1;
+        entry.1 = entry.1.wrapping_add(xxhash_rust::xxh3::xxh3_64(&key));
+    }
+    let mut chunk = conn.prepare(
+        "SELECT f.path, c.kind, c.qualified_name, c.start_line, c.end_line
+         FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
+    )?;
+    let mut rows = Vec::with_capacity(per_doc.len());
+    for (doc, (count, digest)) in per_doc {
+        let row = chunk
+            .query_row([doc], |r| {
+                Ok(format!(
+                    "fts | {} | {} | {} | {} | {} | {count} | {digest:016x}",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, i64>(4)?
+                ))
+            })
+            .optional()?;
+        match row {
+            Some(row) => rows.push(row),
+            None => {
+                return Err(Error::InvalidArgument(format!(
+                    "inconsistent index: full-text row {doc} belongs to no chunk"
+                )))
+            }
+        }
+    }
     Ok(rows)
 }
 

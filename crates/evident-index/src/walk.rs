@@ -51,6 +51,34 @@ pub struct Skipped {
     pub reason: String,
 }
 
+impl Skipped {
+    /// The reason without its details (what precedes ` (` or `:`): `too
+    /// large`, `secret file`, `binary`, `unreadable`, `symlink`, ...; for
+    /// counting skips by kind.
+    pub fn category(&self) -> &str {
+        let reason = self.reason.as_str();
+        let end = [reason.find(" ("), reason.find(':')]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(reason.len());
+        &reason[..end]
+    }
+
+    /// How many skips of each category, most frequent first (ties by name).
+    pub fn count_by_category(skipped: &[Skipped]) -> Vec<(&str, usize)> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for s in skipped {
+            match counts.iter_mut().find(|(c, _)| *c == s.category()) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((s.category(), 1)),
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        counts
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Walk {
     /// Sorted by path.
@@ -191,4 +219,38 @@ pub fn mtime_ns(metadata: &std::fs::Metadata) -> i64 {
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Skipped;
+
+    fn skip(reason: &str) -> Skipped {
+        Skipped {
+            rel: "x".into(),
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn skips_are_counted_by_the_reason_without_its_details() {
+        let skipped = [
+            skip("too large (52428800 bytes > limit 1048576)"),
+            skip("secret file"),
+            skip("too large (60000000 bytes > limit 1048576)"),
+            skip("unreadable: permission denied (os error 13)"),
+            skip("not a regular file"),
+            skip("binary (NUL bytes)"),
+        ];
+        assert_eq!(
+            Skipped::count_by_category(&skipped),
+            vec![
+                ("too large", 2),
+                ("binary", 1),
+                ("not a regular file", 1),
+                ("secret file", 1),
+                ("unreadable", 1)
+            ]
+        );
+    }
 }

@@ -342,6 +342,52 @@ fn second_run_without_changes_parses_nothing() {
     assert!(!index.staleness().unwrap().is_stale());
 }
 
+/// A run killed before its first commit leaves a database with no tables:
+/// readers say there is no index yet (not that it is damaged), and the next
+/// run builds it.
+#[test]
+fn a_database_without_tables_is_no_index_yet() {
+    let (_tmp, root) = fixture_repo();
+    std::fs::create_dir_all(root.join(".evident")).unwrap();
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    drop(conn);
+    match Index::open(&root) {
+        Err(e @ evident_index::Error::NoIndex(_)) => {
+            assert!(e.to_string().contains("run `evident index`"), "{e}")
+        }
+        Err(other) => panic!("expected NoIndex, got {other}"),
+        Ok(_) => panic!("an empty database opened as an index"),
+    }
+    assert!(index(&root).files > 0);
+    assert!(Index::open(&root).is_ok());
+}
+
+/// The canonical dump (what crash tests compare with a clean build) sees
+/// the full-text index too, not only its row count.
+#[test]
+fn the_canonical_dump_covers_full_text_terms() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let before = dump(&root);
+    assert!(before.iter().any(|row| row.starts_with("fts | ")));
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let id: i64 = conn
+        .query_row("SELECT min(id) FROM chunks", [], |r| r.get(0))
+        .unwrap();
+    conn.execute("DELETE FROM chunks_fts WHERE rowid = ?1", [id])
+        .unwrap();
+    conn.execute(
+        "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, 'x', '', 'other words', 'p')",
+        [id],
+    )
+    .unwrap();
+    drop(conn);
+    let after = dump(&root);
+    assert_eq!(before.len(), after.len());
+    assert_ne!(before, after, "a rewritten full-text row went unseen");
+}
+
 #[test]
 fn staleness_reports_changes_since_the_index() {
     let (_tmp, root) = fixture_repo();

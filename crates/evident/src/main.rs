@@ -400,9 +400,17 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) {
-                eprintln!("evident: {e}");
-                return ExitCode::from(130);
+            match e.downcast_ref::<Error>() {
+                Some(Error::Interrupted) => {
+                    eprintln!("evident: {e}");
+                    return ExitCode::from(130);
+                }
+                // Nothing found is exit 1, as for a query with no results.
+                Some(Error::NotFound(_)) => {
+                    eprintln!("evident: {e}");
+                    return ExitCode::from(1);
+                }
+                _ => {}
             }
             eprintln!("evident: error: {e:#}");
             ExitCode::from(2)

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use evident_index::walk::Skipped;
 use evident_index::{Evidence, Status, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -72,7 +73,7 @@ pub fn outline(results: &[Evidence]) -> String {
 
 pub fn summary(s: &Summary) -> String {
     let mut out = format!(
-        "indexed {} files ({} parsed, {} unchanged, {} removed): {} definitions, {} imports, {} calls; {} skipped; {:.2} s\n",
+        "indexed {} files ({} parsed, {} unchanged, {} removed): {} definitions, {} imports, {} calls; {} skipped{}; {:.2} s\n",
         s.files,
         s.parsed,
         s.unchanged,
@@ -81,6 +82,7 @@ pub fn summary(s: &Summary) -> String {
         s.imports,
         s.calls,
         s.skipped.len(),
+        skip_counts(&s.skipped),
         s.elapsed.as_secs_f64()
     );
     for skipped in s.skipped.iter().take(10) {
@@ -103,6 +105,18 @@ pub fn summary(s: &Summary) -> String {
     out
 }
 
+/// ` (3 too large, 1 secret file)`, or nothing when nothing was skipped.
+fn skip_counts(skipped: &[Skipped]) -> String {
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let counts: Vec<String> = Skipped::count_by_category(skipped)
+        .into_iter()
+        .map(|(category, n)| format!("{n} {category}"))
+        .collect();
+    format!(" ({})", counts.join(", "))
+}
+
 pub fn summary_json(s: &Summary) -> String {
     json!({
         "root": s.root,
@@ -116,6 +130,8 @@ pub fn summary_json(s: &Summary) -> String {
         "calls_resolved_this_run": s.resolved_calls,
         "syntax_errors": s.syntax_errors,
         "skipped": s.skipped.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
+        "skipped_by_reason": Skipped::count_by_category(&s.skipped).into_iter()
+            .map(|(category, n)| (category.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "seconds": s.elapsed.as_secs_f64(),
     })
     .to_string()
@@ -156,7 +172,15 @@ pub fn status(s: &Status) -> String {
             s.syntax_errors
         );
     }
-    let _ = writeln!(out, "skipped:    {}", s.skipped.len());
+    let skips: Vec<Skipped> = s
+        .skipped
+        .iter()
+        .map(|(rel, reason)| Skipped {
+            rel: rel.clone(),
+            reason: reason.clone(),
+        })
+        .collect();
+    let _ = writeln!(out, "skipped:    {}{}", skips.len(), skip_counts(&skips));
     for (path, reason) in s.skipped.iter().take(20) {
         let _ = writeln!(out, "  {path}: {reason}");
     }

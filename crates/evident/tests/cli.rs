@@ -46,6 +46,34 @@ fn index_then_query_in_text_and_json() {
     assert_eq!(stdout(&quiet), "");
     assert_eq!(stderr(&quiet), "");
 
+    // Skips are counted by reason, in the summary, its JSON and the status.
+    let big = "x = 1\n".repeat(2000);
+    for name in ["big_a.py", "big_b.py"] {
+        std::fs::write(root.join(name), &big).unwrap();
+    }
+    std::fs::write(root.join("id_rsa_backup.py"), "KEY = 1\n").unwrap();
+    let out = evident(&root, &["index", "--max-file-size", "10000"]);
+    let summary = stdout(&out);
+    assert!(
+        summary.contains("; 3 skipped (2 too large, 1 secret file); "),
+        "{summary}"
+    );
+    let out = evident(&root, &["--json", "index", "--max-file-size", "10000"]);
+    let json: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(
+        json["skipped_by_reason"],
+        serde_json::json!({"too large": 2, "secret file": 1})
+    );
+    let status = stdout(&evident(&root, &["status"]));
+    assert!(
+        status.contains("skipped:    3 (2 too large, 1 secret file)\n"),
+        "{status}"
+    );
+    for name in ["big_a.py", "big_b.py", "id_rsa_backup.py"] {
+        std::fs::remove_file(root.join(name)).unwrap();
+    }
+    assert!(evident(&root, &["index", "-q"]).status.success());
+
     // Text: `path:start-end  kind  name` and numbered lines.
     let out = evident(&root, &["symbol", "get_collection_name"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -241,6 +269,136 @@ fn kill_during_indexing_leaves_a_consistent_index() {
         dump(&root),
         "resumed index differs from a full rebuild"
     );
+}
+
+/// What a reader must say about an index that a run may be writing, or that
+/// a killed run left: an answer (exit 0), nothing found (1), or, before the
+/// first commit of a first run, that there is no index yet. Anything else is
+/// returned as a failure.
+fn reader_failures(root: &Path) -> Vec<String> {
+    let queries: [&[&str]; 5] = [
+        &["status"],
+        &["symbol", "f1_1"],
+        &["search", "return x", "--mode", "bm25"],
+        &["callers", "g3"],
+        &["importers", "os"],
+    ];
+    let mut failures = Vec::new();
+    for args in queries {
+        let out = evident(root, args);
+        let err = stderr(&out);
+        let ok = matches!(out.status.code(), Some(0 | 1))
+            || (out.status.code() == Some(2) && err.contains("no index at"));
+        if !ok {
+            failures.push(format!("{args:?} -> {:?}: {err}", out.status.code()));
+        }
+    }
+    failures
+}
+
+/// A few of `bench/crash.py`'s trials (which runs 100 on Django): kills at
+/// random moments of cold, rebuild and incremental runs; readers work on
+/// what is left, and the next run ends with the index a clean build makes.
+#[test]
+fn kills_at_random_moments_resume_to_a_clean_build() {
+    let (_tmp, root) = big_repo(800);
+    let started = std::time::Instant::now();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let duration = started.elapsed();
+    let clean = dump(&root);
+    let edited: Vec<PathBuf> = (0..800)
+        .step_by(40)
+        .map(|i| root.join(format!("gen/d{}/m{i}.py", i % 50)))
+        .collect();
+    let originals: Vec<Vec<u8>> = edited.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let edit = |on: bool| {
+        for (path, original) in edited.iter().zip(&originals) {
+            let mut text = original.clone();
+            if on {
+                text.extend_from_slice(b"\ndef probe(y):\n    return g1(y)\n");
+            }
+            std::fs::write(path, text).unwrap();
+        }
+    };
+    edit(true);
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let edited_clean = dump(&root);
+    edit(false);
+    assert!(evident(&root, &["index", "-q"]).status.success());
+
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    let mut state = seed | 1;
+    let mut uniform = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % 1000) as f64 / 1000.0
+    };
+    let mut edited_now = false;
+    for (trial, kind) in ["cold", "rebuild", "incremental", "cold", "incremental"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut args = vec!["index", "--quiet", "--batch-size", "16"];
+        match kind {
+            "cold" => std::fs::remove_dir_all(root.join(".evident")).unwrap(),
+            "rebuild" => args.push("--rebuild"),
+            _ => {
+                edited_now = !edited_now;
+                edit(edited_now);
+            }
+        }
+        let expected = if edited_now { &edited_clean } else { &clean };
+        let delay = duration.mul_f64(1.1 * uniform());
+        let context = format!("seed {seed}, trial {trial} ({kind}), kill after {delay:?}");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
+            .args(&args)
+            .current_dir(&root)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        if child.try_wait().unwrap().is_none() {
+            signal(&child, "-KILL");
+        }
+        child.wait().unwrap();
+        assert_eq!(reader_failures(&root), Vec::<String>::new(), "{context}");
+        let out = evident(&root, &["index", "-q"]);
+        assert!(out.status.success(), "{context}: {}", stderr(&out));
+        assert!(
+            dump(&root) == *expected,
+            "{context}: the resumed index differs from a clean build"
+        );
+    }
+}
+
+/// Readers never fail while a run writes: WAL gives each a committed state.
+#[test]
+fn queries_while_indexing_never_fail() {
+    let (_tmp, root) = big_repo(1500);
+    for run in ["cold", "incremental"] {
+        if run == "incremental" {
+            for i in (0..1500).step_by(10) {
+                let path = root.join(format!("gen/d{}/m{i}.py", i % 50));
+                let mut text = std::fs::read_to_string(&path).unwrap();
+                text.push_str("\ndef probe(y):\n    return g2(y)\n");
+                std::fs::write(path, text).unwrap();
+            }
+        }
+        let mut child = start_index(&root);
+        let mut rounds = 0;
+        while child.try_wait().unwrap().is_none() {
+            let failures = reader_failures(&root);
+            assert_eq!(failures, Vec::<String>::new(), "{run} run, round {rounds}");
+            rounds += 1;
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(rounds > 0, "the {run} run ended before any query ran");
+        assert!(reader_failures(&root).is_empty());
+    }
 }
 
 #[test]

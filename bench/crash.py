@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Crash consistency: `evident index` killed with SIGKILL at random moments.
+
+Usage: python3 bench/crash.py [--runs TRIALS] [--seed N] [--no-build]
+
+Copies the Django 5.2.8 sdist (fetched from PyPI by bench/index.py) to
+bench/.work/crash/, builds evident and the dump tool
+(crates/evident/examples/index_dump.rs) in release mode, and records two
+reference indexes from clean builds: the tree as released (A) and the tree
+with 120 files edited, 20 added and 10 deleted (B). Then each trial:
+
+  1. starts an indexing run of one of three kinds, in turn:
+       cold         no index at all (`evident index`),
+       incremental  the index is complete for one state and the tree is
+                    switched to the other (A to B or B to A),
+       rebuild      `evident index --rebuild` over a complete index;
+  2. kills it with SIGKILL after a random delay, uniform between 0 and 1.1 x
+     that kind's clean duration (so some kills land after the run is over);
+  3. checks that `evident status` and four queries (symbol, search, callers,
+     importers) answer without an error (exit 0 or 1; before the first
+     commit of a cold run, status must say plainly that there is no index);
+  4. runs `evident index` to the end and compares the index, dumped as
+     canonical text (row ids replaced by what they point at; SQLite's
+     integrity check, row-to-file checks and the full-text row count
+     first), with the reference of the tree's state.
+
+Then, queries while indexing: four query workers run in a loop while a cold
+run and an incremental run finish, and every answer that is an error is
+counted.
+
+Prints a table per kind: trials, kills that landed mid-run, status and
+query failures, resumed indexes that differ from a clean build; exits 1 if
+any check failed. Failing dumps are kept under bench/.work/crash/failures/.
+"""
+import os
+import pathlib
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import index as index_bench  # noqa: E402
+
+WORK = index_bench.WORK / "crash"
+EDITED, ADDED, DELETED = 120, 20, 10
+QUERIES = [
+    ["symbol", "QuerySet"],
+    ["search", "queryset filter", "--mode", "bm25"],
+    ["callers", "get_object_or_404"],
+    ["importers", "django.shortcuts"],
+]
+
+
+class Tree:
+    """The corpus copy, switchable between state A (as released) and B."""
+
+    def __init__(self, corpus, seed):
+        self.root = WORK / "django"
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        shutil.copytree(corpus, self.root, ignore=shutil.ignore_patterns(".evident"))
+        files = sorted(p for p in self.root.rglob("*.py"))
+        chosen = random.Random(seed).sample(files, EDITED + DELETED)
+        self.edited = chosen[:EDITED]
+        self.deleted = {p: p.read_bytes() for p in chosen[EDITED:]}
+        self.original = {p: p.read_bytes() for p in self.edited}
+        self.added = [self.root / "django" / "crash_probe" / f"probe_{i}.py" for i in range(ADDED)]
+        self.state = "A"
+
+    def switch(self, state):
+        if state == self.state:
+            return
+        if state == "B":
+            for i, path in enumerate(self.edited):
+                path.write_bytes(self.original[path]
+                                 + f"\n\ndef crash_probe_{i}(request):\n    return get_object_or_404(request)\n".encode())
+            for path in self.deleted:
+                path.unlink()
+            self.added[0].parent.mkdir(exist_ok=True)
+            for i, path in enumerate(self.added):
+                path.write_text(f"from django.shortcuts import get_object_or_404\n\n\n"
+                                f"class Probe{i}:\n    def run(self, q):\n        return get_object_or_404(q)\n")
+        else:
+            for path, data in self.original.items():
+                path.write_bytes(data)
+            for path, data in self.deleted.items():
+                path.write_bytes(data)
+            shutil.rmtree(self.added[0].parent)
+        self.state = state
+
+
+def run(evident, root, *args, timeout=600):
+    return subprocess.run([evident, "--repo", str(root), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def index(evident, root, *extra):
+    started = time.perf_counter()
+    out = subprocess.run([evident, "index", "--quiet", *extra, str(root)], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"evident index {' '.join(extra)} failed: {out.stderr}")
+    return time.perf_counter() - started
+
+
+def dump(dumper, root):
+    out = subprocess.run([dumper, str(root)], capture_output=True, text=True)
+    return out.returncode, out.stdout, out.stderr
+
+
+def query_failures(evident, root):
+    """What `evident status` and the queries say that is an error, if anything."""
+    failures = []
+    status = run(evident, root, "status")
+    db = root / ".evident" / "index.db"
+    if status.returncode != 0:
+        # Killed before the first commit: there is no index yet, and status must say so plainly.
+        if "no index at" not in status.stderr:
+            failures.append(f"status exit {status.returncode}: {status.stderr.strip()}")
+        return failures
+    for args in QUERIES:
+        out = run(evident, root, *args)
+        if out.returncode not in (0, 1):
+            failures.append(f"{' '.join(args)} exit {out.returncode}: {out.stderr.strip()}")
+    if not db.exists():
+        failures.append("status succeeded with no index file")
+    return failures
+
+
+def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, number):
+    root = tree.root
+    if kind == "cold":
+        shutil.rmtree(root / ".evident", ignore_errors=True)
+        args = []
+    elif kind == "incremental":
+        tree.switch("B" if tree.state == "A" else "A")
+        args = []
+    else:
+        args = ["--rebuild"]
+    delay = rng.uniform(0, 1.1 * duration)
+    child = subprocess.Popen([evident, "index", "--quiet", *args, str(root)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    mid_run = child.poll() is None
+    if mid_run:
+        child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stderr.close()
+    problems = query_failures(evident, root)
+    resumed = subprocess.run([evident, "index", "--quiet", str(root)], capture_output=True, text=True)
+    if resumed.returncode != 0:
+        problems.append(f"resuming index failed: {resumed.stderr.strip()}")
+    code, text, err = dump(dumper, root)
+    differs = code != 0 or text != references[tree.state]
+    if code != 0:
+        problems.append(f"dump: {err.strip()}")
+    elif differs:
+        failures_dir.mkdir(parents=True, exist_ok=True)
+        (failures_dir / f"trial{number}-{kind}-{tree.state}.dump").write_text(text)
+        problems.append(f"resumed index differs from a clean build of state {tree.state}")
+    return {"kind": kind, "mid_run": mid_run, "delay": delay, "problems": problems, "differs": differs}
+
+
+def queries_while_indexing(evident, tree, kind):
+    """Runs the queries in a loop on 2 workers while an indexing run of `kind` finishes."""
+    root = tree.root
+    if kind == "cold":
+        shutil.rmtree(root / ".evident", ignore_errors=True)
+    else:
+        tree.switch("B" if tree.state == "A" else "A")
+    child = subprocess.Popen([evident, "index", "--quiet", str(root)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    counts = {"queries": 0, "errors": 0, "no_index_yet": 0}
+    lock = threading.Lock()
+    samples = []
+
+    def worker(offset):
+        i = offset
+        while child.poll() is None:
+            args = (QUERIES + [["status"]])[i % (len(QUERIES) + 1)]
+            out = run(evident, root, *args)
+            with lock:
+                counts["queries"] += 1
+                if out.returncode not in (0, 1):
+                    if "no index at" in out.stderr:
+                        counts["no_index_yet"] += 1
+                    else:
+                        counts["errors"] += 1
+                        samples.append(f"{' '.join(args)}: {out.stderr.strip()[:300]}")
+            i += 1
+
+    workers = [threading.Thread(target=worker, args=(n,)) for n in range(2)]
+    for w in workers:
+        w.start()
+    child.wait()
+    for w in workers:
+        w.join()
+    if child.returncode != 0:
+        counts["errors"] += 1
+        samples.append(f"the indexing run itself failed: exit {child.returncode}")
+    return counts, samples
+
+
+def main():
+    args, evident = index_bench.setup(
+        lambda p: p.add_argument("--seed", type=int, default=int(time.time())), runs=100)
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "-p", "evident", "--example", "index_dump", "--quiet"],
+                       cwd=index_bench.ROOT, check=True)
+    dumper = str(index_bench.ROOT / "target" / "release" / "examples" / "index_dump")
+    corpus = index_bench.fetch_corpus()
+    WORK.mkdir(parents=True, exist_ok=True)
+    failures_dir = WORK / "failures"
+    shutil.rmtree(failures_dir, ignore_errors=True)
+    rng = random.Random(args.seed)
+    tree = Tree(corpus, args.seed)
+    print(f"corpus: Django {index_bench.VERSION} sdist; {os.cpu_count()} cores; {args.runs} trials; seed {args.seed}")
+
+    # References: clean builds of both states, and each kind's clean duration.
+    references, durations = {}, {"cold": [], "incremental": [], "rebuild": []}
+    for state in ("B", "A"):
+        tree.switch(state)
+        durations["rebuild"].append(index(evident, tree.root, "--rebuild"))
+        code, text, err = dump(dumper, tree.root)
+        if code != 0:
+            sys.exit(f"the clean build of state {state} does not pass the dump's checks: {err}")
+        references[state] = text
+    for _ in range(2):
+        shutil.rmtree(tree.root / ".evident")
+        durations["cold"].append(index(evident, tree.root))
+        for state in ("B", "A"):
+            tree.switch(state)
+            durations["incremental"].append(index(evident, tree.root))
+    duration = {kind: statistics.median(times) for kind, times in durations.items()}
+    for state, text in references.items():
+        print(f"reference {state}: {len(text.splitlines())} rows")
+    print("clean durations: " + ", ".join(f"{k} {v:.2f} s" for k, v in duration.items()))
+
+    kinds = ["cold", "incremental", "rebuild"]
+    results = []
+    started = time.perf_counter()
+    for number in range(args.runs):
+        kind = kinds[number % len(kinds)]
+        result = trial(evident, dumper, tree, references, kind, duration[kind], rng, failures_dir, number)
+        results.append(result)
+        for problem in result["problems"]:
+            print(f"  trial {number} ({kind}, kill at {result['delay']:.2f} s): {problem}")
+    elapsed = time.perf_counter() - started
+
+    print(f"\n{'kind':<12} {'trials':>6} {'mid-run':>8} {'query/status failures':>22} {'differs from clean':>19}")
+    for kind in kinds:
+        mine = [r for r in results if r["kind"] == kind]
+        bad_queries = sum(1 for r in mine if any(not p.startswith("resumed") for p in r["problems"]))
+        print(f"{kind:<12} {len(mine):>6} {sum(r['mid_run'] for r in mine):>8} {bad_queries:>22} "
+              f"{sum(r['differs'] for r in mine):>19}")
+    print(f"{len(results)} trials in {elapsed:.0f} s")
+
+    print("\nqueries while indexing (2 workers looping status and 4 queries until the run ends):")
+    concurrent_errors = 0
+    for kind in ("cold", "incremental", "cold", "incremental"):
+        counts, samples = queries_while_indexing(evident, tree, kind)
+        concurrent_errors += counts["errors"]
+        print(f"  {kind:<12} {counts['queries']:>4} queries, {counts['errors']} errors, "
+              f"{counts['no_index_yet']} 'no index yet' before the first commit")
+        for sample in samples[:5]:
+            print(f"    {sample}")
+    code, text, err = dump(dumper, tree.root)
+    if code != 0 or text != references[tree.state]:
+        concurrent_errors += 1
+        print(f"  the index after the concurrent runs differs from a clean build of state {tree.state}")
+
+    failed = sum(1 for r in results if r["problems"]) + concurrent_errors
+    tree.switch("A")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
