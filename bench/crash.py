@@ -217,7 +217,8 @@ def main():
     shutil.rmtree(failures_dir, ignore_errors=True)
     rng = random.Random(args.seed)
     tree = Tree(corpus, args.seed)
-    print(f"corpus: Django {index_bench.VERSION} sdist; {os.cpu_count()} cores; {args.runs} trials; seed {args.seed}")
+    print(f"corpus: Django {index_bench.VERSION} sdist; {os.cpu_count()} cores; {args.runs} trials; seed {args.seed}",
+          flush=True)
 
     # References: clean builds of both states, and each kind's clean duration.
     references, durations = {}, {"cold": [], "incremental": [], "rebuild": []}
@@ -247,7 +248,10 @@ def main():
         result = trial(evident, dumper, tree, references, kind, duration[kind], rng, failures_dir, number)
         results.append(result)
         for problem in result["problems"]:
-            print(f"  trial {number} ({kind}, kill at {result['delay']:.2f} s): {problem}")
+            print(f"  trial {number} ({kind}, kill at {result['delay']:.2f} s): {problem}", flush=True)
+        if (number + 1) % 10 == 0:
+            print(f"  {number + 1} trials, {sum(1 for r in results if r['problems'])} with problems, "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)
     elapsed = time.perf_counter() - started
 
     print(f"\n{'kind':<12} {'trials':>6} {'mid-run':>8} {'query/status failures':>22} {'differs from clean':>19}")

@@ -107,10 +107,18 @@ impl Index {
             )?;
         }
         if rows.is_empty() {
-            return Err(Error::NotFound(format!(
-                "no definition named {symbol:?}{}{}",
-                rel.map(|r| format!(" under {r}")).unwrap_or_default(),
+            let hint = match &rel {
+                Some(_) => self.defined_elsewhere(symbol)?,
+                None => String::new(),
+            };
+            let hint = if hint.is_empty() {
                 self.suggestions(symbol)?
+            } else {
+                hint
+            };
+            return Err(Error::NotFound(format!(
+                "no definition named {symbol:?}{}{hint}",
+                rel.map(|r| format!(" under {r}")).unwrap_or_default(),
             )));
         }
         // A qualified name given in full picks that one.
@@ -176,6 +184,35 @@ impl Index {
                 .collect::<rusqlite::Result<_>>()?,
         };
         Ok(rows)
+    }
+
+    /// When a path filter left out every definition of `symbol`: where they
+    /// are (`; it is defined in a.py:3, b.py:10; change or drop the path`),
+    /// or nothing when there are none anywhere.
+    fn defined_elsewhere(&self, symbol: &str) -> Result<String> {
+        let mut rows = self.targets_where("s.name = ?1 OR s.qualified_name = ?1", symbol, None)?;
+        if rows.is_empty() {
+            rows = self.targets_where(
+                "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
+                symbol,
+                None,
+            )?;
+        }
+        if rows.is_empty() {
+            return Ok(String::new());
+        }
+        let mut places: Vec<String> = rows
+            .iter()
+            .take(5)
+            .map(|t| format!("{}:{}", t.path, t.start_line))
+            .collect();
+        if rows.len() > 5 {
+            places.push(format!("and {} more", rows.len() - 5));
+        }
+        Ok(format!(
+            "; it is defined in {}: change or drop the path",
+            places.join(", ")
+        ))
     }
 
     fn suggestions(&self, symbol: &str) -> Result<String> {

@@ -308,6 +308,15 @@ fn unknown_and_ambiguous_symbols_are_explained() {
         .callers("size", Some("rs/src/store"), 1)
         .is_err_and(|e| e.to_string().contains("ambiguous")));
     assert!(index.callers("crate::store::Db::size", None, 1).is_ok());
+    // A path filter that leaves out the definition says where it is.
+    let err = index
+        .callers("subtotal", Some("py/shop/models"), 1)
+        .unwrap_err();
+    assert!(matches!(err, evident_index::Error::NotFound(_)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "no definition named \"subtotal\" under py/shop/models; it is defined in py/shop/pricing.py:4: change or drop the path"
+    );
     assert!(index
         .callers("subtotal", None, 9)
         .unwrap_err()
