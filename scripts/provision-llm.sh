@@ -13,8 +13,19 @@ LLAMA_VERSION="11434.0.0"
 mkdir -p "$CACHE"
 log() { echo "provision-llm: $*" >&2; }
 
+# A portable x86-64 build: -march=native would use what the build machine's
+# CPU reports, and a VM may report AMX or AVX-512 that it does not let a
+# process use (llama-server then dies of SIGILL in its AMX kernels). AVX2 and
+# FMA are on every x86-64 machine this project runs on.
+LLAMA_CPU_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+if [[ "$(uname -m)" != "x86_64" ]]; then LLAMA_CPU_FLAGS=""; fi
+
 build_llama_server() {
-    if [[ -x "$CACHE/llama-server" ]]; then return; fi
+    # The stamp names the flags the cached binary was built with; other flags, other build.
+    if [[ -x "$CACHE/llama-server" && "$(cat "$CACHE/llama-server.flags" 2>/dev/null)" == "$LLAMA_CPU_FLAGS" ]]; then
+        return
+    fi
+    rm -f "$CACHE/llama-server" "$CACHE/llama-server.flags"
     if ! command -v cmake >/dev/null; then
         log "installing cmake (Debian package)"
         apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null 2>&1
@@ -30,12 +41,13 @@ build_llama_server() {
     log "building llama-server (several minutes on 2 cores)"
     cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
         -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-        -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >"$work/cmake.log" 2>&1 \
+        -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF $LLAMA_CPU_FLAGS >"$work/cmake.log" 2>&1 \
         || { tail -30 "$work/cmake.log" >&2; exit 1; }
     cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
         || { tail -30 "$work/build.log" >&2; exit 1; }
     cp "$work/build/bin/llama-server" "$CACHE/llama-server.tmp"
     mv "$CACHE/llama-server.tmp" "$CACHE/llama-server"
+    echo "$LLAMA_CPU_FLAGS" >"$CACHE/llama-server.flags"
     rm -rf "$work"
 }
 
