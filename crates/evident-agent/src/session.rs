@@ -122,6 +122,11 @@ pub enum AgentEvent {
         tokens_after: usize,
         by: String,
     },
+    /// The model began writing the same thing over and over: the reply was
+    /// stopped there and the repetition cut to one copy.
+    ModelLooped {
+        round: u32,
+    },
     Finished {
         reason: FinishReason,
         rounds: u32,
@@ -276,7 +281,7 @@ impl<'a> Session<'a> {
                         )))
                     } else {
                         sink(&AgentEvent::ModelStarted { round: rounds + 1 });
-                        match self.model_step(sink) {
+                        match self.model_step(rounds + 1, sink) {
                             Ok(reply)
                                 if reply.tool_calls.is_empty()
                                     && reply.protocol_errors.is_empty() =>
@@ -363,7 +368,11 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn model_step(&mut self, sink: &mut dyn FnMut(&AgentEvent)) -> Result<Reply, String> {
+    fn model_step(
+        &mut self,
+        round: u32,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) -> Result<Reply, String> {
         let request = ChatRequest {
             model: self.model.clone(),
             messages: self.messages.clone(),
@@ -378,7 +387,11 @@ impl<'a> Session<'a> {
                 sink(&AgentEvent::ModelDelta { text });
             }
         });
-        outcome.map_err(|e| e.error.to_string())
+        let reply = outcome.map_err(|e| e.error.to_string())?;
+        if reply.cut_looping {
+            sink(&AgentEvent::ModelLooped { round });
+        }
+        Ok(reply)
     }
 
     fn tool_step(

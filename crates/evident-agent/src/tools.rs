@@ -355,10 +355,21 @@ fn find_symbol(
         ..Default::default()
     };
     let name = text(arguments, "name").unwrap_or_default();
-    Ok(found(
-        "definitions",
-        index.symbols(name, &query).map_err(|e| e.to_string())?,
-    ))
+    let results = index.symbols(name, &query).map_err(|e| e.to_string())?;
+    if let (true, Some(path)) = (results.is_empty(), &query.path) {
+        // Small models guess paths; where the name really is beats "nothing".
+        let anywhere = SymbolQuery {
+            path: None,
+            ..query.clone()
+        };
+        let elsewhere = index.symbols(name, &anywhere).map_err(|e| e.to_string())?;
+        if !elsewhere.is_empty() {
+            let mut output = found("definitions", elsewhere);
+            output.summary = format!("no definitions under {path}; {} elsewhere", output.summary);
+            return Ok(output);
+        }
+    }
+    Ok(found("definitions", results))
 }
 
 fn read_evidence(

@@ -669,6 +669,80 @@ fn skills_are_listed_then_loaded_on_request() {
 }
 
 #[test]
+fn a_looping_answer_is_stopped_and_kept_once() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(
+        CHAT,
+        calls(&[("find_importers", r#"{"module": "rag_common"}"#)]),
+    );
+    let looping = format!(
+        "ingest.py:1 and query.py:1 import rag_common. {}",
+        "Both files import it at the top. ".repeat(200)
+    );
+    server.push(CHAT, say(&looping));
+    let run = run(dir.path(), &server, "Which files import rag_common?");
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    assert!(
+        run.outcome
+            .answer
+            .starts_with("ingest.py:1 and query.py:1 import rag_common."),
+        "{}",
+        run.outcome.answer
+    );
+    assert_eq!(
+        run.outcome.answer.matches("Both files import it").count(),
+        1
+    );
+    assert!(run
+        .events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::ModelLooped { round: 2 })));
+}
+
+/// What Qwen2.5-Coder-1.5B did on llama-server: a guessed path filter, and an
+/// empty `<tools></tools>` wrapper beside its calls, which, kept in the
+/// history, it copied instead of answering.
+#[test]
+fn a_guessed_path_finds_the_definition_elsewhere_and_empty_markup_is_not_echoed() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(
+        CHAT,
+        Script::sse(&[
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "<tools>\n\n</tools>"}, "finish_reason": null}]}),
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_0", "type": "function",
+                "function": {"name": "find_symbol", "arguments": r#"{"name": "get_collection_name", "path": "src/main/java/RagCommon.java"}"#}}]}, "finish_reason": null}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]),
+    );
+    server.push(CHAT, say("It is defined in rag_common.py:4-5."));
+    let run = run(dir.path(), &server, "Where is get_collection_name defined?");
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    let results = tool_results(&server, 1);
+    assert!(
+        results[0].1.starts_with(
+            "no definitions under src/main/java/RagCommon.java; 1 definition elsewhere"
+        ) && results[0].1.contains("rag_common.py:4-5"),
+        "{}",
+        results[0].1
+    );
+    let history = &server.requests_to(CHAT)[1].body["messages"];
+    let assistant = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(assistant["content"], "", "{assistant}");
+    assert!(run
+        .outcome
+        .citations
+        .iter()
+        .all(|c| c.support == Support::Supported));
+}
+
+#[test]
 fn ungrounded_citations_are_flagged() {
     let dir = repo();
     let server = FakeServer::start();

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::error::LlmError;
 use crate::http::CancelToken;
 use crate::protocol::{prepare_messages, Event, Protocol, ReplyAssembler, WireEvent};
+use crate::repetition::{self, RepetitionGuard};
 use crate::types::{Message, Reply, ToolSchema};
 
 /// One turn's request, as the caller sees it.
@@ -111,9 +112,22 @@ pub fn run_turn(
             })
         }
     };
+    let mut guard = RepetitionGuard::default();
     loop {
         match stream.next_event() {
-            Ok(Some(event)) => assembler.push(event, sink),
+            Ok(Some(event)) => {
+                let looping = matches!(&event, WireEvent::Content(text) if guard.feed(text));
+                assembler.push(event, sink);
+                if looping {
+                    // Dropping the stream closes the connection, which stops the server generating.
+                    drop(stream);
+                    let mut reply = assembler.finish(sink);
+                    repetition::cut_loop(&mut reply.content);
+                    repetition::cut_loop(&mut reply.raw);
+                    reply.cut_looping = true;
+                    return Ok(reply);
+                }
+            }
             Ok(None) => return Ok(assembler.finish(sink)),
             Err(error) => {
                 let partial = assembler.finish(&mut |_| {});

@@ -32,6 +32,7 @@ mod ollama;
 mod openai;
 mod protocol;
 mod recover;
+mod repetition;
 mod types;
 
 pub use action::{parse_action, Action};
@@ -44,4 +45,5 @@ pub use ollama::{normalize_host, OllamaClient, OllamaOptions};
 pub use openai::{OpenAiClient, OpenAiOptions};
 pub use protocol::{prepare_messages, Event, Protocol, ReplyAssembler, WireEvent};
 pub use recover::{recover_calls, Recovered};
+pub use repetition::{cut_loop, looping_tail, RepetitionGuard};
 pub use types::{Message, ProtocolError, Reply, Role, ToolCall, ToolSchema, Usage};

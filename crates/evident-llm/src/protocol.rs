@@ -97,11 +97,11 @@ impl Protocol {
             && !reply.tool_calls.is_empty()
             && reply.tool_calls.iter().all(|c| c.id.is_some())
         {
-            let mut message = Message::assistant(reply.content.clone());
+            let mut message = Message::assistant(without_empty_tools_blocks(&reply.content));
             message.tool_calls = reply.tool_calls.clone();
             return message;
         }
-        Message::assistant(reply.raw.clone())
+        Message::assistant(without_empty_tools_blocks(&reply.raw))
     }
 
     /// The message that carries `call`'s result back to the model.
@@ -119,6 +119,32 @@ impl Protocol {
             )),
         }
     }
+}
+
+/// `text` without empty `<tools></tools>` blocks. Qwen models echo that
+/// wrapper from their prompt, empty; kept in the history, it is what they
+/// copy in the next reply instead of answering.
+pub fn without_empty_tools_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<tools>") {
+        let inner = &rest[start + "<tools>".len()..];
+        match inner.find("</tools>") {
+            Some(end) if inner[..end].trim().is_empty() => {
+                out.push_str(&rest[..start]);
+                rest = &inner[end + "</tools>".len()..];
+            }
+            _ => {
+                out.push_str(&rest[..start + "<tools>".len()]);
+                rest = inner;
+            }
+        }
+    }
+    out.push_str(rest);
+    if out.trim().is_empty() {
+        out.clear();
+    }
+    out
 }
 
 impl FromStr for Protocol {
@@ -389,4 +415,34 @@ pub fn prepare_messages(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_tools_blocks_are_left_out_of_the_history() {
+        assert_eq!(without_empty_tools_blocks("<tools>\n\n</tools>\n"), "");
+        assert_eq!(
+            without_empty_tools_blocks("<tools> </tools>It is in a.py:1.<tools></tools>"),
+            "It is in a.py:1."
+        );
+        // Anything inside, or an unclosed block, is the model's and stays.
+        for kept in [
+            "<tools>find_symbol</tools>",
+            "<tools>\n",
+            "<tool_call>\n{\"name\": \"find_symbol\", \"arguments\": {}}\n</tool_call>",
+        ] {
+            assert_eq!(without_empty_tools_blocks(kept), kept);
+        }
+        let reply = Reply {
+            raw: "<tools>\n</tools>\n<tool_call>{}</tool_call>".into(),
+            ..Reply::default()
+        };
+        assert_eq!(
+            Protocol::Hermes.assistant_message(&reply).content,
+            "\n<tool_call>{}</tool_call>"
+        );
+    }
 }

@@ -119,4 +119,8 @@ pub struct Reply {
     /// The assistant's output as the model produced it, to send back as history.
     pub raw: String,
     pub usage: Usage,
+    /// The model began writing the same thing over and over; the stream was
+    /// stopped there and the loop cut to one copy (in `content` and `raw`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_looping: bool,
 }

@@ -219,6 +219,53 @@ fn a_reply_that_never_stops_is_cut_at_the_limit() {
 }
 
 #[test]
+fn a_reply_that_loops_is_stopped_and_cut_to_one_copy() {
+    // What small models at temperature 0 do: one sentence until the reply limit.
+    let server = FakeServer::start();
+    let sentence = "It is imported by ingest.py and query.py. ";
+    let mut pieces = vec!["`get_collection_name` is defined in rag_common.py:4. "];
+    pieces.extend(std::iter::repeat_n(sentence, 20_000));
+    server.push(CHAT, sse_in_megabytes(&sse_bytes(&pieces)));
+    let mut shown = 0;
+    let reply = run_turn(
+        &openai(&server),
+        &request(),
+        &CancelToken::new(),
+        &mut |event| {
+            if matches!(event, evident_llm::Event::Content(_)) {
+                shown += 1;
+            }
+        },
+    )
+    .unwrap();
+    assert!(reply.cut_looping);
+    assert!(
+        reply
+            .content
+            .starts_with("`get_collection_name` is defined in rag_common.py:4. It is imported by"),
+        "{}",
+        reply.content
+    );
+    assert_eq!(
+        reply.content.matches("It is imported by").count(),
+        1,
+        "{}",
+        reply.content
+    );
+    assert_eq!(reply.raw, reply.content);
+    // Stopped after a few copies, not after 20,000.
+    assert!(shown < 20, "{shown} pieces shown");
+
+    // An answer that does not loop is left alone.
+    let mut complete = sse_bytes(&["It is defined ", "in rag_common.py:4."]);
+    complete.extend_from_slice(b"data: [DONE]\n\n");
+    server.push(CHAT, sse_in_megabytes(&complete));
+    let reply = turn(&openai(&server)).unwrap();
+    assert!(!reply.cut_looping);
+    assert_eq!(reply.content, "It is defined in rag_common.py:4.");
+}
+
+#[test]
 fn one_endless_line_is_cut_at_the_line_limit() {
     let server = FakeServer::start();
     let mut bytes = sse_bytes(&["before "]);

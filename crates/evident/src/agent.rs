@@ -196,6 +196,10 @@ impl Trace {
                 self.held.clear();
                 self.streaming = false;
             }
+            AgentEvent::ModelLooped { round } => {
+                self.end_stream();
+                eprintln!("[step {round}] the model began repeating itself: its reply was stopped and the repetition cut");
+            }
             AgentEvent::Compacted {
                 tokens_before,
                 tokens_after,

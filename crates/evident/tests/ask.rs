@@ -214,6 +214,80 @@ fn json_lines_and_exit_codes_follow_the_finish_reason() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no model chosen"));
 }
 
+/// Runs `evident` with a pseudo-terminal as stdin (so it prompts for
+/// approvals) and types `typed` into it.
+fn evident_at_a_terminal(root: &Path, args: &[&str], typed: &str) -> Output {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two new descriptors, which the Files below own.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    let (mut master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_evident"))
+        .args(args)
+        .current_dir(root)
+        .env("XDG_CONFIG_HOME", root.join("no-user-config"))
+        .stdin(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Typed ahead: the terminal holds the lines until the prompt reads them.
+    master.write_all(typed.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(master);
+    out
+}
+
+#[test]
+fn at_a_terminal_approvals_are_asked_once_per_batch() {
+    let dir = repo();
+    let server = FakeServer::start();
+    let flags = model_flags(&server.base);
+    let read = |path: &str| {
+        let arguments = format!(r#"{{"path": "{path}", "start_line": 1, "end_line": 2}}"#);
+        calls(&[("read_evidence", arguments.as_str())])
+    };
+    let ask = args(&["ask", "read them", "--approve", "read_evidence"], &flags);
+    let prompts = |out: &Output| {
+        String::from_utf8_lossy(&out.stderr)
+            .matches("approve? read_evidence(")
+            .count()
+    };
+
+    // [A]lways: asked once, the second batch runs without asking.
+    server.push(CHAT, read("util.py"));
+    server.push(CHAT, read("query.py"));
+    server.push(CHAT, say("util.py:1 and query.py:1."));
+    let out = evident_at_a_terminal(dir.path(), &ask, "A\n");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(prompts(&out), 1, "{stderr}");
+    assert!(stderr.contains("[d]eny · [a]llow this batch · allow these tools [A]lways"));
+
+    // [a]llow this batch, then [d]eny the next: asked twice, ends denied (4).
+    server.push(CHAT, read("util.py"));
+    server.push(CHAT, read("query.py"));
+    let out = evident_at_a_terminal(dir.path(), &ask, "a\nd\n");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_eq!(prompts(&out), 2, "{stderr}");
+    assert!(stderr.contains("→ denied"), "{stderr}");
+}
+
 #[test]
 fn chat_keeps_history_and_answers_commands() {
     let dir = repo();
