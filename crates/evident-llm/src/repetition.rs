@@ -65,7 +65,7 @@ impl RepetitionGuard {
             self.ring[at % RING] = byte;
             self.last_seen[byte as usize] = at + 1;
             self.seen += 1;
-            if self.seen % CHECK_EVERY == 0 && self.looping() {
+            if self.seen.is_multiple_of(CHECK_EVERY) && self.looping() {
                 return true;
             }
         }
