@@ -187,7 +187,7 @@ impl Index {
     }
 
     /// When a path filter left out every definition of `symbol`: where they
-    /// are (`; it is defined in a.py:3, b.py:10; change or drop the path`),
+    /// are (`; it is defined in a.py:3, b.py:10: change or drop the path`),
     /// or nothing when there are none anywhere.
     fn defined_elsewhere(&self, symbol: &str) -> Result<String> {
         let mut rows = self.targets_where("s.name = ?1 OR s.qualified_name = ?1", symbol, None)?;
