@@ -92,20 +92,7 @@ impl Index {
             return Err(Error::InvalidArgument("symbol is empty".into()));
         }
         let rel = path.map(|p| self.repo_rel(p));
-        // Names and full qualified names use the indexes; only when neither
-        // matches is every qualified name scanned for the suffix.
-        let mut rows = self.targets_where(
-            "s.name = ?1 OR s.qualified_name = ?1",
-            symbol,
-            rel.as_deref(),
-        )?;
-        if rows.is_empty() {
-            rows = self.targets_where(
-                "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
-                symbol,
-                rel.as_deref(),
-            )?;
-        }
+        let rows = self.targets_named(symbol, rel.as_deref())?;
         if rows.is_empty() {
             let hint = match &rel {
                 Some(_) => self.defined_elsewhere(symbol)?,
@@ -149,6 +136,20 @@ impl Index {
         Ok(rows)
     }
 
+    /// Definitions by name or full qualified name (both indexed); only when
+    /// neither matches is every qualified name scanned for the suffix.
+    fn targets_named(&self, symbol: &str, rel: Option<&str>) -> Result<Vec<Target>> {
+        let rows = self.targets_where("s.name = ?1 OR s.qualified_name = ?1", symbol, rel)?;
+        if !rows.is_empty() {
+            return Ok(rows);
+        }
+        self.targets_where(
+            "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
+            symbol,
+            rel,
+        )
+    }
+
     fn targets_where(
         &self,
         condition: &str,
@@ -190,14 +191,7 @@ impl Index {
     /// are (`; it is defined in a.py:3, b.py:10: change or drop the path`),
     /// or nothing when there are none anywhere.
     fn defined_elsewhere(&self, symbol: &str) -> Result<String> {
-        let mut rows = self.targets_where("s.name = ?1 OR s.qualified_name = ?1", symbol, None)?;
-        if rows.is_empty() {
-            rows = self.targets_where(
-                "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
-                symbol,
-                None,
-            )?;
-        }
+        let rows = self.targets_named(symbol, None)?;
         if rows.is_empty() {
             return Ok(String::new());
         }
