@@ -24,9 +24,9 @@ with 120 files edited, 20 added and 10 deleted (B). Then each trial:
      integrity check, row-to-file checks and the full-text row count
      first), with the reference of the tree's state.
 
-Then, queries while indexing: four query workers run in a loop while a cold
-run and an incremental run finish, and every answer that is an error is
-counted.
+Then, queries while indexing: two workers loop status and the four queries
+while a cold and an incremental run finish (twice each), and every answer
+that is an error is counted.
 
 Prints a table per kind: trials, kills that landed mid-run, status and
 query failures, resumed indexes that differ from a clean build; exits 1 if
