@@ -2,6 +2,8 @@
 """The agent's own cost per step, and end-to-end `evident ask` with a real model.
 
 Usage: python3 bench/agent.py [--runs N] [--no-build] [--no-real] [--threads T]
+       python3 bench/agent.py --questions [--models 1.5B,0.5B] [--protocols auto,constrained]
+                              [--ask-flags "--no-prefetch --all-tools"] [--only N] [--out FILE]
 
 1. Overhead per step, model time excluded: a model server written here
    (OpenAI SSE, answering at once) scripts K tool rounds (find_symbol,
@@ -15,9 +17,23 @@ Usage: python3 bench/agent.py [--runs N] [--no-build] [--no-real] [--threads T]
    like seed 000's, N runs of a question that needs two tools; reports the
    median, the first run (nothing cached in the server), rounds, and whether the
    answer named the right files.
+3. --questions: the question set of bench/agent_questions.json (importers,
+   callers, impact, definition, search-and-explain, diff, document questions
+   and no-tool controls) over two PyPI sdists and one crate from crates.io,
+   fetched here; the diff questions run on a git copy with edits the file
+   names. For each model and protocol, llama-server -c 8192 -t T and
+   `evident ask --json` per question. An answer is right when it names every
+   expected item and (but for the controls) cites at least one line that the
+   evidence supports. Reports, per configuration and per half (A tuned on,
+   B held out): share right, median and p90 seconds, model calls, prompt
+   tokens, repeats stopped, answers from the last call, empty answers.
 """
 import http.server
 import json
+import re
+import shutil
+import tarfile
+import urllib.error
 import pathlib
 import statistics
 import subprocess
@@ -143,11 +159,150 @@ def end_to_end(evident, runs, threads):
         print(f"  {seconds:6.1f} s  {reason}  rounds {rounds}  tool calls {calls}  right files named: {right}")
 
 
+QUESTIONS = pathlib.Path(__file__).resolve().parent / "agent_questions.json"
+CORPORA = index_bench.WORK / "agent"
+
+
+def fetch(corpus):
+    """The corpus's source tree, fetched once from its registry into bench/.work/agent."""
+    target = CORPORA / corpus["dir"]
+    if target.is_dir():
+        return target
+    CORPORA.mkdir(parents=True, exist_ok=True)
+    if corpus["kind"] == "pypi":
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                        f"{corpus['name']}=={corpus['version']}", "-d", str(CORPORA)], check=True)
+        archive = next(CORPORA.glob(f"{corpus['name']}-{corpus['version']}.tar.gz"))
+    else:
+        archive = CORPORA / f"{corpus['dir']}.crate"
+        url = f"https://static.crates.io/crates/{corpus['name']}/{corpus['dir']}.crate"
+        with urllib.request.urlopen(url, timeout=60) as response:
+            archive.write_bytes(response.read())
+    with tarfile.open(archive) as tar:
+        tar.extractall(CORPORA, filter="data")
+    return target
+
+
+def prepare(corpus, base):
+    """A git copy of the corpus, committed, then edited as the question set says
+    (the diff questions ask about those edits), then indexed."""
+    repo = base / corpus["dir"]
+    shutil.copytree(fetch(corpus), repo)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org"]
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "as released"], cwd=repo, check=True)
+    for path, anchor, line in corpus["edits"]:
+        text = (repo / path).read_text()
+        assert anchor in text, f"{path}: the edit's anchor is missing"
+        (repo / path).write_text(text.replace(anchor, anchor + line, 1))
+    return repo
+
+
+def named(answer, item):
+    """Whether the answer names `item`: a name as a word, anything else as text."""
+    if re.fullmatch(r"\w+", item):
+        return re.search(rf"(?<![\w]){re.escape(item)}(?![\w])", answer, re.IGNORECASE) is not None
+    return item.lower() in answer.lower()
+
+
+def ask_one(evident, repo, question, base, model, protocol, extra):
+    started = time.perf_counter()
+    try:
+        out = subprocess.run([evident, "--repo", str(repo), "--json", "ask", question, "--provider", "openai",
+                              "--base-url", base, "--model", model, "--protocol", protocol,
+                              "--context-tokens", "8192", "--timeout", "240", *extra],
+                             capture_output=True, text=True, timeout=300)
+        stdout = out.stdout
+    except subprocess.TimeoutExpired as e:
+        stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+    seconds = time.perf_counter() - started
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    end = next((e for e in reversed(events) if e.get("event") == "finished"), {})
+    return seconds, end
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else float("nan")
+
+
+def questions(evident, args):
+    spec = json.loads(QUESTIONS.read_text())
+    chosen = spec["questions"][: args.only] if args.only else spec["questions"]
+    base_dir = pathlib.Path(tempfile.mkdtemp(prefix="evident-agent-questions-"))
+    repos = {}
+    for name in sorted({q["corpus"] for q in chosen}):
+        repos[name] = prepare(spec["corpora"][name], base_dir)
+        subprocess.run([evident, "index", "--quiet", str(repos[name])], check=True)
+    cache = pathlib.Path(subprocess.run([str(ROOT / "scripts" / "provision-llm.sh")], check=True,
+                                        capture_output=True, text=True).stdout.strip())
+    extra = args.ask_flags.split()
+    models = dict(llm_bench.MODELS)
+    rows = []
+    for label in args.models.split(","):
+        server, base = llm_bench.start_server(cache, models[label], args.threads, context=8192)
+        try:
+            for protocol in args.protocols.split(","):
+                for q in chosen:
+                    seconds, end = ask_one(evident, repos[q["corpus"]], q["q"], base,
+                                           f"qwen2.5-coder-{label.lower()}", protocol, extra)
+                    answer = end.get("answer", "")
+                    supported = [c for c in end.get("citations", []) if c.get("support") == "supported"]
+                    names_all = all(named(answer, item) for item in q["expect"])
+                    right = names_all and (q["shape"] == "control" or bool(supported))
+                    stats = end.get("stats", {})
+                    row = {"model": label, "protocol": protocol, "q": q["q"], "shape": q["shape"], "half": q["half"],
+                           "right": right, "seconds": round(seconds, 1), "reason": (end.get("reason") or {}).get("reason"),
+                           "answered_by": end.get("answered_by"), "empty": not answer.strip(),
+                           "model_calls": stats.get("model_calls", 0), "prompt_tokens": stats.get("prompt_tokens", 0),
+                           "prompt_ms": stats.get("prompt_ms", 0), "repeats": stats.get("repeats", 0),
+                           "prefetched": stats.get("prefetched", 0), "citations": len(end.get("citations", [])),
+                           "added": sum(1 for c in end.get("citations", []) if c.get("added")),
+                           "answer": answer}
+                    rows.append(row)
+                    print(f"  {label} {protocol:11} {'RIGHT' if right else 'wrong'} {seconds:6.1f} s "
+                          f"calls {row['model_calls']} prompt {row['prompt_tokens']:5} {row['answered_by']} "
+                          f"{q['shape']:10} {q['q'][:60]}", flush=True)
+        finally:
+            server.kill()
+    print(f"\nquestion set: {len(chosen)} questions, llama-server -c 8192 -t {args.threads}, ask flags {extra or 'none'}")
+    print("| model | protocol | half | right | median s | p90 s | model calls/q | prompt tokens/q | repeats stopped | last-call answers | empty | citations added |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label in args.models.split(","):
+        for protocol in args.protocols.split(","):
+            for half in ("A", "B", "all"):
+                part = [r for r in rows if r["model"] == label and r["protocol"] == protocol
+                        and (half == "all" or r["half"] == half)]
+                if not part:
+                    continue
+                right = sum(r["right"] for r in part)
+                times = [r["seconds"] for r in part]
+                print(f"| {label} | {protocol} | {half} | {right}/{len(part)} ({100 * right / len(part):.0f}%) | "
+                      f"{statistics.median(times):.1f} | {pct(times, 90):.1f} | "
+                      f"{statistics.mean(r['model_calls'] for r in part):.2f} | "
+                      f"{statistics.mean(r['prompt_tokens'] for r in part):.0f} | "
+                      f"{sum(r['repeats'] for r in part)} | "
+                      f"{sum(r['answered_by'] == 'last_call' for r in part)} | "
+                      f"{sum(r['empty'] for r in part)} | {sum(r['added'] for r in part)} |")
+    if args.out:
+        pathlib.Path(args.out).write_text(json.dumps(rows, indent=1))
+
+
 def main():
     def configure(p):
         p.add_argument("--no-real", action="store_true")
         p.add_argument("--threads", type=int, default=2)
+        p.add_argument("--questions", action="store_true")
+        p.add_argument("--models", default="1.5B,0.5B")
+        p.add_argument("--protocols", default="auto,constrained")
+        p.add_argument("--ask-flags", default="")
+        p.add_argument("--only", type=int, default=0)
+        p.add_argument("--out", default="")
     args, evident = index_bench.setup(configure, runs=5)
+    if args.questions:
+        questions(evident, args)
+        return
     overhead(evident, args.runs)
     if not args.no_real:
         end_to_end(evident, args.runs, args.threads)

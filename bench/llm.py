@@ -36,12 +36,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(cache, model, threads):
+def start_server(cache, model, threads, context=4096):
     port = free_port()
     log = open(tempfile.mktemp(prefix="llama-server-", suffix=".log"), "w")
     proc = subprocess.Popen(
         [str(cache / "llama-server"), "-m", str(cache / model), "--host", "127.0.0.1", "--port", str(port),
-         "-c", "4096", "-t", str(threads), "-np", "1", "--jinja", "--no-webui"],
+         "-c", str(context), "-t", str(threads), "-np", "1", "--jinja", "--no-webui"],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 180
     while time.time() < deadline:

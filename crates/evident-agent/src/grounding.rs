@@ -3,6 +3,10 @@
 //! repository. A citation is `supported` when a gathered record covers its
 //! lines; `unseen` when the lines exist but the model never looked at them;
 //! `missing` when there is no such file or line.
+//!
+//! Small models often name a file or a function without its line. When the
+//! name came from gathered evidence, [`attach`] gives the line, and the
+//! session appends it to the answer marked as added by evident.
 
 use evident_index::{Evidence, Index};
 use serde::Serialize;
@@ -22,6 +26,9 @@ pub struct Citation {
     pub start_line: u32,
     pub end_line: u32,
     pub support: Support,
+    /// Appended by evident for a file or name the answer gave without a line.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub added: bool,
 }
 
 /// The `path:line` and `path:start-end` references in `answer`, in order, once each.
@@ -82,9 +89,74 @@ pub fn check(answer: &str, gathered: &[Evidence], index: Option<&Index>) -> Vec<
                 start_line: start,
                 end_line: end,
                 support,
+                added: false,
             }
         })
         .collect()
+}
+
+/// The most lines [`attach`] adds to one answer.
+const MAX_ATTACHED: usize = 8;
+
+/// `path:line` (or `path:start-end`) for each gathered record that `answer`
+/// names without citing a line in its file: by its path or file name, or by
+/// a name that reads as code (`get_collection_name`, `` `send` ``, `send()`,
+/// `Session.send`). A name that is also a plain word ("search") does not count
+/// unless it is written as code.
+pub fn attach(answer: &str, gathered: &[Evidence]) -> Vec<String> {
+    let cited: Vec<String> = citations(answer).into_iter().map(|c| c.1).collect();
+    let mut added: Vec<String> = Vec::new();
+    let mut files: Vec<&str> = Vec::new();
+    for ev in gathered {
+        if added.len() == MAX_ATTACHED {
+            break;
+        }
+        if cited.contains(&ev.path) || files.contains(&ev.path.as_str()) {
+            continue;
+        }
+        let file_name = ev.path.rsplit('/').next().unwrap_or(&ev.path);
+        let short = ev.name.rsplit(['.', ':']).next().unwrap_or(&ev.name);
+        let named = mentions(answer, &ev.path)
+            || (file_name.contains('.') && mentions(answer, file_name))
+            || names_as_code(answer, short)
+            || (ev.name != short && mentions(answer, &ev.name));
+        if named {
+            files.push(&ev.path);
+            added.push(if ev.start_line == ev.end_line {
+                format!("{}:{}", ev.path, ev.start_line)
+            } else {
+                format!("{}:{}-{}", ev.path, ev.start_line, ev.end_line)
+            });
+        }
+    }
+    added
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `text` holds `word` with no name character on either side.
+fn mentions(text: &str, word: &str) -> bool {
+    !word.is_empty()
+        && text.match_indices(word).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + word.len()..].chars().next();
+            !before.is_some_and(is_name_char) && !after.is_some_and(is_name_char)
+        })
+}
+
+/// Whether `text` names `name` as code: a name with `_` or an inner capital
+/// anywhere as a word, any name in backticks or followed by `(`.
+fn names_as_code(text: &str, name: &str) -> bool {
+    if name.len() < 3 {
+        return false;
+    }
+    let code_like = name.contains('_') || name.chars().skip(1).any(|c| c.is_uppercase());
+    (code_like && mentions(text, name))
+        || text.contains(&format!("`{name}`"))
+        || text.contains(&format!("`{name}()`"))
+        || text.contains(&format!("{name}("))
 }
 
 #[cfg(test)]
@@ -106,6 +178,26 @@ mod tests {
                 ("lib.rs", 7, 7)
             ]
         );
+    }
+
+    #[test]
+    fn names_without_lines_get_the_line_they_came_from() {
+        let gathered = [
+            Evidence::new("ingest.py", 1, 1, evident_index::Kind::Import, "ingest", ""),
+            Evidence::new("query.py", 5, 5, evident_index::Kind::Call, "query.search", ""),
+            Evidence::new("rag_common.py", 4, 5, evident_index::Kind::Function, "get_collection_name", ""),
+            Evidence::new("util.py", 1, 2, evident_index::Kind::Function, "search", ""),
+        ];
+        // Named by file, by qualified name, by a code-like name; `search` as a word is not a name.
+        let added = attach(
+            "ingest.py imports it, query.search calls get_collection_name; search is done elsewhere.",
+            &gathered,
+        );
+        assert_eq!(added, vec!["ingest.py:1", "query.py:5", "rag_common.py:4-5"]);
+        // A file already cited gets nothing more.
+        assert_eq!(attach("See ingest.py:1.", &gathered[..1]), Vec::<String>::new());
+        // Backticks make a plain word a name.
+        assert_eq!(attach("It is `search`.", &gathered[3..]), vec!["util.py:1-2"]);
     }
 
     #[test]

@@ -10,7 +10,9 @@
 
 pub mod budget;
 pub mod grounding;
+pub mod prefetch;
 pub mod registry;
+pub mod render;
 pub mod session;
 pub mod skills;
 pub mod strict_json;
@@ -19,7 +21,8 @@ pub mod tools;
 pub use grounding::{Citation, Support};
 pub use registry::Registry;
 pub use session::{
-    AgentEvent, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome, Session,
+    AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome,
+    Session, Stats,
 };
 pub use skills::{discover as discover_skills, Skill};
 pub use tools::{Approval, Tool, ToolContext, ToolOutput};

@@ -98,6 +98,27 @@ impl Registry {
             .collect()
     }
 
+    /// The tools named, in registry order, each with only its required
+    /// arguments: what a small model is offered. Optional filters it would
+    /// only invent (`path`, `kind`, depths) are left out; a call that gives
+    /// them anyway is still validated against the whole schema.
+    pub fn compact_schemas(&self, names: &[&str]) -> Vec<ToolSchema> {
+        self.schemas()
+            .into_iter()
+            .filter(|t| names.contains(&t.name.as_str()))
+            .map(|mut tool| {
+                let required: Vec<String> = tool.parameters["required"]
+                    .as_array()
+                    .map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                    .unwrap_or_default();
+                if let Some(properties) = tool.parameters["properties"].as_object_mut() {
+                    properties.retain(|key, _| required.contains(key));
+                }
+                tool
+            })
+            .collect()
+    }
+
     /// Approval per tool, for `/tools`.
     pub fn approvals(&self) -> BTreeMap<&'static str, Approval> {
         self.entries

@@ -1,8 +1,15 @@
 //! The session: a bounded state machine,
-//! `ModelStep → ToolStep → (CompactionStep) → ModelStep … → Finish`.
+//! `Prefetch → ModelStep → ToolStep → (CompactionStep) → ModelStep … → Finish`.
 //! The model only proposes calls; each batch is validated whole, approved once
 //! where a tool needs it, run (in parallel), and answered in call order, one
-//! result per call, rejected and skipped ones included.
+//! result per call, rejected, skipped and repeated ones included.
+//!
+//! Small models need the loop to carry them, so: the obvious lookups run
+//! before the first model call (`prefetch`); a call identical to an earlier
+//! one is not run again, and two in a row end the tool phase; and a session
+//! never ends with nothing: when the model stops without an answer, one last
+//! call without tools answers from the evidence gathered, and if that fails
+//! too the answer is the list of what was found.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -10,12 +17,16 @@ use std::time::{Duration, Instant};
 use evident_index::{Config, Evidence, Index};
 use evident_llm::{
     run_turn, CancelToken, ChatClient, ChatRequest, Event, Message, Protocol, Reply, Role,
+    ToolCall, ToolSchema, Usage,
 };
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::budget;
 use crate::grounding::{self, Citation, Support};
+use crate::prefetch::{self, Shape};
+pub use crate::render::render_output;
+use crate::render::{evidence_digest, render_for_model};
 use crate::registry::Registry;
 use crate::tools::{Approval, ToolContext, ToolOutput};
 
@@ -25,6 +36,8 @@ use crate::tools::{Approval, ToolContext, ToolOutput};
 pub enum FinishReason {
     Answered,
     RoundLimit,
+    /// The model asked twice in a row for calls it had already made.
+    Repeated,
     Denied,
     Cancelled,
     Error(String),
@@ -35,6 +48,7 @@ impl FinishReason {
         match self {
             FinishReason::Answered => "answered",
             FinishReason::RoundLimit => "round_limit",
+            FinishReason::Repeated => "repeated",
             FinishReason::Denied => "denied",
             FinishReason::Cancelled => "cancelled",
             FinishReason::Error(_) => "error",
@@ -50,6 +64,11 @@ pub struct Limits {
     pub wall_time: Duration,
     /// The model's context, in tokens: sets result budgets and compaction.
     pub context_tokens: u32,
+    /// Run the question's obvious lookups before the first model call.
+    pub prefetch: bool,
+    /// Offer every tool with every option from the start, instead of the
+    /// core tools with their required arguments (and `more_tools`).
+    pub all_tools: bool,
 }
 
 impl Default for Limits {
@@ -59,9 +78,53 @@ impl Default for Limits {
             calls_per_round: 8,
             wall_time: Duration::from_secs(600),
             context_tokens: 8192,
+            prefetch: true,
+            all_tools: false,
         }
     }
 }
+
+/// Where the final answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnsweredBy {
+    /// The model, in the loop.
+    Model,
+    /// The last model call, tools withdrawn, from the evidence gathered.
+    LastCall,
+    /// No model answer: evident's list of the evidence gathered.
+    EvidenceList,
+}
+
+/// What a question cost in model work, from the servers' own counts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    pub model_calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Time the server spent reading prompts, where it reports it (llama.cpp, Ollama).
+    pub prompt_ms: u64,
+    /// Calls identical to earlier ones, answered without running.
+    pub repeats: usize,
+    /// Calls evident ran before the first model call.
+    pub prefetched: usize,
+}
+
+/// The tools offered to every question unless the model asks for more.
+const CORE_TOOLS: &[&str] = &[
+    "search_code",
+    "find_symbol",
+    "read_evidence",
+    "find_importers",
+    "get_callers",
+    "analyze_impact",
+];
+
+/// The pseudo-tool that switches the session to every tool with every option.
+const MORE_TOOLS: &str = "more_tools";
+
+/// Repeated calls in a row that end the tool phase.
+const MAX_REPEATS_IN_A_ROW: usize = 2;
 
 /// The one stream of what happens; the terminal trace and `--json` JSONL are two sinks of it.
 #[derive(Debug, Clone, Serialize)]
@@ -117,6 +180,33 @@ pub enum AgentEvent {
         /// How long the tool itself ran (index open and query).
         ms: f64,
     },
+    /// A call identical to an earlier one: not run; the model was pointed
+    /// at the earlier result.
+    ToolRepeated {
+        round: u32,
+        index: usize,
+        name: String,
+        /// The round of the earlier call (0: evident's own lookups before the first).
+        first_round: u32,
+    },
+    /// evident's lookups before the first model call are done (their calls
+    /// came as round 0 tool events).
+    Prefetched {
+        shape: Shape,
+        calls: usize,
+    },
+    /// A model call ended; the server's counts.
+    ModelFinished {
+        round: u32,
+        prompt_tokens: Option<u64>,
+        completion_tokens: Option<u64>,
+        prompt_ms: Option<u64>,
+        total_ms: Option<u64>,
+    },
+    /// The tool phase ended without an answer: one last call, tools withdrawn.
+    LastCall {
+        why: String,
+    },
     Compacted {
         tokens_before: usize,
         tokens_after: usize,
@@ -131,9 +221,15 @@ pub enum AgentEvent {
         reason: FinishReason,
         rounds: u32,
         tool_calls: usize,
+        /// The whole answer, `appended` included.
         answer: String,
+        /// What evident appended to the model's words (lines for what it
+        /// named without one), or empty.
+        appended: String,
+        answered_by: AnsweredBy,
         citations: Vec<Citation>,
         unsupported: usize,
+        stats: Stats,
     },
 }
 
@@ -165,9 +261,11 @@ impl Approver for NonInteractive {
 pub struct Outcome {
     pub reason: FinishReason,
     pub answer: String,
+    pub answered_by: AnsweredBy,
     pub citations: Vec<Citation>,
     pub rounds: u32,
     pub tool_calls: usize,
+    pub stats: Stats,
 }
 
 enum Step {
@@ -195,6 +293,19 @@ pub struct Session<'a> {
     skills_loaded: Vec<String>,
     /// Where the question being answered sits in `messages` (compaction keeps it and what precedes it).
     question_at: usize,
+    /// The question as asked (the message may carry evident's lookups too).
+    question: String,
+    /// Every call made for this question, by its normalised form, with its round and summary.
+    done_calls: Vec<(String, u32, String)>,
+    /// `call → summary` of each call that ran, for the last answer.
+    findings: Vec<String>,
+    /// The question's shape, which picks the tools offered.
+    shape: Shape,
+    /// Every tool, every option (after `more_tools`, or by `Limits::all_tools`).
+    all_tools: bool,
+    stats: Stats,
+    /// Calls in a row, across steps, that repeated earlier ones.
+    repeats_in_a_row: usize,
 }
 
 fn estimate_tokens(messages: &[Message]) -> usize {
@@ -212,7 +323,7 @@ impl<'a> Session<'a> {
         config: Config,
         limits: Limits,
     ) -> Session<'a> {
-        let system = system_prompt(registry, context);
+        let system = system_prompt(context);
         Session {
             client,
             model,
@@ -220,7 +331,6 @@ impl<'a> Session<'a> {
             registry,
             context,
             config,
-            limits,
             cancel: CancelToken::new(),
             messages: vec![Message::system(system.clone())],
             system,
@@ -228,6 +338,14 @@ impl<'a> Session<'a> {
             gathered: Vec::new(),
             question_at: 1,
             skills_loaded: Vec::new(),
+            question: String::new(),
+            done_calls: Vec::new(),
+            findings: Vec::new(),
+            shape: Shape::Search,
+            all_tools: limits.all_tools,
+            stats: Stats::default(),
+            repeats_in_a_row: 0,
+            limits,
         }
     }
 
@@ -236,6 +354,7 @@ impl<'a> Session<'a> {
         self.messages = vec![Message::system(self.system.clone())];
         self.gathered.clear();
         self.skills_loaded.clear();
+        self.all_tools = self.limits.all_tools;
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -250,17 +369,33 @@ impl<'a> Session<'a> {
         sink: &mut dyn FnMut(&AgentEvent),
     ) -> Outcome {
         let started = Instant::now();
+        self.question = question.to_string();
+        self.stats = Stats::default();
+        self.done_calls.clear();
+        self.findings.clear();
+        self.repeats_in_a_row = 0;
+        let plan = prefetch::plan(question, Index::open(&self.context.root).ok().as_ref());
+        self.shape = plan.shape;
+        let mut first_message = question.to_string();
+        if self.limits.prefetch {
+            if let Some(looked_up) = self.prefetch(plan, sink) {
+                first_message = format!(
+                    "{looked_up}\nQuestion: {question}\nAnswer from these results, citing path:line. \
+                     Call a tool only if they do not answer the question."
+                );
+            }
+        }
         self.question_at = self.messages.len();
-        self.messages.push(Message::user(question));
+        self.messages.push(Message::user(first_message));
         let mut rounds = 0u32;
         let mut tool_calls = 0usize;
         let mut answer = String::new();
         let mut step = Step::Model;
         let mut nudged = false;
+        // Why the tool phase ended without an answer, when one last call may still give one.
+        let mut last_call: Option<String> = None;
         // The request must fit before anything is sent.
-        let tools_tokens =
-            serde_json::to_string(&self.registry.schemas()).map_or(0, |s| s.len()) * 2 / 7;
-        let first = estimate_tokens(&self.messages) + tools_tokens + 512;
+        let first = estimate_tokens(&self.messages) + self.tools_tokens() + 512;
         if first > self.limits.context_tokens as usize {
             step = Step::Finish(FinishReason::Error(format!(
                 "the question, the instructions and the tool descriptions need about {first} tokens, \
@@ -275,10 +410,12 @@ impl<'a> Session<'a> {
                     if self.cancel.is_cancelled() {
                         Step::Finish(FinishReason::Cancelled)
                     } else if started.elapsed() > self.limits.wall_time {
-                        Step::Finish(FinishReason::Error(format!(
+                        let why = format!(
                             "the wall-time limit of {} s was reached",
                             self.limits.wall_time.as_secs()
-                        )))
+                        );
+                        last_call = Some(why.clone());
+                        Step::Finish(FinishReason::Error(why))
                     } else {
                         sink(&AgentEvent::ModelStarted { round: rounds + 1 });
                         match self.model_step(rounds + 1, sink) {
@@ -300,10 +437,10 @@ impl<'a> Session<'a> {
                                     ));
                                     Step::Model
                                 } else {
-                                    Step::Finish(FinishReason::Error(
-                                        "the model replied twice without an answer or a tool call"
-                                            .into(),
-                                    ))
+                                    let why =
+                                        "the model replied twice without an answer or a tool call";
+                                    last_call = Some(why.into());
+                                    Step::Finish(FinishReason::Error(why.into()))
                                 }
                             }
                             Ok(reply) => Step::Tools(reply),
@@ -316,6 +453,10 @@ impl<'a> Session<'a> {
                 }
                 Step::Tools(reply) => {
                     if rounds >= self.limits.rounds {
+                        last_call = Some(format!(
+                            "the model still asked for tools after {} rounds",
+                            self.limits.rounds
+                        ));
                         Step::Finish(FinishReason::RoundLimit)
                     } else {
                         rounds += 1;
@@ -323,9 +464,15 @@ impl<'a> Session<'a> {
                         match self.tool_step(rounds, &reply, approver, sink) {
                             ToolStepEnd::Denied => Step::Finish(FinishReason::Denied),
                             ToolStepEnd::Cancelled => Step::Finish(FinishReason::Cancelled),
+                            ToolStepEnd::Repeating => {
+                                last_call = Some(
+                                    "the model asked again for calls it had already made".into(),
+                                );
+                                Step::Finish(FinishReason::Repeated)
+                            }
                             ToolStepEnd::Done => {
                                 // Tool descriptions take context space too.
-                                let used = estimate_tokens(&self.messages) + tools_tokens;
+                                let used = estimate_tokens(&self.messages) + self.tools_tokens();
                                 if used * 10 > self.limits.context_tokens as usize * 8 {
                                     Step::Compact
                                 } else {
@@ -341,12 +488,31 @@ impl<'a> Session<'a> {
                 }
             };
         };
-        let citations = if reason == FinishReason::Answered {
-            let index = Index::open(&self.context.root).ok();
-            grounding::check(&answer, &self.gathered, index.as_ref())
-        } else {
-            Vec::new()
-        };
+        // Never end with nothing.
+        let mut answered_by = AnsweredBy::Model;
+        if answer.is_empty() {
+            let from_model = match &last_call {
+                Some(why) if !self.cancel.is_cancelled() => self.last_answer(why, rounds + 1, sink),
+                _ => None,
+            };
+            (answer, answered_by) = match from_model {
+                Some(text) => (text, AnsweredBy::LastCall),
+                None => (self.evidence_list(&reason), AnsweredBy::EvidenceList),
+            };
+        }
+        let mut appended = String::new();
+        if answered_by != AnsweredBy::EvidenceList {
+            let added = grounding::attach(&answer, &self.gathered);
+            if !added.is_empty() {
+                appended = format!("\n\n(lines added by evident: {})", added.join(", "));
+                answer.push_str(&appended);
+            }
+        }
+        let index = Index::open(&self.context.root).ok();
+        let mut citations = grounding::check(&answer, &self.gathered, index.as_ref());
+        for citation in &mut citations {
+            citation.added = appended.contains(&citation.text);
+        }
         let unsupported = citations
             .iter()
             .filter(|c| c.support != Support::Supported)
@@ -356,16 +522,47 @@ impl<'a> Session<'a> {
             rounds,
             tool_calls,
             answer: answer.clone(),
+            appended,
+            answered_by,
             citations: citations.clone(),
             unsupported,
+            stats: self.stats.clone(),
         });
         Outcome {
             reason,
             answer,
+            answered_by,
             citations,
             rounds,
             tool_calls,
+            stats: self.stats.clone(),
         }
+    }
+
+    /// The tools offered now: every tool with every option, or the core ones
+    /// (plus what the question's shape needs) with only their required
+    /// arguments, and `more_tools`. The same question shape gets the same
+    /// bytes, so a server's prompt cache holds across questions and sessions.
+    fn offered(&self) -> Vec<ToolSchema> {
+        if self.all_tools {
+            return self.registry.schemas();
+        }
+        let mut names: Vec<&str> = CORE_TOOLS.to_vec();
+        names.extend(self.shape.extra_tools());
+        if !self.context.skills.is_empty() {
+            names.push("activate_skill");
+        }
+        let mut tools = self.registry.compact_schemas(&names);
+        tools.push(ToolSchema {
+            name: MORE_TOOLS.into(),
+            description: "List the other tools and options (path and kind filters, git diff, documents) and offer them from then on.".into(),
+            parameters: serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        });
+        tools
+    }
+
+    fn tools_tokens(&self) -> usize {
+        serde_json::to_string(&self.offered()).map_or(0, |s| s.len()) * 2 / 7
     }
 
     fn model_step(
@@ -376,7 +573,7 @@ impl<'a> Session<'a> {
         let request = ChatRequest {
             model: self.model.clone(),
             messages: self.messages.clone(),
-            tools: self.registry.schemas(),
+            tools: self.offered(),
             protocol: self.protocol,
             temperature: Some(0.0),
             max_tokens: Some(1024),
@@ -388,10 +585,156 @@ impl<'a> Session<'a> {
             }
         });
         let reply = outcome.map_err(|e| e.error.to_string())?;
+        self.count(round, &reply.usage, sink);
         if reply.cut_looping {
             sink(&AgentEvent::ModelLooped { round });
         }
         Ok(reply)
+    }
+
+    /// Adds a model call's counts to the question's and reports them.
+    fn count(&mut self, round: u32, usage: &Usage, sink: &mut dyn FnMut(&AgentEvent)) {
+        self.stats.model_calls += 1;
+        self.stats.prompt_tokens += usage.prompt_tokens.unwrap_or(0);
+        self.stats.completion_tokens += usage.completion_tokens.unwrap_or(0);
+        self.stats.prompt_ms += usage.prompt_ms.unwrap_or(0);
+        sink(&AgentEvent::ModelFinished {
+            round,
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            prompt_ms: usage.prompt_ms,
+            total_ms: usage.total_ms,
+        });
+    }
+
+    /// Runs the question's obvious lookups (see `prefetch`) through the same
+    /// validation as the model's calls; returns their results for the first
+    /// prompt, or `None` when nothing was looked up.
+    fn prefetch(&mut self, plan: prefetch::Plan, sink: &mut dyn FnMut(&AgentEvent)) -> Option<String> {
+        let budget = budget::result_budget(self.limits.context_tokens);
+        let mut text = String::new();
+        let mut ran = 0;
+        for (i, (name, arguments)) in plan.calls.iter().enumerate() {
+            let call = ToolCall {
+                index: i,
+                id: None,
+                name: name.to_string(),
+                arguments: Value::Object(arguments.clone()),
+                arguments_raw: String::new(),
+            };
+            // Only automatic tools run unasked: a tool the policy wants approved waits for the model.
+            let valid = match self.registry.validate(&call, &self.context.root, &self.config) {
+                Ok(valid) if valid.approval == Approval::Auto => valid,
+                _ => continue,
+            };
+            let started = Instant::now();
+            let output = valid.tool.run(self.context, &valid.arguments);
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            let key = call_key(name, &valid.arguments);
+            let Ok(output) = output else { continue };
+            if output.evidence.is_empty() {
+                continue;
+            }
+            let (result, cut) = budget::cut(&render_for_model(&output), budget);
+            // Reported only when it found something: a lookup that found
+            // nothing is left out of the prompt, and of the trace.
+            sink(&AgentEvent::ToolProposed {
+                round: 0,
+                index: i,
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            sink(&AgentEvent::ToolFinished {
+                round: 0,
+                index: i,
+                name: call.name.clone(),
+                summary: output.summary.clone(),
+                results: output.evidence.len(),
+                bytes: result.len(),
+                cut,
+                error: None,
+                ms,
+            });
+            let written = call_text(name, &valid.arguments);
+            text.push_str(&format!("{written}:\n{result}\n"));
+            self.findings.push(format!("{written}: {}", output.summary));
+            self.done_calls.push((key, 0, output.summary.clone()));
+            self.gathered.extend(output.evidence);
+            ran += 1;
+        }
+        self.stats.prefetched = ran;
+        sink(&AgentEvent::Prefetched {
+            shape: plan.shape,
+            calls: ran,
+        });
+        (ran > 0).then(|| format!("Results of lookups evident ran for this question:\n\n{text}"))
+    }
+
+    /// One last model call with tools withdrawn: the question and the
+    /// evidence gathered, to be answered from. `None` when it gives no words.
+    fn last_answer(
+        &mut self,
+        why: &str,
+        round: u32,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) -> Option<String> {
+        sink(&AgentEvent::LastCall { why: why.into() });
+        let digest_bytes = (self.limits.context_tokens as usize * 2).clamp(1500, 12_000);
+        let digest = evidence_digest(&self.findings, &self.gathered, digest_bytes);
+        let evidence = if digest.trim().is_empty() {
+            "(the tools found nothing)".to_string()
+        } else {
+            digest
+        };
+        // Held to `{"response": ...}` under constrained; plain text otherwise.
+        let protocol = if self.protocol == Protocol::Constrained {
+            Protocol::Constrained
+        } else {
+            Protocol::Native
+        };
+        let request = ChatRequest {
+            model: self.model.clone(),
+            messages: vec![
+                Message::system(LAST_CALL_INSTRUCTIONS),
+                Message::user(format!(
+                    "What the tools found:\n{evidence}\nQuestion: {}\nAnswer now from this evidence, citing path:line.",
+                    self.question
+                )),
+            ],
+            protocol,
+            temperature: Some(0.0),
+            max_tokens: Some(512),
+            ..Default::default()
+        };
+        sink(&AgentEvent::ModelStarted { round });
+        let reply = run_turn(self.client, &request, &self.cancel, &mut |_| {}).ok()?;
+        self.count(round, &reply.usage, sink);
+        let text = reply.content.trim();
+        (reply.tool_calls.is_empty() && has_words(text)).then(|| text.to_string())
+    }
+
+    /// The answer when no model gave one: what the tools found, each with its lines.
+    fn evidence_list(&self, reason: &FinishReason) -> String {
+        let why = match reason {
+            FinishReason::Error(message) => message.clone(),
+            other => other.name().replace('_', " "),
+        };
+        if self.findings.is_empty() && self.gathered.is_empty() {
+            return format!("No answer ({why}), and no tool found anything.");
+        }
+        let mut text = format!("No answer from the model ({why}). What the tools found:\n");
+        for finding in &self.findings {
+            text.push_str(&format!("- {finding}\n"));
+        }
+        let mut listed: Vec<String> = Vec::new();
+        for ev in &self.gathered {
+            let line = format!("- {}", crate::render::header(ev));
+            if !listed.contains(&line) && listed.len() < 12 {
+                listed.push(line);
+            }
+        }
+        text.push_str(&listed.join("\n"));
+        text.trim_end().to_string()
     }
 
     fn tool_step(
@@ -410,9 +753,10 @@ impl<'a> Session<'a> {
             )));
         }
         let root = self.context.root.clone();
-        // Validate the whole batch first.
+        // Validate the whole batch first; calls made before are answered, not run again.
         let mut results: Vec<Option<String>> = vec![None; reply.tool_calls.len()];
         let mut runnable = Vec::new();
+        let mut keys: Vec<Option<String>> = vec![None; reply.tool_calls.len()];
         for (i, call) in reply.tool_calls.iter().enumerate() {
             sink(&AgentEvent::ToolProposed {
                 round,
@@ -420,6 +764,10 @@ impl<'a> Session<'a> {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
             });
+            if call.name == MORE_TOOLS && i < self.limits.calls_per_round {
+                results[i] = Some(self.more_tools());
+                continue;
+            }
             let checked = if i >= self.limits.calls_per_round {
                 Err(format!(
                     "skipped: at most {} tool calls per round; ask again for the rest",
@@ -429,8 +777,45 @@ impl<'a> Session<'a> {
                 self.registry.validate(call, &root, &self.config)
             };
             match checked {
-                Ok(valid) => runnable.push((i, valid)),
+                Ok(valid) => {
+                    let key = call_key(&call.name, &valid.arguments);
+                    let earlier = self
+                        .done_calls
+                        .iter()
+                        .find(|(k, _, _)| *k == key)
+                        .map(|(_, r, summary)| (*r, summary.clone()))
+                        .or_else(|| {
+                            keys.contains(&Some(key.clone()))
+                                .then(|| (round, "(the same call, earlier in this step)".into()))
+                        });
+                    if let Some((first_round, summary)) = earlier {
+                        self.stats.repeats += 1;
+                        self.repeats_in_a_row += 1;
+                        sink(&AgentEvent::ToolRepeated {
+                            round,
+                            index: i,
+                            name: call.name.clone(),
+                            first_round,
+                        });
+                        let when = if first_round == 0 {
+                            "before your first step".to_string()
+                        } else {
+                            format!("at step {first_round}")
+                        };
+                        results[i] = Some(format!(
+                            "repeated call: {} was already run {when} and found: {summary}. \
+                             Its results are above. Do not call it again: answer the question from them, \
+                             citing path:line, or call a different tool.",
+                            call_text(&call.name, &valid.arguments)
+                        ));
+                    } else {
+                        self.repeats_in_a_row = 0;
+                        keys[i] = Some(key);
+                        runnable.push((i, valid));
+                    }
+                }
                 Err(error) => {
+                    self.repeats_in_a_row = 0;
                     sink(&AgentEvent::ToolRejected {
                         round,
                         index: i,
@@ -546,8 +931,23 @@ impl<'a> Session<'a> {
             let name = reply.tool_calls[i].name.clone();
             let (text, event) = match output {
                 Ok(output) => {
-                    let rendered = render_output(&output);
+                    let rendered = render_for_model(&output);
                     let (text, cut) = budget::cut(&rendered, budget);
+                    if let Some(key) = keys[i].take() {
+                        self.done_calls.push((key, round, output.summary.clone()));
+                    }
+                    let arguments = Value::Object(
+                        runnable
+                            .iter()
+                            .find(|(j, _)| *j == i)
+                            .map(|(_, v)| v.arguments.clone())
+                            .unwrap_or_default(),
+                    );
+                    self.findings.push(format!(
+                        "{}: {}",
+                        call_text(&name, arguments.as_object().unwrap_or(&Map::new())),
+                        output.summary
+                    ));
                     if name == "activate_skill" {
                         self.skills_loaded.push(text.clone());
                     }
@@ -589,7 +989,30 @@ impl<'a> Session<'a> {
             self.messages
                 .push(self.protocol.tool_result_message(call, &result));
         }
+        if self.repeats_in_a_row >= MAX_REPEATS_IN_A_ROW {
+            return ToolStepEnd::Repeating;
+        }
         ToolStepEnd::Done
+    }
+
+    /// `more_tools`: every tool with every option is offered from now on;
+    /// the result says what they are.
+    fn more_tools(&mut self) -> String {
+        self.all_tools = true;
+        let mut text = String::from("Every tool is offered from now on:\n");
+        for tool in self.registry.schemas() {
+            let options: Vec<String> = tool.parameters["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "- {}({}): {}\n",
+                tool.name,
+                options.join(", "),
+                tool.description
+            ));
+        }
+        text
     }
 
     /// Replaces older exploration by a summary, keeping the question, loaded
@@ -613,7 +1036,7 @@ impl<'a> Session<'a> {
             model: self.model.clone(),
             messages: vec![
                 Message::system("Summarise this code exploration in at most 15 lines: what was looked up and what was found, with every path:line that matters. No new claims."),
-                Message::user(format!("Question: {}\n\nExploration:\n{transcript}", self.messages[question_at].content)),
+                Message::user(format!("Question: {}\n\nExploration:\n{transcript}", self.question)),
             ],
             protocol: Protocol::Native,
             temperature: Some(0.0),
@@ -690,9 +1113,34 @@ impl<'a> Session<'a> {
 
 enum ToolStepEnd {
     Done,
+    /// Calls already made, asked for again too many times in a row.
+    Repeating,
     Denied,
     Cancelled,
 }
+
+/// A call in normalised form: its name and its validated arguments (keys in
+/// order, strings trimmed), so the same call written differently is the same.
+fn call_key(name: &str, arguments: &Map<String, Value>) -> String {
+    let normalised: Map<String, Value> = arguments
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => (k.clone(), Value::String(s.trim().to_string())),
+            other => (k.clone(), other.clone()),
+        })
+        .collect();
+    format!("{name}{}", Value::Object(normalised))
+}
+
+/// `find_importers(module="rag_common")`, as the trace writes calls.
+fn call_text(name: &str, arguments: &Map<String, Value>) -> String {
+    let written: Vec<String> = arguments.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{name}({})", written.join(", "))
+}
+
+/// The system prompt of the last call, which has no tools.
+const LAST_CALL_INSTRUCTIONS: &str = "You answer a question about a code repository from the evidence the tools found, and nothing else. \
+     Cite each fact as path:line from the evidence. If the evidence does not answer the question, say what it shows and what is missing. Be brief.";
 
 /// Whether a reply says anything once markup tags (and a `<tools>` block,
 /// which small models sometimes echo from their prompt) are taken out.
@@ -717,33 +1165,15 @@ fn has_words(text: &str) -> bool {
     })
 }
 
-/// A tool's result as the model reads it: the summary, then each record.
-pub fn render_output(output: &ToolOutput) -> String {
-    let mut text = format!("{}\n", output.summary);
-    for ev in &output.evidence {
-        text.push_str(&format!(
-            "\n{}:{}-{} {} {}",
-            ev.path, ev.start_line, ev.end_line, ev.kind, ev.name
-        ));
-        if let Some(doc_id) = &ev.doc_id {
-            text.push_str(&format!(" [{doc_id}]"));
-        }
-        text.push('\n');
-        for (n, line) in ev.snippet.lines().enumerate() {
-            text.push_str(&format!("{:>5}  {line}\n", ev.start_line as usize + n));
-        }
-    }
-    text
-}
-
-fn system_prompt(registry: &Registry, context: &ToolContext) -> String {
+/// The system prompt: short (a 1.5B model reads it at every step, on a CPU)
+/// and the same bytes for every question in a repository, so that a
+/// server's prompt cache holds.
+fn system_prompt(context: &ToolContext) -> String {
     let mut prompt = String::from(
-        "You answer questions about a code repository that you have not seen: you can read it only through the tools. \
-         Call a tool first; never answer from memory and never guess file names or lines. \
-         In the answer, cite each fact with the path and lines the tools showed (path:line or path:start-end). \
-         Keep the answer short. When you have what you need, answer without calling a tool.\n",
+        "You answer questions about a code repository, which you can read only through the tools. \
+         Never guess file names or lines. Cite each fact as path:line from the tool results. \
+         When the results answer the question, answer briefly without calling a tool; never repeat a call.\n",
     );
-    prompt.push_str(&format!("Tools: {}.\n", registry.names().join(", ")));
     if !context.skills.is_empty() {
         prompt.push_str("Skills (load one with activate_skill when it fits the question):\n");
         for skill in &context.skills {

@@ -40,6 +40,9 @@ pub struct ToolContext {
 pub struct ToolOutput {
     pub summary: String,
     pub evidence: Vec<Evidence>,
+    /// The evidence is what was asked to be read (lines, a section, a skill):
+    /// the model gets it whole, not shortened.
+    pub whole: bool,
 }
 
 /// One tool a model can call.
@@ -302,6 +305,8 @@ fn number(arguments: &Map<String, Value>, key: &str) -> Option<u64> {
 }
 
 /// The `kind` argument; not an enum in the schema, to keep the prompt short.
+/// A word that is no kind is refused (the escape corpus holds such calls); a
+/// kind that matches nothing is dropped by the tool, with a note.
 fn kind(arguments: &Map<String, Value>) -> Result<Option<Kind>, String> {
     match text(arguments, "kind") {
         None => Ok(None),
@@ -315,13 +320,148 @@ fn kind(arguments: &Map<String, Value>) -> Result<Option<Kind>, String> {
     }
 }
 
-fn found(what: &str, evidence: Vec<Evidence>) -> ToolOutput {
-    let summary = match evidence.len() {
-        0 => format!("no {what}"),
-        1 => format!("1 {}", what.trim_end_matches('s')),
-        n => format!("{n} {what}"),
+/// A result's summary, led by the notes on arguments that were forgiven.
+fn with_notes(mut output: ToolOutput, notes: Vec<String>) -> ToolOutput {
+    if !notes.is_empty() {
+        output.summary = format!("note: {}. {}", notes.join("; "), output.summary);
+    }
+    output
+}
+
+/// A symbol argument and its path filter after forgiving what a small model
+/// gets wrong when the intent is clear: a path that holds no definition of
+/// the name is dropped, and a qualified name that does not exist stands for
+/// its last segment when exactly one definition has that name. Each change is
+/// said in `notes`.
+fn forgiving_target(
+    index: &Index,
+    symbol: &str,
+    path: Option<&str>,
+    notes: &mut Vec<String>,
+) -> (String, Option<String>) {
+    let found = |symbol: &str, path: Option<&str>| {
+        !matches!(
+            index.graph_targets(symbol, path),
+            Err(evident_index::Error::NotFound(_))
+        )
     };
-    ToolOutput { summary, evidence }
+    let mut symbol = symbol.trim().to_string();
+    let mut path = path.map(str::to_string);
+    if let Some(p) = path.as_deref() {
+        if !found(&symbol, Some(p)) && found(&symbol, None) {
+            notes.push(format!(
+                "{p} holds no definition of {symbol}, so the path filter was dropped"
+            ));
+            path = None;
+        }
+    }
+    if !found(&symbol, path.as_deref()) {
+        let bare = last_segment(&symbol);
+        if bare != symbol {
+            if let Ok(targets) = index.graph_targets(bare, None) {
+                if let [target, ..] = targets.as_slice() {
+                    notes.push(format!(
+                        "no definition is named {symbol}; using {} ({}:{}), the one definition named {bare}{}",
+                        target.qualified_name,
+                        target.path,
+                        target.start_line,
+                        if path.is_some() { ", without the path filter" } else { "" }
+                    ));
+                    symbol = bare.to_string();
+                    path = None;
+                }
+            }
+        }
+    }
+    (symbol, path)
+}
+
+/// `Engine.compute` → `compute`, `store::Db::new` → `new`.
+fn last_segment(name: &str) -> &str {
+    let name = name.trim().trim_end_matches("()");
+    let after_dot = name.rsplit('.').next().unwrap_or(name);
+    after_dot.rsplit("::").next().unwrap_or(after_dot)
+}
+
+/// The most items a summary line lists by name.
+const SUMMARY_ITEMS: usize = 8;
+
+/// A result whose first line states the answer when the data holds it:
+/// `2 import sites of rag_common: ingest.py:1, query.py:1`. Small models
+/// read that line; the records below back it.
+fn found(
+    what: &str,
+    subject: &str,
+    evidence: Vec<Evidence>,
+    item: fn(&Evidence) -> String,
+) -> ToolOutput {
+    let of = if subject.is_empty() {
+        String::new()
+    } else {
+        format!(" of {subject}")
+    };
+    let counted = match evidence.len() {
+        0 => format!("no {what}{of}"),
+        1 => format!("1 {}{of}", what.trim_end_matches('s')),
+        n => format!("{n} {what}{of}"),
+    };
+    let mut items: Vec<String> = Vec::new();
+    for ev in &evidence {
+        let text = item(ev);
+        if !items.contains(&text) {
+            items.push(text);
+        }
+    }
+    let more = items.len().saturating_sub(SUMMARY_ITEMS);
+    items.truncate(SUMMARY_ITEMS);
+    let summary = if items.is_empty() {
+        counted
+    } else if more > 0 {
+        format!("{counted}: {} and {more} more", items.join(", "))
+    } else {
+        format!("{counted}: {}", items.join(", "))
+    };
+    ToolOutput {
+        summary,
+        evidence,
+        whole: false,
+    }
+}
+
+/// `Session.send at src/sessions.py:676`
+fn named_at(ev: &Evidence) -> String {
+    let name = ev.qualified_name.as_deref().map_or(ev.name.as_str(), short_qualified);
+    format!("{name} at {}:{}", ev.path, ev.start_line)
+}
+
+/// `ingest.py:1`
+fn place(ev: &Evidence) -> String {
+    format!("{}:{}", ev.path, ev.start_line)
+}
+
+/// `Session.send` from `requests.sessions.Session.send`: the class (or
+/// module) and the name, enough to tell same-named definitions apart.
+pub fn short_qualified(qualified: &str) -> &str {
+    let separators: Vec<usize> = qualified
+        .match_indices(['.', ':'])
+        .map(|(i, _)| i)
+        .collect();
+    // The start of the second-to-last segment.
+    let mut segments = 0;
+    let mut previous_end = qualified.len();
+    for &i in separators.iter().rev() {
+        if i + 1 == previous_end {
+            // `::` counts once.
+            previous_end = i;
+            continue;
+        }
+        segments += 1;
+        if segments == 2 {
+            return &qualified[i + 1..];
+        }
+        previous_end = i;
+    }
+    qualified
 }
 
 fn search_code(
@@ -330,6 +470,7 @@ fn search_code(
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
     let query = text(arguments, "query").unwrap_or_default();
+    let mut notes = Vec::new();
     let mut request = SearchQuery {
         limit: number(arguments, "limit").unwrap_or(8) as usize,
         kind: kind(arguments)?,
@@ -339,8 +480,15 @@ fn search_code(
         request.mode = SearchMode::Hybrid;
         request.vector = Some(vector);
     }
-    let results = index.search(&request).map_err(|e| e.to_string())?;
-    Ok(found("results", results))
+    let mut results = index.search(&request).map_err(|e| e.to_string())?;
+    if let (true, Some(kind)) = (results.is_empty(), request.kind) {
+        request.kind = None;
+        results = index.search(&request).map_err(|e| e.to_string())?;
+        if !results.is_empty() {
+            notes.push(format!("nothing of kind {kind} matched, so the kind was dropped"));
+        }
+    }
+    Ok(with_notes(found("results", "", results, named_at), notes))
 }
 
 fn find_symbol(
@@ -348,28 +496,46 @@ fn find_symbol(
     arguments: &Map<String, Value>,
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
-    let query = SymbolQuery {
+    let mut notes = Vec::new();
+    let mut query = SymbolQuery {
         kind: kind(arguments)?,
         path: text(arguments, "path").map(str::to_string),
         limit: Some(20),
         ..Default::default()
     };
-    let name = text(arguments, "name").unwrap_or_default();
-    let results = index.symbols(name, &query).map_err(|e| e.to_string())?;
-    if let (true, Some(path)) = (results.is_empty(), &query.path) {
-        // Small models guess paths; where the name really is beats "nothing".
-        let anywhere = SymbolQuery {
-            path: None,
-            ..query.clone()
-        };
-        let elsewhere = index.symbols(name, &anywhere).map_err(|e| e.to_string())?;
+    let mut name = text(arguments, "name").unwrap_or_default().trim().to_string();
+    let lookup = |name: &str, query: &SymbolQuery| index.symbols(name, query).map_err(|e| e.to_string());
+    let mut results = lookup(&name, &query)?;
+    // Small models guess paths and kinds; where the name really is beats "nothing".
+    if let (true, Some(path)) = (results.is_empty(), query.path.clone()) {
+        let anywhere = SymbolQuery { path: None, ..query.clone() };
+        let elsewhere = lookup(&name, &anywhere)?;
         if !elsewhere.is_empty() {
-            let mut output = found("definitions", elsewhere);
-            output.summary = format!("no definitions under {path}; {} elsewhere", output.summary);
-            return Ok(output);
+            notes.push(format!("no definitions under {path}, so the path filter was dropped"));
+            (query, results) = (anywhere, elsewhere);
         }
     }
-    Ok(found("definitions", results))
+    if let (true, Some(kind)) = (results.is_empty(), query.kind) {
+        let any_kind = SymbolQuery { kind: None, ..query.clone() };
+        let other = lookup(&name, &any_kind)?;
+        if !other.is_empty() {
+            notes.push(format!("no {kind} is named {name}, so the kind was dropped"));
+            (query, results) = (any_kind, other);
+        }
+    }
+    let bare = last_segment(&name).to_string();
+    if results.is_empty() && bare != name {
+        let plain = SymbolQuery { exact: true, path: None, kind: None, ..query.clone() };
+        let named = lookup(&bare, &plain)?;
+        if named.len() == 1 {
+            notes.push(format!(
+                "no definition is named {name}; {} is the one definition named {bare}",
+                named_at(&named[0])
+            ));
+            (name, results) = (bare, named);
+        }
+    }
+    Ok(with_notes(found("definitions", &name, results, named_at), notes))
 }
 
 fn read_evidence(
@@ -391,6 +557,7 @@ fn read_evidence(
             evidence.path, evidence.start_line, evidence.end_line
         ),
         evidence: vec![evidence],
+        whole: true,
     })
 }
 
@@ -402,8 +569,15 @@ fn find_importers(
     let module = text(arguments, "module").unwrap_or_default();
     Ok(found(
         "import sites",
+        module.trim(),
         index.importers(module).map_err(|e| e.to_string())?,
+        place,
     ))
+}
+
+/// `ingest at ingest.py:5`: the calling definition and the call's line.
+fn caller_at(ev: &Evidence) -> String {
+    format!("{} at {}:{}", short_qualified(&ev.name), ev.path, ev.start_line)
 }
 
 fn get_callers(
@@ -411,12 +585,14 @@ fn get_callers(
     arguments: &Map<String, Value>,
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
-    let symbol = text(arguments, "symbol").unwrap_or_default();
+    let mut notes = Vec::new();
+    let requested = text(arguments, "symbol").unwrap_or_default();
+    let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
     let depth = number(arguments, "depth").unwrap_or(1) as u32;
     let callers = index
-        .callers(symbol, text(arguments, "path"), depth)
+        .callers(&symbol, path.as_deref(), depth)
         .map_err(|e| e.to_string())?;
-    Ok(found("call sites", callers))
+    Ok(with_notes(found("call sites", &symbol, callers, caller_at), notes))
 }
 
 fn analyze_impact(
@@ -424,23 +600,29 @@ fn analyze_impact(
     arguments: &Map<String, Value>,
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
-    let symbol = text(arguments, "symbol").unwrap_or_default();
+    let mut notes = Vec::new();
+    let requested = text(arguments, "symbol").unwrap_or_default();
+    let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
     let depth = number(arguments, "max_depth").unwrap_or(3) as u32;
     let impact = index
-        .impact(symbol, text(arguments, "path"), depth, 50)
+        .impact(&symbol, path.as_deref(), depth, 50)
         .map_err(|e| e.to_string())?;
-    let mut out = found("affected definitions", impact.nodes);
+    let mut out = found("affected definitions", &symbol, impact.nodes, caller_at);
+    let (head, items) = out
+        .summary
+        .split_once(": ")
+        .map_or((out.summary.as_str(), ""), |(h, i)| (h, i));
     out.summary = format!(
-        "{} in {} files{}",
-        out.summary,
+        "{head} in {} files{}{}{items}",
         impact.files,
         if impact.omitted > 0 {
             format!(" ({} more not shown)", impact.omitted)
         } else {
             String::new()
-        }
+        },
+        if items.is_empty() { "" } else { ": " },
     );
-    Ok(out)
+    Ok(with_notes(out, notes))
 }
 
 fn read_git_diff(
@@ -463,6 +645,7 @@ fn read_git_diff(
     Ok(ToolOutput {
         summary: format!("{} ({}): {}", report.compared, report.files, report.risk()),
         evidence,
+        whole: false,
     })
 }
 
@@ -474,7 +657,9 @@ fn list_sources(
     let filter = text(arguments, "name_contains").unwrap_or_default();
     Ok(found(
         "documents",
+        "",
         index.sources(filter).map_err(|e| e.to_string())?,
+        |ev| format!("{} ({})", ev.path, ev.doc_id.as_deref().unwrap_or("?")),
     ))
 }
 
@@ -506,6 +691,7 @@ fn read_source(
             evidence.path, evidence.start_line, evidence.end_line
         ),
         evidence: vec![evidence],
+        whole: true,
     })
 }
 
@@ -528,5 +714,6 @@ fn activate_skill(
     Ok(ToolOutput {
         summary: format!("skill {} loaded", skill.name),
         evidence: vec![skill.evidence()],
+        whole: true,
     })
 }

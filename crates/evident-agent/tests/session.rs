@@ -114,12 +114,22 @@ fn run_with(
     Run { outcome, events }
 }
 
+/// The loop alone, as the tests before prefetching were written: no lookups
+/// before the first model call, every tool offered whole.
+fn loop_only() -> Limits {
+    Limits {
+        prefetch: false,
+        all_tools: true,
+        ..Limits::default()
+    }
+}
+
 fn run(root: &Path, server: &FakeServer, question: &str) -> Run {
     run_with(
         root,
         &client(server),
         Protocol::Auto,
-        Limits::default(),
+        loop_only(),
         &[],
         &mut NonInteractive,
         question,
@@ -166,13 +176,14 @@ fn two_steps_which_files_import_rag_common() {
         "{}",
         results[0].1
     );
-    // The tools were offered natively, and the system prompt names them.
+    // The tools were offered natively.
     let first = &server.requests_to(CHAT)[0].body;
     assert_eq!(first["tools"].as_array().unwrap().len(), 10);
-    assert!(first["messages"][0]["content"]
-        .as_str()
+    assert!(first["tools"]
+        .as_array()
         .unwrap()
-        .contains("find_importers"));
+        .iter()
+        .any(|t| t["function"]["name"] == "find_importers"));
     // Both citations are backed by the evidence gathered.
     assert!(
         run.outcome
@@ -351,7 +362,7 @@ fn approvals_deny_ends_the_run_and_always_is_remembered() {
         dir.path(),
         &client(&server),
         Protocol::Auto,
-        Limits::default(),
+        loop_only(),
         &ask,
         &mut NonInteractive,
         "q",
@@ -390,7 +401,7 @@ fn approvals_deny_ends_the_run_and_always_is_remembered() {
         dir.path(),
         &client(&server),
         Protocol::Auto,
-        Limits::default(),
+        loop_only(),
         &ask,
         &mut approver,
         "q",
@@ -408,12 +419,15 @@ fn approvals_deny_ends_the_run_and_always_is_remembered() {
 fn the_round_limit_ends_a_model_that_never_answers() {
     let dir = repo();
     let server = FakeServer::start();
-    for _ in 0..3 {
-        server.push(CHAT, calls(&[("find_symbol", r#"{"name": "ingest"}"#)]));
+    for name in ["ingest", "search", "helper"] {
+        let arguments = format!(r#"{{"name": "{name}"}}"#);
+        server.push(CHAT, calls(&[("find_symbol", arguments.as_str())]));
     }
+    // The last call, tools withdrawn.
+    server.push(CHAT, say("ingest.py:4-5 defines ingest."));
     let limits = Limits {
         rounds: 2,
-        ..Limits::default()
+        ..loop_only()
     };
     let run = run_with(
         dir.path(),
@@ -426,7 +440,8 @@ fn the_round_limit_ends_a_model_that_never_answers() {
     );
     assert_eq!(run.outcome.reason, FinishReason::RoundLimit);
     assert_eq!(run.outcome.rounds, 2);
-    assert_eq!(server.requests_to(CHAT).len(), 3);
+    assert_eq!(server.requests_to(CHAT).len(), 4);
+    assert_eq!(run.outcome.answer, "ingest.py:4-5 defines ingest.");
 }
 
 #[test]
@@ -448,7 +463,7 @@ fn cancelling_stops_a_stalled_model_at_once() {
         &registry,
         &context,
         Config::default(),
-        Limits::default(),
+        loop_only(),
     );
     let cancel = session.cancel.clone();
     std::thread::spawn(move || {
@@ -479,7 +494,7 @@ fn oversized_results_are_cut_with_the_marker() {
     server.push(CHAT, say("big.py:1 starts the padding."));
     let limits = Limits {
         context_tokens: 4096,
-        ..Limits::default()
+        ..loop_only()
     };
     let run = run_with(
         dir.path(),
@@ -512,7 +527,7 @@ fn a_question_too_big_for_the_context_is_refused_before_sending() {
     let server = FakeServer::start();
     let limits = Limits {
         context_tokens: 1024,
-        ..Limits::default()
+        ..loop_only()
     };
     let run = run_with(
         dir.path(),
@@ -575,7 +590,7 @@ fn compaction_keeps_the_question_and_cited_evidence_then_answers() {
     server.push(CHAT, say("rag_common.py:4-5 defines it."));
     let limits = Limits {
         context_tokens: 2600,
-        ..Limits::default()
+        ..loop_only()
     };
     let run = run_with(
         dir.path(),
@@ -722,7 +737,8 @@ fn a_guessed_path_finds_the_definition_elsewhere_and_empty_markup_is_not_echoed(
     let results = tool_results(&server, 1);
     assert!(
         results[0].1.starts_with(
-            "no definitions under src/main/java/RagCommon.java; 1 definition elsewhere"
+            "note: no definitions under src/main/java/RagCommon.java, so the path filter was dropped. \
+             1 definition of get_collection_name: rag_common.get_collection_name at rag_common.py:4"
         ) && results[0].1.contains("rag_common.py:4-5"),
         "{}",
         results[0].1
@@ -802,7 +818,7 @@ fn ollama_two_steps_over_ndjson() {
         dir.path(),
         &client,
         Protocol::Auto,
-        Limits::default(),
+        loop_only(),
         &[],
         &mut NonInteractive,
         "Which files import rag_common?",
@@ -903,7 +919,7 @@ fn compaction_falls_back_to_a_list_when_the_summary_fails() {
     server.push(CHAT, say("rag_common.py:4-5."));
     let limits = Limits {
         context_tokens: 2600,
-        ..Limits::default()
+        ..loop_only()
     };
     let run = run_with(
         dir.path(),
@@ -958,4 +974,230 @@ fn an_empty_reply_is_asked_again_once_then_an_error() {
         second_run.outcome.reason,
         FinishReason::Error("the model replied twice without an answer or a tool call".into())
     );
+}
+
+// What small models do, scripted: each gets the outcome issue 15 asks for.
+
+/// The session as `evident ask` runs it: lookups first, the core tools.
+fn run_default(root: &Path, server: &FakeServer, protocol: Protocol, question: &str) -> Run {
+    run_with(
+        root,
+        &client(server),
+        protocol,
+        Limits::default(),
+        &[],
+        &mut NonInteractive,
+        question,
+    )
+}
+
+fn finished(run: &Run) -> (&evident_agent::Stats, &str) {
+    match run.events.last() {
+        Some(AgentEvent::Finished {
+            stats, appended, ..
+        }) => (stats, appended.as_str()),
+        other => panic!("last event {other:?}"),
+    }
+}
+
+#[test]
+fn the_obvious_lookup_runs_first_and_one_model_call_answers() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say("ingest.py:1 and query.py:1 import rag_common."));
+    let run = run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    let requests = server.requests_to(CHAT);
+    assert_eq!(requests.len(), 1, "one model call");
+    let first = &requests[0].body;
+    let question = first["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        question.contains("find_importers(module=\"rag_common\"):\n2 import sites of rag_common: ingest.py:1, query.py:1")
+            && question.ends_with("Call a tool only if they do not answer the question.")
+            && question.contains("Question: Which files import rag_common?"),
+        "{question}"
+    );
+    // The core tools with only their required arguments, and more_tools.
+    let tools = first["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        vec!["search_code", "find_symbol", "read_evidence", "find_importers", "get_callers", "analyze_impact", "activate_skill", "more_tools"]
+    );
+    let find_symbol = &tools[1]["function"]["parameters"]["properties"];
+    assert_eq!(find_symbol.as_object().unwrap().keys().collect::<Vec<_>>(), vec!["name"]);
+    let (stats, _) = finished(&run);
+    assert_eq!((stats.prefetched, stats.model_calls, stats.repeats), (1, 1, 0));
+    assert!(run.outcome.citations.iter().all(|c| c.support == Support::Supported));
+}
+
+#[test]
+fn the_prompt_prefix_is_the_same_bytes_for_every_question() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say("ingest.py:1."));
+    server.push(CHAT, say("rag_common.py:4."));
+    run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
+    run_default(dir.path(), &server, Protocol::Auto, "Where is get_collection_name defined?");
+    let requests = server.requests_to(CHAT);
+    let (a, b) = (&requests[0].body, &requests[1].body);
+    assert_eq!(a["messages"][0], b["messages"][0], "system prompt");
+    assert_eq!(a["tools"], b["tools"], "tools");
+}
+
+/// "Which files import rag_common?" under constrained: Qwen2.5-Coder-1.5B
+/// called find_importers six times with the same arguments and ended with
+/// nothing.
+#[test]
+fn a_repeated_call_is_not_run_and_two_in_a_row_end_in_a_last_answer() {
+    let dir = repo();
+    let server = FakeServer::start();
+    let call = r#"{"tool_call": {"name": "find_importers", "arguments": {"module": "rag_common"}}}"#;
+    server.push(CHAT, say(call));
+    server.push(CHAT, say(call));
+    server.push(CHAT, say(r#"{"response": "ingest.py and query.py import rag_common."}"#));
+    let run = run_default(dir.path(), &server, Protocol::Constrained, "Which files import rag_common?");
+    assert_eq!(run.outcome.reason, FinishReason::Repeated);
+    assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::LastCall);
+    let requests = server.requests_to(CHAT);
+    assert_eq!(requests.len(), 3);
+    // The repeat was answered with a pointer, not run again.
+    let second = requests[1].body["messages"].as_array().unwrap();
+    let pointer = second.last().unwrap()["content"].as_str().unwrap();
+    assert!(
+        pointer.contains("repeated call: find_importers(module=\"rag_common\") was already run before your first step and found: 2 import sites"),
+        "{pointer}"
+    );
+    let repeated = run
+        .events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ToolRepeated { first_round: 0, .. }))
+        .count();
+    assert_eq!(repeated, 2);
+    assert!(!run.events.iter().any(|e| matches!(e, AgentEvent::ToolFinished { round: 1.., .. })));
+    // The last call: no tools, the evidence, a schema that only allows an answer.
+    let last = &requests[2].body;
+    let schema = last["response_format"].to_string();
+    assert!(!schema.contains("tool_call"), "{schema}");
+    assert!(last["messages"][1]["content"].as_str().unwrap().contains("ingest.py:1-1 import"));
+    // The answer named files without lines; evident added them.
+    assert_eq!(
+        run.outcome.answer,
+        "ingest.py and query.py import rag_common.\n\n(lines added by evident: ingest.py:1, query.py:1)"
+    );
+    assert!(run.outcome.citations.iter().all(|c| c.added && c.support == Support::Supported));
+    let (stats, appended) = finished(&run);
+    assert_eq!(stats.repeats, 2);
+    assert!(appended.starts_with("\n\n(lines added by evident"));
+}
+
+/// "Which functions call get_collection_name?": the model made up a path.
+#[test]
+fn an_invented_path_or_kind_or_qualifier_is_dropped_with_a_note() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(
+        CHAT,
+        calls(&[
+            ("get_callers", r#"{"symbol": "get_collection_name", "path": "src/main/java/com/example/MyClass.java"}"#),
+            ("analyze_impact", r#"{"symbol": "RagCommon.get_collection_name", "path": "lib"}"#),
+            ("find_symbol", r#"{"name": "ingest", "kind": "class"}"#),
+            ("search_code", r#"{"query": "collection name", "kind": "class"}"#),
+        ]),
+    );
+    server.push(CHAT, say("ingest (ingest.py:5) and search (query.py:5) call it."));
+    let first = run(dir.path(), &server, "Which functions call get_collection_name?");
+    assert_eq!(first.outcome.reason, FinishReason::Answered);
+    let results = tool_results(&server, 1);
+    let expect = [
+        "note: src/main/java/com/example/MyClass.java holds no definition of get_collection_name, so the path filter was dropped. \
+         2 call sites of get_collection_name: ingest.ingest at ingest.py:5, query.search at query.py:5",
+        "note: no definition is named RagCommon.get_collection_name; using rag_common.get_collection_name (rag_common.py:4), \
+         the one definition named get_collection_name, without the path filter. \
+         2 affected definitions of get_collection_name in 2 files:",
+        "note: no class is named ingest, so the kind was dropped. 1 definition of ingest: ingest.ingest at ingest.py:4",
+        "note: nothing of kind class matched, so the kind was dropped. ",
+    ];
+    for ((_, result), expected) in results.iter().zip(expect) {
+        assert!(result.starts_with(expected), "{result}\nexpected: {expected}");
+    }
+    // The security checks do not bend: a path out of the repository is still refused.
+    server.push(CHAT, calls(&[("get_callers", r#"{"symbol": "get_collection_name", "path": "../outside"}"#)]));
+    server.push(CHAT, say("nothing."));
+    let refused = run(dir.path(), &server, "q");
+    assert!(refused.events.iter().any(|e| matches!(e, AgentEvent::ToolRejected { .. })));
+}
+
+#[test]
+fn a_model_that_never_answers_still_gets_an_answer_listing_the_evidence() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say(""));
+    server.push(CHAT, say("<tools></tools>"));
+    // The last call fails too (a 400 is not retried).
+    server.push(CHAT, Script::Answer { status: 400, body: "{\"error\": \"bad request\"}".into() });
+    let run = run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
+    assert_eq!(
+        run.outcome.reason,
+        FinishReason::Error("the model replied twice without an answer or a tool call".into())
+    );
+    assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::EvidenceList);
+    assert!(
+        run.outcome.answer.starts_with("No answer from the model (the model replied twice without an answer or a tool call). What the tools found:\n\
+         - find_importers(module=\"rag_common\"): 2 import sites of rag_common: ingest.py:1, query.py:1"),
+        "{}",
+        run.outcome.answer
+    );
+    assert!(run.outcome.citations.iter().all(|c| c.support == Support::Supported) && !run.outcome.citations.is_empty());
+}
+
+#[test]
+fn running_out_of_rounds_ends_in_an_answer_from_the_evidence() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, calls(&[("find_symbol", r#"{"name": "ingest"}"#)]));
+    server.push(CHAT, calls(&[("find_symbol", r#"{"name": "search"}"#)]));
+    server.push(CHAT, calls(&[("find_symbol", r#"{"name": "helper"}"#)]));
+    server.push(CHAT, say("ingest is at ingest.py:4-5."));
+    let limits = Limits { rounds: 2, prefetch: false, ..Limits::default() };
+    let run = run_with(dir.path(), &client(&server), Protocol::Auto, limits, &[], &mut NonInteractive, "loop");
+    assert_eq!(run.outcome.reason, FinishReason::RoundLimit);
+    assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::LastCall);
+    assert_eq!(run.outcome.answer, "ingest is at ingest.py:4-5.");
+    let requests = server.requests_to(CHAT);
+    assert_eq!(requests.len(), 4);
+    assert!(requests[3].body.get("tools").is_none_or(|t| t.as_array().is_none_or(|a| a.is_empty())));
+    assert!(run.events.iter().any(|e| matches!(e, AgentEvent::LastCall { why } if why.contains("after 2 rounds"))));
+}
+
+#[test]
+fn an_answer_without_lines_gets_them_from_its_evidence() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say("It is get_collection_name in rag_common.py; ingest calls it."));
+    let run = run_default(dir.path(), &server, Protocol::Auto, "Where is get_collection_name defined?");
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    assert!(
+        run.outcome.answer.ends_with("\n\n(lines added by evident: rag_common.py:4-5)"),
+        "{}",
+        run.outcome.answer
+    );
+    let added: Vec<&evident_agent::Citation> = run.outcome.citations.iter().filter(|c| c.added).collect();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0].support, Support::Supported);
+}
+
+#[test]
+fn more_tools_offers_every_tool_from_then_on() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, calls(&[("more_tools", "{}")]));
+    server.push(CHAT, say("Nothing changed."));
+    let run = run_default(dir.path(), &server, Protocol::Auto, "Summarise the project layout");
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    let requests = server.requests_to(CHAT);
+    assert_eq!(requests[0].body["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(requests[1].body["tools"].as_array().unwrap().len(), 10);
+    let listing = &tool_results(&server, 1)[0].1;
+    assert!(listing.contains("- read_git_diff(base, path):") && listing.contains("find_symbol(name, kind, path)"), "{listing}");
 }

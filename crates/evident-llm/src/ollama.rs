@@ -339,6 +339,7 @@ impl OllamaStream {
                 completion_tokens: value.get("eval_count").and_then(Value::as_u64),
                 total_ms: ns_to_ms("total_duration"),
                 eval_ms: ns_to_ms("eval_duration"),
+                prompt_ms: ns_to_ms("prompt_eval_duration"),
                 finish_reason: value
                     .get("done_reason")
                     .and_then(Value::as_str)

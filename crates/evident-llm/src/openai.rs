@@ -294,6 +294,7 @@ impl SseStream {
             // llama.cpp adds its own timings.
             let ms = |k: &str| timings.get(k).and_then(Value::as_f64).map(|x| x as u64);
             self.usage.eval_ms = ms("predicted_ms");
+            self.usage.prompt_ms = ms("prompt_ms");
             self.usage.total_ms = ms("prompt_ms").zip(ms("predicted_ms")).map(|(a, b)| a + b);
         }
         let Some(choice) = value

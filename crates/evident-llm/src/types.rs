@@ -93,6 +93,10 @@ pub struct Usage {
     pub completion_tokens: Option<u64>,
     /// Wall time the server spent, in milliseconds.
     pub total_ms: Option<u64>,
+    /// Time spent reading the prompt, in milliseconds (llama.cpp's
+    /// `prompt_ms`, Ollama's `prompt_eval_duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_ms: Option<u64>,
     /// Time spent generating the reply, in milliseconds.
     pub eval_ms: Option<u64>,
     /// Why the model stopped (`stop`, `tool_calls`, `length`, ...).

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use evident_agent::{
-    discover_skills, AgentEvent, Approver, Decision, FinishReason, Limits, NonInteractive,
+    discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive,
     Registry, Session, Support, ToolContext,
 };
 use evident_index::{Config, IndexOptions};
@@ -44,6 +44,13 @@ pub struct AgentArgs {
     /// Save the whole session (messages and events) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
+    /// Do not run the question's obvious lookups before the first model call.
+    #[arg(long)]
+    pub no_prefetch: bool,
+    /// Offer every tool with every option from the start (default: the core
+    /// tools with their required arguments, the rest through `more_tools`).
+    #[arg(long)]
+    pub all_tools: bool,
 }
 
 /// `[agent]` in evident.toml.
@@ -56,6 +63,8 @@ struct AgentConfig {
     context_tokens: Option<u32>,
     #[serde(default)]
     approve: Vec<String>,
+    prefetch: Option<bool>,
+    all_tools: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -165,11 +174,11 @@ impl Trace {
                 ..
             } => {
                 self.end_stream();
-                eprintln!("[step {round}] {} → rejected: {error}", self.call(*index));
+                eprintln!("{} {} → rejected: {error}", step(*round), self.call(*index));
             }
             AgentEvent::ToolDenied { round, index, .. } => {
                 self.end_stream();
-                eprintln!("[step {round}] {} → denied", self.call(*index));
+                eprintln!("{} {} → denied", step(*round), self.call(*index));
             }
             AgentEvent::ToolFinished {
                 round,
@@ -182,14 +191,36 @@ impl Trace {
                 self.end_stream();
                 match error {
                     Some(error) => {
-                        eprintln!("[step {round}] {} → error: {error}", self.call(*index))
+                        eprintln!("{} {} → error: {error}", step(*round), self.call(*index))
                     }
                     None => eprintln!(
-                        "[step {round}] {} → {summary}{}",
+                        "{} {} → {summary}{}",
+                        step(*round),
                         self.call(*index),
                         if *cut { " (cut to fit)" } else { "" }
                     ),
                 }
+            }
+            AgentEvent::ToolRepeated {
+                round,
+                index,
+                first_round,
+                ..
+            } => {
+                self.end_stream();
+                eprintln!(
+                    "{} {} → repeated ({} made it already); not run",
+                    step(*round),
+                    self.call(*index),
+                    match first_round {
+                        0 => "prefetch".to_string(),
+                        n => format!("step {n}"),
+                    }
+                );
+            }
+            AgentEvent::LastCall { why } => {
+                self.end_stream();
+                eprintln!("[last call] {why}: asking for an answer from the evidence, tools withdrawn");
             }
             AgentEvent::ModelStarted { .. } => {
                 self.proposed.clear();
@@ -215,10 +246,16 @@ impl Trace {
                 citations,
                 unsupported,
                 answer,
+                appended,
+                answered_by,
+                stats,
             } => {
-                if *reason == FinishReason::Answered && !self.streaming {
-                    // Held back as possibly a call written as text, but it was the answer.
+                if *answered_by != AnsweredBy::Model || !self.streaming {
+                    // Held back as possibly a call written as text (or not
+                    // streamed: a last call, the evidence list): shown whole.
                     println!("{answer}");
+                } else if !appended.is_empty() {
+                    print!("{appended}");
                 }
                 self.end_stream();
                 for c in citations.iter().filter(|c| c.support != Support::Supported) {
@@ -232,11 +269,24 @@ impl Trace {
                     FinishReason::Error(message) => format!(": {message}"),
                     _ => String::new(),
                 };
+                let added = citations.iter().filter(|c| c.added).count();
+                let by = match answered_by {
+                    AnsweredBy::Model => "",
+                    AnsweredBy::LastCall => "; answer from the last call",
+                    AnsweredBy::EvidenceList => "; no model answer: the evidence listed",
+                };
                 eprintln!(
-                    "[{}{detail}] {rounds} rounds, {tool_calls} tool calls, {} citations ({} unsupported)",
+                    "[{}{detail}] {rounds} rounds, {tool_calls} tool calls + {} prefetched, {} repeats, \
+                     {} citations ({} unsupported, {added} added by evident); {} model calls, \
+                     {} prompt tokens, prompt {:.1} s{by}",
                     reason.name(),
+                    stats.prefetched,
+                    stats.repeats,
                     citations.len(),
-                    unsupported
+                    unsupported,
+                    stats.model_calls,
+                    stats.prompt_tokens,
+                    stats.prompt_ms as f64 / 1000.0,
                 );
             }
             _ => {}
@@ -259,11 +309,19 @@ impl Trace {
     }
 }
 
+/// `[step 2]`, or `[prefetch]` for evident's own lookups before the first model call.
+fn step(round: u32) -> String {
+    match round {
+        0 => "[prefetch]".to_string(),
+        n => format!("[step {n}]"),
+    }
+}
+
 fn exit_code(reason: &FinishReason) -> ExitCode {
     ExitCode::from(match reason {
         FinishReason::Answered => 0,
         FinishReason::Error(_) => 2,
-        FinishReason::RoundLimit => 3,
+        FinishReason::RoundLimit | FinishReason::Repeated => 3,
         FinishReason::Denied => 4,
         FinishReason::Cancelled => 130,
     })
@@ -357,6 +415,8 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
             .context_tokens
             .or(config_file.context_tokens)
             .unwrap_or(8192),
+        prefetch: !args.no_prefetch && config_file.prefetch.unwrap_or(true),
+        all_tools: args.all_tools || config_file.all_tools.unwrap_or(false),
     };
     let mut session = Session::new(
         choice.client.as_ref(),
