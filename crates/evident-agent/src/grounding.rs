@@ -184,8 +184,22 @@ mod tests {
     fn names_without_lines_get_the_line_they_came_from() {
         let gathered = [
             Evidence::new("ingest.py", 1, 1, evident_index::Kind::Import, "ingest", ""),
-            Evidence::new("query.py", 5, 5, evident_index::Kind::Call, "query.search", ""),
-            Evidence::new("rag_common.py", 4, 5, evident_index::Kind::Function, "get_collection_name", ""),
+            Evidence::new(
+                "query.py",
+                5,
+                5,
+                evident_index::Kind::Call,
+                "query.search",
+                "",
+            ),
+            Evidence::new(
+                "rag_common.py",
+                4,
+                5,
+                evident_index::Kind::Function,
+                "get_collection_name",
+                "",
+            ),
             Evidence::new("util.py", 1, 2, evident_index::Kind::Function, "search", ""),
         ];
         // Named by file, by qualified name, by a code-like name; `search` as a word is not a name.
@@ -193,11 +207,20 @@ mod tests {
             "ingest.py imports it, query.search calls get_collection_name; search is done elsewhere.",
             &gathered,
         );
-        assert_eq!(added, vec!["ingest.py:1", "query.py:5", "rag_common.py:4-5"]);
+        assert_eq!(
+            added,
+            vec!["ingest.py:1", "query.py:5", "rag_common.py:4-5"]
+        );
         // A file already cited gets nothing more.
-        assert_eq!(attach("See ingest.py:1.", &gathered[..1]), Vec::<String>::new());
+        assert_eq!(
+            attach("See ingest.py:1.", &gathered[..1]),
+            Vec::<String>::new()
+        );
         // Backticks make a plain word a name.
-        assert_eq!(attach("It is `search`.", &gathered[3..]), vec!["util.py:1-2"]);
+        assert_eq!(
+            attach("It is `search`.", &gathered[3..]),
+            vec!["util.py:1-2"]
+        );
     }
 
     #[test]

@@ -54,6 +54,10 @@ impl Shape {
 pub struct Plan {
     pub shape: Shape,
     pub calls: Vec<(&'static str, Map<String, Value>)>,
+    /// `calls[0]` is the tool the shape names (`find_importers` for "who
+    /// imports X"): when it finds something, its result is the answer's
+    /// evidence, and the model is first asked to answer without tools.
+    pub answering: bool,
 }
 
 /// The most calls a plan makes (each result takes prompt space).
@@ -61,16 +65,103 @@ const MAX_CALLS: usize = 3;
 
 /// Words that say what is asked, never which symbol it is about.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "breaks", "break", "by",
-    "call", "called", "callers", "calls", "can", "change", "changed", "changes", "changing",
-    "class", "classes", "code", "could", "declared", "define", "defined", "defines",
-    "definition", "depend", "depends", "diff", "do", "does", "file", "files", "find", "for",
-    "from", "function", "functions", "get", "has", "have", "how", "i", "if", "implement",
-    "implemented", "import", "imported", "importers", "imports", "in", "invoke", "invokes", "is",
-    "it", "its", "list", "me", "method", "methods", "module", "modify", "my", "name", "of", "on",
-    "or", "repository", "return", "returns", "show", "tell", "that", "the", "them", "there",
-    "this", "to", "type", "use", "used", "uses", "using", "what", "when", "where", "which", "who",
-    "why", "with", "would", "you",
+    "a",
+    "about",
+    "all",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "breaks",
+    "break",
+    "by",
+    "call",
+    "called",
+    "callers",
+    "calls",
+    "can",
+    "change",
+    "changed",
+    "changes",
+    "changing",
+    "class",
+    "classes",
+    "code",
+    "could",
+    "declared",
+    "define",
+    "defined",
+    "defines",
+    "definition",
+    "depend",
+    "depends",
+    "diff",
+    "do",
+    "does",
+    "file",
+    "files",
+    "find",
+    "for",
+    "from",
+    "function",
+    "functions",
+    "get",
+    "has",
+    "have",
+    "how",
+    "i",
+    "if",
+    "implement",
+    "implemented",
+    "import",
+    "imported",
+    "importers",
+    "imports",
+    "in",
+    "invoke",
+    "invokes",
+    "is",
+    "it",
+    "its",
+    "list",
+    "me",
+    "method",
+    "methods",
+    "module",
+    "modify",
+    "my",
+    "name",
+    "of",
+    "on",
+    "or",
+    "repository",
+    "return",
+    "returns",
+    "show",
+    "tell",
+    "that",
+    "the",
+    "them",
+    "there",
+    "this",
+    "to",
+    "type",
+    "use",
+    "used",
+    "uses",
+    "using",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "with",
+    "would",
+    "you",
 ];
 
 /// Plans the lookups for `question`. Without an index (none built yet) the
@@ -87,13 +178,17 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
                 limit: Some(1),
                 ..Default::default()
             };
-            index.symbols(name, &exact).is_ok_and(|found| !found.is_empty())
+            index
+                .symbols(name, &exact)
+                .is_ok_and(|found| !found.is_empty())
         })
     };
     // Names the index knows, the ones that look like code first.
     let mut names: Vec<&Token> = tokens
         .iter()
-        .filter(|t| t.identifier && (t.strong || !STOPWORDS.contains(&t.text.to_lowercase().as_str())))
+        .filter(|t| {
+            t.identifier && (t.strong || !STOPWORDS.contains(&t.text.to_lowercase().as_str()))
+        })
         .filter(|t| exists(&t.text))
         .collect();
     names.sort_by_key(|t| !t.strong);
@@ -102,10 +197,15 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
         Shape::Importers => {
             let imported = tokens
                 .iter()
-                .filter(|t| t.strong || (t.identifier && !STOPWORDS.contains(&t.text.to_lowercase().as_str())))
+                .filter(|t| {
+                    t.strong
+                        || (t.identifier && !STOPWORDS.contains(&t.text.to_lowercase().as_str()))
+                })
                 .find(|t| {
                     index.is_some_and(|index| {
-                        index.importers(&t.text).is_ok_and(|sites| !sites.is_empty())
+                        index
+                            .importers(&t.text)
+                            .is_ok_and(|sites| !sites.is_empty())
                     })
                 });
             if let Some(module) = imported {
@@ -148,10 +248,9 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
     }
     // Other names the question mentions: where they are defined.
     for name in &names {
-        let already = calls.iter().any(|(_, a)| {
-            a.values()
-                .any(|v| v.as_str() == Some(name.text.as_str()))
-        });
+        let already = calls
+            .iter()
+            .any(|(_, a)| a.values().any(|v| v.as_str() == Some(name.text.as_str())));
         if !already && name.strong && calls.len() < MAX_CALLS - 1 {
             calls.push(("find_symbol", args(json!({"name": name.text}))));
         }
@@ -168,8 +267,16 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
             calls.push(("search_code", args(json!({"query": query, "limit": 4}))));
         }
     }
+    let answering = !matches!(shape, Shape::Search | Shape::Docs)
+        && !calls.is_empty()
+        && calls[0].0 != "read_evidence"
+        && calls[0].0 != "search_code";
     calls.truncate(MAX_CALLS);
-    Plan { shape, calls }
+    Plan {
+        shape,
+        calls,
+        answering,
+    }
 }
 
 fn args(value: Value) -> Map<String, Value> {
@@ -198,13 +305,38 @@ fn shape_of(lower: &str) -> Shape {
         "if we change",
     ]) {
         Shape::Impact
-    } else if has(&["diff", "uncommitted", "staged", "working tree", "did i change", "did the change", "changes i made", "did this change"]) {
+    } else if has(&[
+        "diff",
+        "uncommitted",
+        "staged",
+        "working tree",
+        "did i change",
+        "did the change",
+        "changes i made",
+        "did this change",
+    ]) {
         Shape::Diff
     } else if has(&["call", "invoke", "who uses", "used by", "uses of"]) {
         Shape::Callers
-    } else if has(&["documentation", "the docs", " docs", "readme", "document", "guide"]) {
+    } else if has(&[
+        "documentation",
+        "the docs",
+        " docs",
+        "readme",
+        "document",
+        "guide",
+    ]) {
         Shape::Docs
-    } else if has(&["where is", "where are", "defined", "definition", "declared", "which class", "which file", "signature"]) {
+    } else if has(&[
+        "where is",
+        "where are",
+        "defined",
+        "definition",
+        "declared",
+        "which class",
+        "which file",
+        "signature",
+    ]) {
         Shape::Definition
     } else {
         Shape::Search
@@ -246,10 +378,7 @@ fn tokens(question: &str) -> Vec<Token> {
                     .iter()
                     .any(|ext| lower.split(':').next().is_some_and(|p| p.ends_with(ext)));
             let identifier = is_identifier(text);
-            let inner_capital = text
-                .chars()
-                .skip(1)
-                .any(|c| c.is_ascii_uppercase())
+            let inner_capital = text.chars().skip(1).any(|c| c.is_ascii_uppercase())
                 && text.chars().any(|c| c.is_ascii_lowercase());
             let strong = identifier
                 && (in_backticks
@@ -277,9 +406,7 @@ fn is_identifier(text: &str) -> bool {
         .flat_map(|part| part.split('.'))
         .all(|part| {
             let mut chars = part.chars();
-            chars
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
+            chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
                 && chars.all(|c| c.is_alphanumeric() || c == '_')
         })
 }
@@ -293,12 +420,21 @@ mod tests {
         let cases = [
             ("Which files import rag_common?", Shape::Importers),
             ("Who imports the sandbox module?", Shape::Importers),
-            ("What breaks if I change get_collection_name?", Shape::Impact),
+            (
+                "What breaks if I change get_collection_name?",
+                Shape::Impact,
+            ),
             ("Which functions call get_collection_name?", Shape::Callers),
             ("Where is Session defined?", Shape::Definition),
-            ("On which class is the method send defined?", Shape::Definition),
+            (
+                "On which class is the method send defined?",
+                Shape::Definition,
+            ),
             ("What did the uncommitted diff touch?", Shape::Diff),
-            ("What does the documentation say about releases?", Shape::Docs),
+            (
+                "What does the documentation say about releases?",
+                Shape::Docs,
+            ),
             ("How are passwords hashed?", Shape::Search),
         ];
         for (question, shape) in cases {

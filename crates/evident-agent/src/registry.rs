@@ -109,7 +109,11 @@ impl Registry {
             .map(|mut tool| {
                 let required: Vec<String> = tool.parameters["required"]
                     .as_array()
-                    .map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                    .map(|r| {
+                        r.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 if let Some(properties) = tool.parameters["properties"].as_object_mut() {
                     properties.retain(|key, _| required.contains(key));

@@ -77,7 +77,10 @@ fn parent_of(qualified: &str) -> Option<&str> {
 /// Definitions, code windows and document sections are long; call and
 /// import sites, diff hunks and read lines are not.
 fn is_definition(kind: Kind) -> bool {
-    !matches!(kind, Kind::Call | Kind::Import | Kind::File | Kind::DiffHunk)
+    !matches!(
+        kind,
+        Kind::Call | Kind::Import | Kind::File | Kind::DiffHunk
+    )
 }
 
 /// The snippet's lines, numbered; past `keep` lines, where the rest is.

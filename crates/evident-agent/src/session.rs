@@ -25,9 +25,9 @@ use serde_json::{Map, Value};
 use crate::budget;
 use crate::grounding::{self, Citation, Support};
 use crate::prefetch::{self, Shape};
+use crate::registry::Registry;
 pub use crate::render::render_output;
 use crate::render::{evidence_digest, render_for_model};
-use crate::registry::Registry;
 use crate::tools::{Approval, ToolContext, ToolOutput};
 
 /// Why a session ended.
@@ -122,6 +122,11 @@ const CORE_TOOLS: &[&str] = &[
 
 /// The pseudo-tool that switches the session to every tool with every option.
 const MORE_TOOLS: &str = "more_tools";
+
+/// The longest reply asked for. A call or a cited answer takes far less; on a
+/// 2-core CPU a 1.5B model writes about 15 tokens a second, so a reply that
+/// copies every record it was given is cut here rather than at a minute.
+const MAX_REPLY_TOKENS: u32 = 512;
 
 /// Repeated calls in a row that end the tool phase.
 const MAX_REPEATS_IN_A_ROW: usize = 2;
@@ -306,6 +311,8 @@ pub struct Session<'a> {
     stats: Stats,
     /// Calls in a row, across steps, that repeated earlier ones.
     repeats_in_a_row: usize,
+    /// The next model call is offered no tools (prefetch found the evidence).
+    answer_first: bool,
 }
 
 fn estimate_tokens(messages: &[Message]) -> usize {
@@ -345,6 +352,7 @@ impl<'a> Session<'a> {
             all_tools: limits.all_tools,
             stats: Stats::default(),
             repeats_in_a_row: 0,
+            answer_first: false,
             limits,
         }
     }
@@ -377,12 +385,19 @@ impl<'a> Session<'a> {
         let plan = prefetch::plan(question, Index::open(&self.context.root).ok().as_ref());
         self.shape = plan.shape;
         let mut first_message = question.to_string();
+        // The shape's own tool found the evidence: the first model call is
+        // offered no tools, only the question and that evidence (one call,
+        // and a prompt without tool schemas). Tools come back if it does not answer.
+        self.answer_first = false;
         if self.limits.prefetch {
-            if let Some(looked_up) = self.prefetch(plan, sink) {
-                first_message = format!(
-                    "{looked_up}\nQuestion: {question}\nAnswer from these results, citing path:line. \
-                     Call a tool only if they do not answer the question."
-                );
+            if let Some((looked_up, answering)) = self.prefetch(plan, sink) {
+                self.answer_first = answering;
+                let then = if answering {
+                    "Answer from these results, citing path:line."
+                } else {
+                    "Answer from these results, citing path:line. Call a tool only if they do not answer the question."
+                };
+                first_message = format!("{looked_up}\nQuestion: {question}\n{then}");
             }
         }
         self.question_at = self.messages.len();
@@ -570,13 +585,18 @@ impl<'a> Session<'a> {
         round: u32,
         sink: &mut dyn FnMut(&AgentEvent),
     ) -> Result<Reply, String> {
+        let tools = if std::mem::take(&mut self.answer_first) {
+            Vec::new()
+        } else {
+            self.offered()
+        };
         let request = ChatRequest {
             model: self.model.clone(),
             messages: self.messages.clone(),
-            tools: self.offered(),
+            tools,
             protocol: self.protocol,
             temperature: Some(0.0),
-            max_tokens: Some(1024),
+            max_tokens: Some(MAX_REPLY_TOKENS),
             ..Default::default()
         };
         let outcome = run_turn(self.client, &request, &self.cancel, &mut |event| {
@@ -610,7 +630,13 @@ impl<'a> Session<'a> {
     /// Runs the question's obvious lookups (see `prefetch`) through the same
     /// validation as the model's calls; returns their results for the first
     /// prompt, or `None` when nothing was looked up.
-    fn prefetch(&mut self, plan: prefetch::Plan, sink: &mut dyn FnMut(&AgentEvent)) -> Option<String> {
+    /// The text, and whether the shape's own tool found evidence (see `Plan::answering`).
+    fn prefetch(
+        &mut self,
+        plan: prefetch::Plan,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) -> Option<(String, bool)> {
+        let mut answering = false;
         let budget = budget::result_budget(self.limits.context_tokens);
         let mut text = String::new();
         let mut ran = 0;
@@ -623,7 +649,10 @@ impl<'a> Session<'a> {
                 arguments_raw: String::new(),
             };
             // Only automatic tools run unasked: a tool the policy wants approved waits for the model.
-            let valid = match self.registry.validate(&call, &self.context.root, &self.config) {
+            let valid = match self
+                .registry
+                .validate(&call, &self.context.root, &self.config)
+            {
                 Ok(valid) if valid.approval == Approval::Auto => valid,
                 _ => continue,
             };
@@ -655,6 +684,7 @@ impl<'a> Session<'a> {
                 error: None,
                 ms,
             });
+            answering |= i == 0 && plan.answering;
             let written = call_text(name, &valid.arguments);
             text.push_str(&format!("{written}:\n{result}\n"));
             self.findings.push(format!("{written}: {}", output.summary));
@@ -667,7 +697,12 @@ impl<'a> Session<'a> {
             shape: plan.shape,
             calls: ran,
         });
-        (ran > 0).then(|| format!("Results of lookups evident ran for this question:\n\n{text}"))
+        (ran > 0).then(|| {
+            (
+                format!("Results of lookups evident ran for this question:\n\n{text}"),
+                answering,
+            )
+        })
     }
 
     /// One last model call with tools withdrawn: the question and the
@@ -703,7 +738,7 @@ impl<'a> Session<'a> {
             ],
             protocol,
             temperature: Some(0.0),
-            max_tokens: Some(512),
+            max_tokens: Some(MAX_REPLY_TOKENS),
             ..Default::default()
         };
         sink(&AgentEvent::ModelStarted { round });

@@ -430,7 +430,10 @@ fn found(
 
 /// `Session.send at src/sessions.py:676`
 fn named_at(ev: &Evidence) -> String {
-    let name = ev.qualified_name.as_deref().map_or(ev.name.as_str(), short_qualified);
+    let name = ev
+        .qualified_name
+        .as_deref()
+        .map_or(ev.name.as_str(), short_qualified);
     format!("{name} at {}:{}", ev.path, ev.start_line)
 }
 
@@ -485,7 +488,9 @@ fn search_code(
         request.kind = None;
         results = index.search(&request).map_err(|e| e.to_string())?;
         if !results.is_empty() {
-            notes.push(format!("nothing of kind {kind} matched, so the kind was dropped"));
+            notes.push(format!(
+                "nothing of kind {kind} matched, so the kind was dropped"
+            ));
         }
     }
     Ok(with_notes(found("results", "", results, named_at), notes))
@@ -503,29 +508,48 @@ fn find_symbol(
         limit: Some(20),
         ..Default::default()
     };
-    let mut name = text(arguments, "name").unwrap_or_default().trim().to_string();
-    let lookup = |name: &str, query: &SymbolQuery| index.symbols(name, query).map_err(|e| e.to_string());
+    let mut name = text(arguments, "name")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let lookup =
+        |name: &str, query: &SymbolQuery| index.symbols(name, query).map_err(|e| e.to_string());
     let mut results = lookup(&name, &query)?;
     // Small models guess paths and kinds; where the name really is beats "nothing".
     if let (true, Some(path)) = (results.is_empty(), query.path.clone()) {
-        let anywhere = SymbolQuery { path: None, ..query.clone() };
+        let anywhere = SymbolQuery {
+            path: None,
+            ..query.clone()
+        };
         let elsewhere = lookup(&name, &anywhere)?;
         if !elsewhere.is_empty() {
-            notes.push(format!("no definitions under {path}, so the path filter was dropped"));
+            notes.push(format!(
+                "no definitions under {path}, so the path filter was dropped"
+            ));
             (query, results) = (anywhere, elsewhere);
         }
     }
     if let (true, Some(kind)) = (results.is_empty(), query.kind) {
-        let any_kind = SymbolQuery { kind: None, ..query.clone() };
+        let any_kind = SymbolQuery {
+            kind: None,
+            ..query.clone()
+        };
         let other = lookup(&name, &any_kind)?;
         if !other.is_empty() {
-            notes.push(format!("no {kind} is named {name}, so the kind was dropped"));
+            notes.push(format!(
+                "no {kind} is named {name}, so the kind was dropped"
+            ));
             (query, results) = (any_kind, other);
         }
     }
     let bare = last_segment(&name).to_string();
     if results.is_empty() && bare != name {
-        let plain = SymbolQuery { exact: true, path: None, kind: None, ..query.clone() };
+        let plain = SymbolQuery {
+            exact: true,
+            path: None,
+            kind: None,
+            ..query.clone()
+        };
         let named = lookup(&bare, &plain)?;
         if named.len() == 1 {
             notes.push(format!(
@@ -535,7 +559,10 @@ fn find_symbol(
             (name, results) = (bare, named);
         }
     }
-    Ok(with_notes(found("definitions", &name, results, named_at), notes))
+    Ok(with_notes(
+        found("definitions", &name, results, named_at),
+        notes,
+    ))
 }
 
 fn read_evidence(
@@ -577,7 +604,12 @@ fn find_importers(
 
 /// `ingest at ingest.py:5`: the calling definition and the call's line.
 fn caller_at(ev: &Evidence) -> String {
-    format!("{} at {}:{}", short_qualified(&ev.name), ev.path, ev.start_line)
+    format!(
+        "{} at {}:{}",
+        short_qualified(&ev.name),
+        ev.path,
+        ev.start_line
+    )
 }
 
 fn get_callers(
@@ -592,7 +624,10 @@ fn get_callers(
     let callers = index
         .callers(&symbol, path.as_deref(), depth)
         .map_err(|e| e.to_string())?;
-    Ok(with_notes(found("call sites", &symbol, callers, caller_at), notes))
+    Ok(with_notes(
+        found("call sites", &symbol, callers, caller_at),
+        notes,
+    ))
 }
 
 fn analyze_impact(

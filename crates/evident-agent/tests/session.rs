@@ -1005,7 +1005,12 @@ fn the_obvious_lookup_runs_first_and_one_model_call_answers() {
     let dir = repo();
     let server = FakeServer::start();
     server.push(CHAT, say("ingest.py:1 and query.py:1 import rag_common."));
-    let run = run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Which files import rag_common?",
+    );
     assert_eq!(run.outcome.reason, FinishReason::Answered);
     let requests = server.requests_to(CHAT);
     assert_eq!(requests.len(), 1, "one model call");
@@ -1013,36 +1018,117 @@ fn the_obvious_lookup_runs_first_and_one_model_call_answers() {
     let question = first["messages"][1]["content"].as_str().unwrap();
     assert!(
         question.contains("find_importers(module=\"rag_common\"):\n2 import sites of rag_common: ingest.py:1, query.py:1")
-            && question.ends_with("Call a tool only if they do not answer the question.")
-            && question.contains("Question: Which files import rag_common?"),
+            && question.ends_with("Question: Which files import rag_common?\nAnswer from these results, citing path:line."),
+        "{question}"
+    );
+    // The shape's own tool found the evidence: that call offers no tools.
+    assert!(
+        first
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(|a| a.is_empty())),
+        "{first}"
+    );
+    let (stats, _) = finished(&run);
+    assert_eq!(
+        (stats.prefetched, stats.model_calls, stats.repeats),
+        (1, 1, 0)
+    );
+    assert!(run
+        .outcome
+        .citations
+        .iter()
+        .all(|c| c.support == Support::Supported));
+}
+
+#[test]
+fn when_the_tool_free_answer_is_empty_the_tools_come_back() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say(""));
+    server.push(CHAT, say("ingest.py:1 and query.py:1."));
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Which files import rag_common?",
+    );
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    let requests = server.requests_to(CHAT);
+    assert_eq!(requests[1].body["tools"].as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn a_search_question_gets_hits_and_the_core_tools_in_compact_form() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, say("rag_common.py:4-5 builds it."));
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "How is the collection name built?",
+    );
+    assert_eq!(run.outcome.reason, FinishReason::Answered);
+    let first = &server.requests_to(CHAT)[0].body;
+    let question = first["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        question.contains("search_code(")
+            && question.contains("rag_common.py:4-5 function get_collection_name (in rag_common)"),
+        "{question}"
+    );
+    assert!(
+        question.ends_with("Call a tool only if they do not answer the question."),
         "{question}"
     );
     // The core tools with only their required arguments, and more_tools.
     let tools = first["tools"].as_array().unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
-        vec!["search_code", "find_symbol", "read_evidence", "find_importers", "get_callers", "analyze_impact", "activate_skill", "more_tools"]
+        vec![
+            "search_code",
+            "find_symbol",
+            "read_evidence",
+            "find_importers",
+            "get_callers",
+            "analyze_impact",
+            "activate_skill",
+            "more_tools"
+        ]
     );
     let find_symbol = &tools[1]["function"]["parameters"]["properties"];
-    assert_eq!(find_symbol.as_object().unwrap().keys().collect::<Vec<_>>(), vec!["name"]);
-    let (stats, _) = finished(&run);
-    assert_eq!((stats.prefetched, stats.model_calls, stats.repeats), (1, 1, 0));
-    assert!(run.outcome.citations.iter().all(|c| c.support == Support::Supported));
+    assert_eq!(
+        find_symbol.as_object().unwrap().keys().collect::<Vec<_>>(),
+        vec!["name"]
+    );
 }
 
 #[test]
 fn the_prompt_prefix_is_the_same_bytes_for_every_question() {
     let dir = repo();
     let server = FakeServer::start();
-    server.push(CHAT, say("ingest.py:1."));
     server.push(CHAT, say("rag_common.py:4."));
-    run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
-    run_default(dir.path(), &server, Protocol::Auto, "Where is get_collection_name defined?");
+    server.push(CHAT, say("query.py:4."));
+    run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "How is the collection name built?",
+    );
+    run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Explain the search in query.py",
+    );
     let requests = server.requests_to(CHAT);
     let (a, b) = (&requests[0].body, &requests[1].body);
     assert_eq!(a["messages"][0], b["messages"][0], "system prompt");
     assert_eq!(a["tools"], b["tools"], "tools");
+    assert!(!a["tools"].as_array().unwrap().is_empty());
 }
 
 /// "Which files import rag_common?" under constrained: Qwen2.5-Coder-1.5B
@@ -1052,40 +1138,69 @@ fn the_prompt_prefix_is_the_same_bytes_for_every_question() {
 fn a_repeated_call_is_not_run_and_two_in_a_row_end_in_a_last_answer() {
     let dir = repo();
     let server = FakeServer::start();
-    let call = r#"{"tool_call": {"name": "find_importers", "arguments": {"module": "rag_common"}}}"#;
+    let call =
+        r#"{"tool_call": {"name": "find_importers", "arguments": {"module": "rag_common"}}}"#;
     server.push(CHAT, say(call));
     server.push(CHAT, say(call));
-    server.push(CHAT, say(r#"{"response": "ingest.py and query.py import rag_common."}"#));
-    let run = run_default(dir.path(), &server, Protocol::Constrained, "Which files import rag_common?");
+    server.push(CHAT, say(call));
+    server.push(
+        CHAT,
+        say(r#"{"response": "ingest.py and query.py import rag_common."}"#),
+    );
+    let limits = Limits {
+        prefetch: false,
+        ..Limits::default()
+    };
+    let run = run_with(
+        dir.path(),
+        &client(&server),
+        Protocol::Constrained,
+        limits,
+        &[],
+        &mut NonInteractive,
+        "Which files import rag_common?",
+    );
     assert_eq!(run.outcome.reason, FinishReason::Repeated);
     assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::LastCall);
     let requests = server.requests_to(CHAT);
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     // The repeat was answered with a pointer, not run again.
-    let second = requests[1].body["messages"].as_array().unwrap();
-    let pointer = second.last().unwrap()["content"].as_str().unwrap();
+    let third = requests[2].body["messages"].as_array().unwrap();
+    let pointer = third.last().unwrap()["content"].as_str().unwrap();
     assert!(
-        pointer.contains("repeated call: find_importers(module=\"rag_common\") was already run before your first step and found: 2 import sites"),
+        pointer.contains("repeated call: find_importers(module=\"rag_common\") was already run at step 1 and found: 2 import sites"),
         "{pointer}"
     );
     let repeated = run
         .events
         .iter()
-        .filter(|e| matches!(e, AgentEvent::ToolRepeated { first_round: 0, .. }))
+        .filter(|e| matches!(e, AgentEvent::ToolRepeated { first_round: 1, .. }))
         .count();
     assert_eq!(repeated, 2);
-    assert!(!run.events.iter().any(|e| matches!(e, AgentEvent::ToolFinished { round: 1.., .. })));
+    let ran = run
+        .events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ToolFinished { .. }))
+        .count();
+    assert_eq!(ran, 1, "run once");
     // The last call: no tools, the evidence, a schema that only allows an answer.
-    let last = &requests[2].body;
+    let last = &requests[3].body;
     let schema = last["response_format"].to_string();
     assert!(!schema.contains("tool_call"), "{schema}");
-    assert!(last["messages"][1]["content"].as_str().unwrap().contains("ingest.py:1-1 import"));
+    assert!(last["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("ingest.py:1-1 import"));
     // The answer named files without lines; evident added them.
     assert_eq!(
         run.outcome.answer,
         "ingest.py and query.py import rag_common.\n\n(lines added by evident: ingest.py:1, query.py:1)"
     );
-    assert!(run.outcome.citations.iter().all(|c| c.added && c.support == Support::Supported));
+    assert!(run
+        .outcome
+        .citations
+        .iter()
+        .all(|c| c.added && c.support == Support::Supported));
     let (stats, appended) = finished(&run);
     assert_eq!(stats.repeats, 2);
     assert!(appended.starts_with("\n\n(lines added by evident"));
@@ -1105,8 +1220,15 @@ fn an_invented_path_or_kind_or_qualifier_is_dropped_with_a_note() {
             ("search_code", r#"{"query": "collection name", "kind": "class"}"#),
         ]),
     );
-    server.push(CHAT, say("ingest (ingest.py:5) and search (query.py:5) call it."));
-    let first = run(dir.path(), &server, "Which functions call get_collection_name?");
+    server.push(
+        CHAT,
+        say("ingest (ingest.py:5) and search (query.py:5) call it."),
+    );
+    let first = run(
+        dir.path(),
+        &server,
+        "Which functions call get_collection_name?",
+    );
     assert_eq!(first.outcome.reason, FinishReason::Answered);
     let results = tool_results(&server, 1);
     let expect = [
@@ -1119,13 +1241,25 @@ fn an_invented_path_or_kind_or_qualifier_is_dropped_with_a_note() {
         "note: nothing of kind class matched, so the kind was dropped. ",
     ];
     for ((_, result), expected) in results.iter().zip(expect) {
-        assert!(result.starts_with(expected), "{result}\nexpected: {expected}");
+        assert!(
+            result.starts_with(expected),
+            "{result}\nexpected: {expected}"
+        );
     }
     // The security checks do not bend: a path out of the repository is still refused.
-    server.push(CHAT, calls(&[("get_callers", r#"{"symbol": "get_collection_name", "path": "../outside"}"#)]));
+    server.push(
+        CHAT,
+        calls(&[(
+            "get_callers",
+            r#"{"symbol": "get_collection_name", "path": "../outside"}"#,
+        )]),
+    );
     server.push(CHAT, say("nothing."));
     let refused = run(dir.path(), &server, "q");
-    assert!(refused.events.iter().any(|e| matches!(e, AgentEvent::ToolRejected { .. })));
+    assert!(refused
+        .events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::ToolRejected { .. })));
 }
 
 #[test]
@@ -1135,20 +1269,40 @@ fn a_model_that_never_answers_still_gets_an_answer_listing_the_evidence() {
     server.push(CHAT, say(""));
     server.push(CHAT, say("<tools></tools>"));
     // The last call fails too (a 400 is not retried).
-    server.push(CHAT, Script::Answer { status: 400, body: "{\"error\": \"bad request\"}".into() });
-    let run = run_default(dir.path(), &server, Protocol::Auto, "Which files import rag_common?");
+    server.push(
+        CHAT,
+        Script::Answer {
+            status: 400,
+            body: "{\"error\": \"bad request\"}".into(),
+        },
+    );
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Which files import rag_common?",
+    );
     assert_eq!(
         run.outcome.reason,
         FinishReason::Error("the model replied twice without an answer or a tool call".into())
     );
-    assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::EvidenceList);
+    assert_eq!(
+        run.outcome.answered_by,
+        evident_agent::AnsweredBy::EvidenceList
+    );
     assert!(
         run.outcome.answer.starts_with("No answer from the model (the model replied twice without an answer or a tool call). What the tools found:\n\
          - find_importers(module=\"rag_common\"): 2 import sites of rag_common: ingest.py:1, query.py:1"),
         "{}",
         run.outcome.answer
     );
-    assert!(run.outcome.citations.iter().all(|c| c.support == Support::Supported) && !run.outcome.citations.is_empty());
+    assert!(
+        run.outcome
+            .citations
+            .iter()
+            .all(|c| c.support == Support::Supported)
+            && !run.outcome.citations.is_empty()
+    );
 }
 
 #[test]
@@ -1159,30 +1313,59 @@ fn running_out_of_rounds_ends_in_an_answer_from_the_evidence() {
     server.push(CHAT, calls(&[("find_symbol", r#"{"name": "search"}"#)]));
     server.push(CHAT, calls(&[("find_symbol", r#"{"name": "helper"}"#)]));
     server.push(CHAT, say("ingest is at ingest.py:4-5."));
-    let limits = Limits { rounds: 2, prefetch: false, ..Limits::default() };
-    let run = run_with(dir.path(), &client(&server), Protocol::Auto, limits, &[], &mut NonInteractive, "loop");
+    let limits = Limits {
+        rounds: 2,
+        prefetch: false,
+        ..Limits::default()
+    };
+    let run = run_with(
+        dir.path(),
+        &client(&server),
+        Protocol::Auto,
+        limits,
+        &[],
+        &mut NonInteractive,
+        "loop",
+    );
     assert_eq!(run.outcome.reason, FinishReason::RoundLimit);
     assert_eq!(run.outcome.answered_by, evident_agent::AnsweredBy::LastCall);
     assert_eq!(run.outcome.answer, "ingest is at ingest.py:4-5.");
     let requests = server.requests_to(CHAT);
     assert_eq!(requests.len(), 4);
-    assert!(requests[3].body.get("tools").is_none_or(|t| t.as_array().is_none_or(|a| a.is_empty())));
-    assert!(run.events.iter().any(|e| matches!(e, AgentEvent::LastCall { why } if why.contains("after 2 rounds"))));
+    assert!(requests[3]
+        .body
+        .get("tools")
+        .is_none_or(|t| t.as_array().is_none_or(|a| a.is_empty())));
+    assert!(run
+        .events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::LastCall { why } if why.contains("after 2 rounds"))));
 }
 
 #[test]
 fn an_answer_without_lines_gets_them_from_its_evidence() {
     let dir = repo();
     let server = FakeServer::start();
-    server.push(CHAT, say("It is get_collection_name in rag_common.py; ingest calls it."));
-    let run = run_default(dir.path(), &server, Protocol::Auto, "Where is get_collection_name defined?");
+    server.push(
+        CHAT,
+        say("It is get_collection_name in rag_common.py; ingest calls it."),
+    );
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Where is get_collection_name defined?",
+    );
     assert_eq!(run.outcome.reason, FinishReason::Answered);
     assert!(
-        run.outcome.answer.ends_with("\n\n(lines added by evident: rag_common.py:4-5)"),
+        run.outcome
+            .answer
+            .ends_with("\n\n(lines added by evident: rag_common.py:4-5)"),
         "{}",
         run.outcome.answer
     );
-    let added: Vec<&evident_agent::Citation> = run.outcome.citations.iter().filter(|c| c.added).collect();
+    let added: Vec<&evident_agent::Citation> =
+        run.outcome.citations.iter().filter(|c| c.added).collect();
     assert_eq!(added.len(), 1);
     assert_eq!(added[0].support, Support::Supported);
 }
@@ -1193,11 +1376,20 @@ fn more_tools_offers_every_tool_from_then_on() {
     let server = FakeServer::start();
     server.push(CHAT, calls(&[("more_tools", "{}")]));
     server.push(CHAT, say("Nothing changed."));
-    let run = run_default(dir.path(), &server, Protocol::Auto, "Summarise the project layout");
+    let run = run_default(
+        dir.path(),
+        &server,
+        Protocol::Auto,
+        "Summarise the project layout",
+    );
     assert_eq!(run.outcome.reason, FinishReason::Answered);
     let requests = server.requests_to(CHAT);
     assert_eq!(requests[0].body["tools"].as_array().unwrap().len(), 8);
     assert_eq!(requests[1].body["tools"].as_array().unwrap().len(), 10);
     let listing = &tool_results(&server, 1)[0].1;
-    assert!(listing.contains("- read_git_diff(base, path):") && listing.contains("find_symbol(name, kind, path)"), "{listing}");
+    assert!(
+        listing.contains("- read_git_diff(base, path):")
+            && listing.contains("find_symbol(name, kind, path)"),
+        "{listing}"
+    );
 }

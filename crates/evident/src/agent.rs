@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use evident_agent::{
-    discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive,
-    Registry, Session, Support, ToolContext,
+    discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits,
+    NonInteractive, Registry, Session, Support, ToolContext,
 };
 use evident_index::{Config, IndexOptions};
 use serde::Deserialize;
@@ -220,7 +220,9 @@ impl Trace {
             }
             AgentEvent::LastCall { why } => {
                 self.end_stream();
-                eprintln!("[last call] {why}: asking for an answer from the evidence, tools withdrawn");
+                eprintln!(
+                    "[last call] {why}: asking for an answer from the evidence, tools withdrawn"
+                );
             }
             AgentEvent::ModelStarted { .. } => {
                 self.proposed.clear();

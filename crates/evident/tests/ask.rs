@@ -333,10 +333,17 @@ fn prefetch_repeats_and_added_lines_show_in_the_trace() {
     let server = FakeServer::start();
     // The model asks again for what evident looked up first, then answers
     // naming files without lines.
-    server.push(CHAT, calls(&[("find_importers", r#"{"module": "rag_common"}"#)]));
+    server.push(
+        CHAT,
+        calls(&[("find_importers", r#"{"module": "rag_common"}"#)]),
+    );
     server.push(CHAT, say("ingest.py and query.py import it."));
     let flags = model_flags(&server.base);
-    let out = evident(dir.path(), &args(&["ask", "Which files import rag_common?"], &flags), "");
+    let out = evident(
+        dir.path(),
+        &args(&["ask", "Which files import rag_common?"], &flags),
+        "",
+    );
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
@@ -365,6 +372,8 @@ fn a_model_that_never_answers_exits_with_the_evidence_on_stdout() {
     let dir = repo();
     let server = FakeServer::start();
     server.push(CHAT, calls(&[("find_symbol", r#"{"name": "ingest"}"#)]));
+    server.push(CHAT, calls(&[("find_symbol", r#"{"name": "search"}"#)]));
+    // The last call fails too (a 400 is not retried).
     server.push(
         CHAT,
         Script::Answer {
@@ -375,7 +384,10 @@ fn a_model_that_never_answers_exits_with_the_evidence_on_stdout() {
     let flags = model_flags(&server.base);
     let out = evident(
         dir.path(),
-        &args(&["ask", "Which files import rag_common?", "--rounds", "1"], &flags),
+        &args(
+            &["ask", "Which files import rag_common?", "--rounds", "1"],
+            &flags,
+        ),
         "",
     );
     let (stdout, stderr) = (
@@ -384,12 +396,18 @@ fn a_model_that_never_answers_exits_with_the_evidence_on_stdout() {
     );
     // Ended by the round limit (3), after a last call that failed: the evidence, listed.
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("[last call] the model still asked for tools after 1 rounds"), "{stderr}");
+    assert!(
+        stderr.contains("[last call] the model still asked for tools after 1 rounds"),
+        "{stderr}"
+    );
     assert!(
         stdout.starts_with("No answer from the model (round limit). What the tools found:\n- find_importers(module=\"rag_common\"): 2 import sites"),
         "{stdout}"
     );
-    assert!(stderr.contains("no model answer: the evidence listed"), "{stderr}");
+    assert!(
+        stderr.contains("no model answer: the evidence listed"),
+        "{stderr}"
+    );
 }
 
 /// Runs `question` against the real 1.5B model (two tries: a small model on a
