@@ -275,7 +275,7 @@ pub struct Outcome {
 
 enum Step {
     Model,
-    Tools(Reply),
+    Tools(Box<Reply>),
     Compact,
     Finish(FinishReason),
 }
@@ -458,7 +458,7 @@ impl<'a> Session<'a> {
                                     Step::Finish(FinishReason::Error(why.into()))
                                 }
                             }
-                            Ok(reply) => Step::Tools(reply),
+                            Ok(reply) => Step::Tools(Box::new(reply)),
                             Err(_) if self.cancel.is_cancelled() => {
                                 Step::Finish(FinishReason::Cancelled)
                             }
