@@ -123,6 +123,10 @@ const CORE_TOOLS: &[&str] = &[
 /// The pseudo-tool that switches the session to every tool with every option.
 const MORE_TOOLS: &str = "more_tools";
 
+/// What the first prompt asks when evident's lookups hold the answer. Small
+/// models copy a literal `path:line` as their answer, so the format is said in words.
+const ANSWER_FROM_RESULTS: &str = "Answer the question in a sentence or two from these results. Give the file and line of each thing you name, as the results show them.";
+
 /// The longest reply asked for. A call or a cited answer takes far less; on a
 /// 2-core CPU a 1.5B model writes about 15 tokens a second, so a reply that
 /// copies every record it was given is cut here rather than at a minute.
@@ -393,9 +397,11 @@ impl<'a> Session<'a> {
             if let Some((looked_up, answering)) = self.prefetch(plan, sink) {
                 self.answer_first = answering;
                 let then = if answering {
-                    "Answer from these results, citing path:line."
+                    ANSWER_FROM_RESULTS.to_string()
                 } else {
-                    "Answer from these results, citing path:line. Call a tool only if they do not answer the question."
+                    format!(
+                        "{ANSWER_FROM_RESULTS} Call a tool only if they do not answer the question."
+                    )
                 };
                 first_message = format!("{looked_up}\nQuestion: {question}\n{then}");
             }
@@ -1206,7 +1212,7 @@ fn has_words(text: &str) -> bool {
 fn system_prompt(context: &ToolContext) -> String {
     let mut prompt = String::from(
         "You answer questions about a code repository, which you can read only through the tools. \
-         Never guess file names or lines. Cite each fact as path:line from the tool results. \
+         Never guess file names or line numbers. Give the file and line of each fact, as the tool results show them. \
          When the results answer the question, answer briefly without calling a tool; never repeat a call.\n",
     );
     if !context.skills.is_empty() {

@@ -448,7 +448,12 @@ fn real_model_answers(question: &str, protocol: &str, right: &dyn Fn(&str) -> bo
         eprintln!("attempt {attempt}: {stderr}\n{stdout}");
         // Answered, or answered from the evidence after the loop stopped; never empty.
         assert!(!stdout.trim().is_empty(), "an empty answer: {stderr}");
-        if matches!(out.status.code(), Some(0) | Some(3)) && right(&stdout) {
+        // The model's own words: lines evident appended do not count.
+        let words = stdout
+            .split("\n\n(lines added by evident:")
+            .next()
+            .unwrap_or_default();
+        if matches!(out.status.code(), Some(0) | Some(3)) && right(words) {
             return;
         }
         last = format!("{stderr}\n{stdout}");
