@@ -39,6 +39,18 @@ impl Shape {
         }
     }
 
+    /// The tool the shape names, whose result is the answer's evidence.
+    fn tool(self) -> Option<&'static str> {
+        match self {
+            Shape::Importers => Some("find_importers"),
+            Shape::Callers => Some("get_callers"),
+            Shape::Impact => Some("analyze_impact"),
+            Shape::Definition => Some("find_symbol"),
+            Shape::Diff => Some("read_git_diff"),
+            Shape::Docs | Shape::Search => None,
+        }
+    }
+
     /// The tools beyond the core set that this shape needs offered.
     pub fn extra_tools(self) -> &'static [&'static str] {
         match self {
@@ -186,9 +198,7 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
     // Names the index knows, the ones that look like code first.
     let mut names: Vec<&Token> = tokens
         .iter()
-        .filter(|t| {
-            t.identifier && (t.strong || !STOPWORDS.contains(&t.text.to_lowercase().as_str()))
-        })
+        .filter(|t| t.identifier && (t.strong || !is_stopword(&t.text)))
         .filter(|t| exists(&t.text))
         .collect();
     names.sort_by_key(|t| !t.strong);
@@ -197,10 +207,7 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
         Shape::Importers => {
             let imported = tokens
                 .iter()
-                .filter(|t| {
-                    t.strong
-                        || (t.identifier && !STOPWORDS.contains(&t.text.to_lowercase().as_str()))
-                })
+                .filter(|t| t.strong || (t.identifier && !is_stopword(&t.text)))
                 .find(|t| {
                     index.is_some_and(|index| {
                         index
@@ -259,7 +266,7 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
     if calls.is_empty() || matches!(shape, Shape::Search | Shape::Docs) {
         let words: Vec<&str> = tokens
             .iter()
-            .filter(|t| t.strong || !STOPWORDS.contains(&t.text.to_lowercase().as_str()))
+            .filter(|t| t.strong || !is_stopword(&t.text))
             .map(|t| t.text.as_str())
             .collect();
         if !words.is_empty() && calls.len() < MAX_CALLS {
@@ -267,16 +274,17 @@ pub fn plan(question: &str, index: Option<&Index>) -> Plan {
             calls.push(("search_code", args(json!({"query": query, "limit": 4}))));
         }
     }
-    let answering = !matches!(shape, Shape::Search | Shape::Docs)
-        && !calls.is_empty()
-        && calls[0].0 != "read_evidence"
-        && calls[0].0 != "search_code";
+    let answering = shape.tool().is_some() && calls.first().map(|(name, _)| *name) == shape.tool();
     calls.truncate(MAX_CALLS);
     Plan {
         shape,
         calls,
         answering,
     }
+}
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word.to_lowercase().as_str())
 }
 
 fn args(value: Value) -> Map<String, Value> {

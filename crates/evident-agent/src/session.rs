@@ -634,9 +634,9 @@ impl<'a> Session<'a> {
     }
 
     /// Runs the question's obvious lookups (see `prefetch`) through the same
-    /// validation as the model's calls; returns their results for the first
-    /// prompt, or `None` when nothing was looked up.
-    /// The text, and whether the shape's own tool found evidence (see `Plan::answering`).
+    /// validation as the model's calls. Returns their results for the first
+    /// prompt and whether the shape's own tool found evidence (see
+    /// `Plan::answering`), or `None` when nothing was found.
     fn prefetch(
         &mut self,
         plan: prefetch::Plan,
@@ -797,7 +797,8 @@ impl<'a> Session<'a> {
         // Validate the whole batch first; calls made before are answered, not run again.
         let mut results: Vec<Option<String>> = vec![None; reply.tool_calls.len()];
         let mut runnable = Vec::new();
-        let mut keys: Vec<Option<String>> = vec![None; reply.tool_calls.len()];
+        // Per call that will run: its normalised key and how it is written.
+        let mut pending: Vec<Option<(String, String)>> = vec![None; reply.tool_calls.len()];
         for (i, call) in reply.tool_calls.iter().enumerate() {
             sink(&AgentEvent::ToolProposed {
                 round,
@@ -820,15 +821,16 @@ impl<'a> Session<'a> {
             match checked {
                 Ok(valid) => {
                     let key = call_key(&call.name, &valid.arguments);
-                    let earlier = self
-                        .done_calls
-                        .iter()
-                        .find(|(k, _, _)| *k == key)
-                        .map(|(_, r, summary)| (*r, summary.clone()))
-                        .or_else(|| {
-                            keys.contains(&Some(key.clone()))
-                                .then(|| (round, "(the same call, earlier in this step)".into()))
-                        });
+                    let earlier =
+                        self.done_calls
+                            .iter()
+                            .find(|(k, _, _)| *k == key)
+                            .map(|(_, r, summary)| (*r, summary.clone()))
+                            .or_else(|| {
+                                pending.iter().flatten().any(|(k, _)| *k == key).then(|| {
+                                    (round, "(the same call, earlier in this step)".into())
+                                })
+                            });
                     if let Some((first_round, summary)) = earlier {
                         self.stats.repeats += 1;
                         self.repeats_in_a_row += 1;
@@ -851,7 +853,7 @@ impl<'a> Session<'a> {
                         ));
                     } else {
                         self.repeats_in_a_row = 0;
-                        keys[i] = Some(key);
+                        pending[i] = Some((key, call_text(&call.name, &valid.arguments)));
                         runnable.push((i, valid));
                     }
                 }
@@ -974,21 +976,10 @@ impl<'a> Session<'a> {
                 Ok(output) => {
                     let rendered = render_for_model(&output);
                     let (text, cut) = budget::cut(&rendered, budget);
-                    if let Some(key) = keys[i].take() {
+                    if let Some((key, written)) = pending[i].take() {
                         self.done_calls.push((key, round, output.summary.clone()));
+                        self.findings.push(format!("{written}: {}", output.summary));
                     }
-                    let arguments = Value::Object(
-                        runnable
-                            .iter()
-                            .find(|(j, _)| *j == i)
-                            .map(|(_, v)| v.arguments.clone())
-                            .unwrap_or_default(),
-                    );
-                    self.findings.push(format!(
-                        "{}: {}",
-                        call_text(&name, arguments.as_object().unwrap_or(&Map::new())),
-                        output.summary
-                    ));
                     if name == "activate_skill" {
                         self.skills_loaded.push(text.clone());
                     }
