@@ -27,8 +27,12 @@ build_llama_server() {
     fi
     rm -f "$CACHE/llama-server" "$CACHE/llama-server.flags"
     if ! command -v cmake >/dev/null; then
-        log "installing cmake (Debian package)"
-        apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null 2>&1
+        log "cmake is missing; installing the Debian package cmake with apt-get"
+        if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null 2>&1; }; then
+            log "error: could not install cmake (apt-get needs root and a Debian-based system)."
+            log "Install cmake 3.14 or newer yourself (e.g. 'sudo apt-get install cmake', 'brew install cmake' or 'pip install cmake') and rerun."
+            exit 1
+        fi
     fi
     local work="$CACHE/build-llama"
     rm -rf "$work" && mkdir -p "$work"

@@ -22,7 +22,7 @@ pub use grounding::{Citation, Support};
 pub use registry::Registry;
 pub use session::{
     AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome,
-    Session, Stats,
+    Session, SessionError, Stats,
 };
 pub use skills::{discover as discover_skills, Skill};
 pub use tools::{Approval, Tool, ToolContext, ToolOutput};

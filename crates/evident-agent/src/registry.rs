@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use evident_index::config::{Config, DocsDir};
+use evident_index::config::Config;
 use evident_llm::{ToolCall, ToolSchema};
 use serde_json::{Map, Value};
 
@@ -235,45 +235,11 @@ fn check_ranges(arguments: &Map<String, Value>) -> Result<(), String> {
 
 /// A path argument (a file, or a directory to search under) must stay in
 /// the repository (or a `[docs] dirs` mount) after normalisation and symlink
-/// resolution, and must not be secret.
+/// resolution, and must not be secret: the sandbox's rule for a scope.
 pub fn check_path(root: &Path, config: &Config, requested: &str) -> Result<(), String> {
-    let canonical_root = root.canonicalize().map_err(|e| e.to_string())?;
-    let lexical =
-        evident_index::sandbox::lexical(&canonical_root, requested).map_err(|e| match e {
+    evident_index::sandbox::check_scope(root, &config.docs_dirs, requested, &config.secrets)
+        .map_err(|e| match e {
             evident_index::Error::Refused(why) => why,
             other => other.to_string(),
-        })?;
-    if config.secrets.is_secret(&lexical) {
-        return Err(format!("{lexical} is a secret file and is never read"));
-    }
-    let (base, inside): (&Path, &str) = match mount_of(&config.docs_dirs, &lexical) {
-        Some((dir, rest)) => (&dir.path, rest),
-        None => (&canonical_root, lexical.as_str()),
-    };
-    let joined = base.join(inside);
-    if let Ok(real) = joined.canonicalize() {
-        let Ok(real_rel) = real.strip_prefix(base) else {
-            return Err(format!(
-                "{lexical} is a symlink that leads outside the repository"
-            ));
-        };
-        let real_rel = real_rel.to_string_lossy().replace('\\', "/");
-        if config.secrets.is_secret(&real_rel) {
-            return Err(format!(
-                "{lexical} leads to {real_rel}, a secret file that is never read"
-            ));
-        }
-    } else if joined.symlink_metadata().is_ok() {
-        return Err(format!("{lexical} is a broken or looping symlink"));
-    }
-    Ok(())
-}
-
-fn mount_of<'a>(dirs: &'a [DocsDir], lexical: &'a str) -> Option<(&'a DocsDir, &'a str)> {
-    dirs.iter().find_map(|dir| {
-        lexical
-            .strip_prefix(dir.mount.as_str())
-            .and_then(|rest| rest.strip_prefix('/'))
-            .map(|rest| (dir, rest))
-    })
+        })
 }

@@ -40,7 +40,32 @@ pub enum FinishReason {
     Repeated,
     Denied,
     Cancelled,
-    Error(String),
+    Error(SessionError),
+}
+
+/// Why a session ended in an error. Typed, so the binary chooses hints and
+/// exit codes by kind; it serialises as its message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    #[error("the question, the instructions and the tool descriptions need about {needed} tokens, \
+             more than the model's context of {context} tokens: ask a shorter question or raise --context-tokens")]
+    QuestionTooBig { needed: usize, context: u32 },
+    #[error("the wall-time limit of {seconds} s was reached")]
+    WallTime { seconds: u64 },
+    #[error("the model replied twice without an answer or a tool call")]
+    NoAnswer,
+    /// The model server failed; `kind` says how.
+    #[error("{message}")]
+    Model {
+        kind: evident_llm::LlmErrorKind,
+        message: String,
+    },
+}
+
+impl Serialize for SessionError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
 }
 
 impl FinishReason {
@@ -418,11 +443,10 @@ impl<'a> Session<'a> {
         // The request must fit before anything is sent.
         let first = estimate_tokens(&self.messages) + self.tools_tokens() + 512;
         if first > self.limits.context_tokens as usize {
-            step = Step::Finish(FinishReason::Error(format!(
-                "the question, the instructions and the tool descriptions need about {first} tokens, \
-                 more than the model's context of {} tokens: ask a shorter question or raise --context-tokens",
-                self.limits.context_tokens
-            )));
+            step = Step::Finish(FinishReason::Error(SessionError::QuestionTooBig {
+                needed: first,
+                context: self.limits.context_tokens,
+            }));
         }
         let reason = loop {
             step = match step {
@@ -431,11 +455,10 @@ impl<'a> Session<'a> {
                     if self.cancel.is_cancelled() {
                         Step::Finish(FinishReason::Cancelled)
                     } else if started.elapsed() > self.limits.wall_time {
-                        let why = format!(
-                            "the wall-time limit of {} s was reached",
-                            self.limits.wall_time.as_secs()
-                        );
-                        last_call = Some(why.clone());
+                        let why = SessionError::WallTime {
+                            seconds: self.limits.wall_time.as_secs(),
+                        };
+                        last_call = Some(why.to_string());
                         Step::Finish(FinishReason::Error(why))
                     } else {
                         sink(&AgentEvent::ModelStarted { round: rounds + 1 });
@@ -458,10 +481,9 @@ impl<'a> Session<'a> {
                                     ));
                                     Step::Model
                                 } else {
-                                    let why =
-                                        "the model replied twice without an answer or a tool call";
-                                    last_call = Some(why.into());
-                                    Step::Finish(FinishReason::Error(why.into()))
+                                    let why = SessionError::NoAnswer;
+                                    last_call = Some(why.to_string());
+                                    Step::Finish(FinishReason::Error(why))
                                 }
                             }
                             Ok(reply) => Step::Tools(Box::new(reply)),
@@ -590,7 +612,7 @@ impl<'a> Session<'a> {
         &mut self,
         round: u32,
         sink: &mut dyn FnMut(&AgentEvent),
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, SessionError> {
         let tools = if std::mem::take(&mut self.answer_first) {
             Vec::new()
         } else {
@@ -610,7 +632,10 @@ impl<'a> Session<'a> {
                 sink(&AgentEvent::ModelDelta { text });
             }
         });
-        let reply = outcome.map_err(|e| e.error.to_string())?;
+        let reply = outcome.map_err(|e| SessionError::Model {
+            kind: e.error.kind(),
+            message: e.error.to_string(),
+        })?;
         self.count(round, &reply.usage, sink);
         if reply.cut_looping {
             sink(&AgentEvent::ModelLooped { round });
@@ -757,7 +782,7 @@ impl<'a> Session<'a> {
     /// The answer when no model gave one: what the tools found, each with its lines.
     fn evidence_list(&self, reason: &FinishReason) -> String {
         let why = match reason {
-            FinishReason::Error(message) => message.clone(),
+            FinishReason::Error(error) => error.to_string(),
             other => other.name().replace('_', " "),
         };
         if self.findings.is_empty() && self.gathered.is_empty() {

@@ -3,13 +3,11 @@
 //! attacked. Each must be refused, by the validator or by the tool, with a
 //! message that says why, and no output may ever contain a forbidden file's text.
 
-mod common;
-
-use common::hostile_repo::{hostile_repo, CANARY};
 use evident_agent::session::render_output;
 use evident_agent::{Registry, ToolContext};
 use evident_index::{Config, IndexOptions};
 use evident_llm::ToolCall;
+use evident_testkit::hostile_repo::{hostile_repo, CANARY};
 use serde::Deserialize;
 use serde_json::Value;
 

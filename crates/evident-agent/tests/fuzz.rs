@@ -5,13 +5,11 @@
 //!
 //! Cases per target: `EVIDENT_FUZZ_CASES` (256 by default).
 
-mod common;
-
-use common::hostile_repo::{hostile_repo, CANARY};
 use evident_agent::session::render_output;
 use evident_agent::{Registry, ToolContext};
 use evident_index::{Config, IndexOptions};
 use evident_llm::ToolCall;
+use evident_testkit::hostile_repo::{hostile_repo, CANARY};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

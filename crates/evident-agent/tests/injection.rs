@@ -5,19 +5,18 @@
 //! must be refused, nothing forbidden may reach the model, and text inside a
 //! tool result must never become a call of the agent's.
 
-#[path = "../../evident-llm/tests/common/fake_server.rs"]
-mod fake_server;
+mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
+use common::client;
 use evident_agent::{
     AgentEvent, FinishReason, Limits, NonInteractive, Registry, Session, ToolContext,
 };
 use evident_index::Config;
-use evident_llm::{HttpOptions, OpenAiClient, OpenAiOptions, Protocol};
-use fake_server::{FakeServer, Script};
-use serde_json::{json, Value};
+use evident_llm::Protocol;
+use evident_testkit::script::{calls, say};
+use evident_testkit::FakeServer;
 
 const CHAT: &str = "/v1/chat/completions";
 const CANARY: &str = "CANARY-41c9";
@@ -44,38 +43,6 @@ fn repo() -> tempfile::TempDir {
     std::fs::write(root.join(".env"), format!("TOKEN={CANARY}\n")).unwrap();
     evident_index::index_repo(root, &Default::default()).unwrap();
     dir
-}
-
-fn client(server: &FakeServer) -> OpenAiClient {
-    OpenAiClient::new(OpenAiOptions {
-        base_url: Some(format!("{}/v1", server.base)),
-        api_key: None,
-        http: HttpOptions {
-            first_token_timeout: Duration::from_secs(10),
-            ..Default::default()
-        },
-    })
-}
-
-fn calls(list: &[(&str, &str)]) -> Script {
-    let tool_calls: Vec<Value> = list
-        .iter()
-        .enumerate()
-        .map(|(i, (name, arguments))| {
-            json!({"index": i, "id": format!("call_{i}"), "type": "function",
-                   "function": {"name": name, "arguments": arguments}})
-        })
-        .collect();
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": tool_calls}, "finish_reason": null}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-    ])
-}
-
-fn say(text: &str) -> Script {
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
-    ])
 }
 
 fn ask(

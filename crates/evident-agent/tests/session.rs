@@ -2,21 +2,20 @@
 //! Ollama NDJSON byte for byte) over a real index of a small repository
 //! shaped like seed 000's: `rag_common` and the files that import it.
 
-#[path = "../../evident-llm/tests/common/fake_server.rs"]
-mod fake_server;
+mod common;
 
 use std::path::Path;
 use std::time::Duration;
 
+use common::client;
 use evident_agent::{
     discover_skills, AgentEvent, Approver, Decision, FinishReason, Limits, NonInteractive,
-    Registry, Session, Support, ToolContext,
+    Registry, Session, SessionError, Support, ToolContext,
 };
 use evident_index::Config;
-use evident_llm::{
-    ChatClient, HttpOptions, OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions, Protocol,
-};
-use fake_server::{FakeServer, Script};
+use evident_llm::{ChatClient, OllamaClient, OllamaOptions, Protocol};
+use evident_testkit::script::{calls, say};
+use evident_testkit::{FakeServer, Script};
 use serde_json::{json, Value};
 
 const CHAT: &str = "/v1/chat/completions";
@@ -44,39 +43,6 @@ fn repo() -> tempfile::TempDir {
     write(".evident/skills/release/SKILL.md", "---\nname: release\ndescription: How this team cuts a release\n---\nTag with vX.Y.Z, then run the changelog script.\n");
     evident_index::index_repo(root, &Default::default()).unwrap();
     dir
-}
-
-fn client(server: &FakeServer) -> OpenAiClient {
-    OpenAiClient::new(OpenAiOptions {
-        base_url: Some(format!("{}/v1", server.base)),
-        api_key: None,
-        http: HttpOptions {
-            first_token_timeout: Duration::from_secs(10),
-            ..Default::default()
-        },
-    })
-}
-
-/// One assistant message carrying these native tool calls.
-fn calls(list: &[(&str, &str)]) -> Script {
-    let tool_calls: Vec<Value> = list
-        .iter()
-        .enumerate()
-        .map(|(i, (name, arguments))| {
-            json!({"index": i, "id": format!("call_{i}"), "type": "function",
-                   "function": {"name": name, "arguments": arguments}})
-        })
-        .collect();
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": tool_calls}, "finish_reason": null}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-    ])
-}
-
-fn say(text: &str) -> Script {
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
-    ])
 }
 
 struct Run {
@@ -549,9 +515,10 @@ fn a_question_too_big_for_the_context_is_refused_before_sending() {
         &mut NonInteractive,
         &"why? ".repeat(2000),
     );
-    let FinishReason::Error(message) = &run.outcome.reason else {
+    let FinishReason::Error(error) = &run.outcome.reason else {
         panic!("{:?}", run.outcome.reason)
     };
+    let message = error.to_string();
     assert!(
         message.contains("more than the model's context of 1024 tokens"),
         "{message}"
@@ -983,7 +950,7 @@ fn an_empty_reply_is_asked_again_once_then_an_error() {
     let second_run = run(dir.path(), &server, "Who imports rag_common?");
     assert_eq!(
         second_run.outcome.reason,
-        FinishReason::Error("the model replied twice without an answer or a tool call".into())
+        FinishReason::Error(SessionError::NoAnswer)
     );
 }
 
@@ -1295,7 +1262,7 @@ fn a_model_that_never_answers_still_gets_an_answer_listing_the_evidence() {
     );
     assert_eq!(
         run.outcome.reason,
-        FinishReason::Error("the model replied twice without an answer or a tool call".into())
+        FinishReason::Error(SessionError::NoAnswer)
     );
     assert_eq!(
         run.outcome.answered_by,

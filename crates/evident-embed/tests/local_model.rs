@@ -8,24 +8,10 @@ use evident_embed::{EmbedError, LocalEmbedder, Pooling};
 
 /// The fetched model, or `None` (test skipped) when it is not there and not required.
 fn model_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("EVIDENT_EMBED_MODEL_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => evident_embed::default_model_dir()?,
-    };
-    if dir.join("model.safetensors").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("EVIDENT_REQUIRE_REAL_MODEL").as_deref() == Ok("1") {
-        panic!(
-            "{} has no model; run scripts/fetch-embed-model.sh",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: no embedding model at {} (run scripts/fetch-embed-model.sh)",
-        dir.display()
-    );
-    None
+    let dir = std::env::var_os("EVIDENT_EMBED_MODEL_DIR")
+        .map(PathBuf::from)
+        .or_else(evident_embed::default_model_dir);
+    evident_testkit::skip::embed_model_or_skip(dir, "built-in embedder")
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

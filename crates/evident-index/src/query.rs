@@ -104,8 +104,21 @@ impl Index {
         &self.root
     }
 
-    pub fn connection(&self) -> &Connection {
+    pub(crate) fn connection(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Every row of the index, ids replaced by what they point at, in a fixed
+    /// order: two indexes of the same files dump equal (tests compare an
+    /// incremental run with a rebuild this way).
+    pub fn canonical_dump(&self) -> Result<Vec<String>> {
+        crate::store::canonical_dump(&self.conn)
+    }
+
+    /// Whether the last indexing run finished (an interrupted one leaves
+    /// `run_state` at `running`; the next run resumes it).
+    pub fn last_run_complete(&self) -> Result<bool> {
+        Ok(crate::store::meta(&self.conn, "run_state")?.as_deref() == Some("complete"))
     }
 
     pub(crate) fn reader(&self) -> SnippetReader<'_> {

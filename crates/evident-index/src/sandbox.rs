@@ -175,37 +175,96 @@ pub fn resolve_with_docs(
     requested: &str,
     secrets: &SecretPolicy,
 ) -> Result<RepoFile> {
-    let trimmed = requested.trim_start_matches("./");
-    for dir in docs_dirs {
-        let Some(rest) = trimmed
-            .strip_prefix(dir.mount.as_str())
-            .and_then(|r| r.strip_prefix('/'))
-        else {
-            continue;
-        };
-        let inner = resolve_in_canonical(&dir.path, rest, secrets).map_err(|e| match e {
-            Error::Refused(why) => Error::Refused(format!(
-                "{why} (in {}, mounted as {})",
-                dir.path.display(),
-                dir.mount
-            )),
-            other => other,
-        })?;
-        if !matches!(
-            crate::walk::Format::for_path(&inner.rel),
-            Some(crate::walk::Format::Doc(_))
-        ) {
-            return Err(Error::Refused(format!(
-                "{requested}: only documents are read from {}",
-                dir.mount
-            )));
-        }
-        return Ok(RepoFile {
-            rel: format!("{}/{}", dir.mount, inner.rel),
-            abs: inner.abs,
-        });
+    let Some((dir, rest)) = mount_of(docs_dirs, requested) else {
+        return resolve_in_canonical(root, requested, secrets);
+    };
+    let inner = resolve_in_canonical(&dir.path, rest, secrets).map_err(|e| match e {
+        Error::Refused(why) => Error::Refused(format!(
+            "{why} (in {}, mounted as {})",
+            dir.path.display(),
+            dir.mount
+        )),
+        other => other,
+    })?;
+    if !matches!(
+        crate::walk::Format::for_path(&inner.rel),
+        Some(crate::walk::Format::Doc(_))
+    ) {
+        return Err(Error::Refused(format!(
+            "{requested}: only documents are read from {}",
+            dir.mount
+        )));
     }
-    resolve_in_canonical(root, requested, secrets)
+    Ok(RepoFile {
+        rel: format!("{}/{}", dir.mount, inner.rel),
+        abs: inner.abs,
+    })
+}
+
+/// Checks a path used as a scope (a file, or a directory to search under; it
+/// need not exist): after normalisation and symlink resolution it stays in the
+/// repository or in the `[docs] dirs` mount it names, and it is not secret.
+/// The agent's registry checks every path argument here before a tool runs.
+pub fn check_scope(
+    root: &Path,
+    docs_dirs: &[DocsDir],
+    requested: &str,
+    secrets: &SecretPolicy,
+) -> Result<()> {
+    let refuse = |why: String| Err(Error::Refused(why));
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::io(root.to_path_buf(), e))?;
+    // Inside a mount, the same rules hold relative to the mounted directory.
+    let (base, inside, lexical) = match mount_of(docs_dirs, requested) {
+        Some((dir, rest)) => {
+            let inside = lexical(&dir.path, rest)?;
+            let shown = format!("{}/{inside}", dir.mount);
+            (dir.path.as_path(), inside, shown)
+        }
+        None => {
+            let inside = lexical(&root, requested)?;
+            (root.as_path(), inside.clone(), inside)
+        }
+    };
+    if secrets.is_secret(&inside) {
+        return refuse(format!("{lexical} is a secret file and is never read"));
+    }
+    let joined = base.join(&inside);
+    match joined.canonicalize() {
+        Ok(real) => {
+            let Ok(real_rel) = real.strip_prefix(base) else {
+                return refuse(format!(
+                    "{lexical} is a symlink that leads outside the repository"
+                ));
+            };
+            let real_rel = real_rel.to_string_lossy().replace('\\', "/");
+            if secrets.is_secret(&real_rel) {
+                return refuse(format!(
+                    "{lexical} leads to {real_rel}, a secret file that is never read"
+                ));
+            }
+            Ok(())
+        }
+        Err(_) if joined.symlink_metadata().is_ok() => {
+            refuse(format!("{lexical} is a broken or looping symlink"))
+        }
+        // A scope that does not exist matches nothing; that is not a refusal.
+        Err(_) => Ok(()),
+    }
+}
+
+/// The `[docs] dirs` mount a requested path names (`@NAME/...`, after any
+/// leading `./`), and the path inside it, still to be checked against the
+/// mounted directory (so `@NAME/../x` leaves the mount and is refused).
+fn mount_of<'a>(dirs: &'a [DocsDir], requested: &'a str) -> Option<(&'a DocsDir, &'a str)> {
+    let trimmed = requested.trim_start_matches("./");
+    dirs.iter().find_map(|dir| {
+        trimmed
+            .strip_prefix(dir.mount.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(|rest| (dir, rest))
+    })
 }
 
 /// The link count of a file with more than one name (a hard link may make a

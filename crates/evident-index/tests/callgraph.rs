@@ -11,7 +11,7 @@ mod common;
 fn fixture() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
-    common::copy_dir(
+    evident_testkit::fs::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/callgraph"),
         &root,
     );

@@ -7,10 +7,7 @@ use evident_index::{index_repo, Change, DiffRequest, Index, IndexOptions};
 mod common;
 use common::git;
 
-fn write(root: &Path, rel: &str, text: &str) {
-    std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
-    std::fs::write(root.join(rel), text).unwrap();
-}
+use evident_testkit::fs::write_in as write;
 
 fn committed_repo() -> (tempfile::TempDir, std::path::PathBuf) {
     let (tmp, root) = common::fixture_repo();

@@ -12,11 +12,7 @@ fn index(root: &Path) -> evident_index::Summary {
     index_repo(root, &IndexOptions::default()).unwrap()
 }
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use evident_testkit::fs::write_in as write;
 
 fn target_of(root: &Path, path: &str, module: &str) -> Option<String> {
     let conn = Connection::open(root.join(".evident/index.db")).unwrap();

@@ -8,11 +8,7 @@ use std::path::Path;
 use common::assert_equals_rebuild;
 use evident_index::{index_repo, Error, Index, IndexOptions, Kind, SearchQuery};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use evident_testkit::fs::write_in as write;
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

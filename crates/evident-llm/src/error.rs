@@ -58,7 +58,42 @@ pub enum LlmError {
     Transport { url: String, message: String },
 }
 
+/// What kind of failure an [`LlmError`] is, for a caller that acts on it (a
+/// hint, an exit code) without reading its wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LlmErrorKind {
+    ServerNotRunning,
+    ModelNotFound,
+    ContextOverflow,
+    Http,
+    Timeout,
+    StreamCut,
+    TooLarge,
+    InvalidStream,
+    Server,
+    Cancelled,
+    Config,
+    Transport,
+}
+
 impl LlmError {
+    pub fn kind(&self) -> LlmErrorKind {
+        match self {
+            LlmError::ServerNotRunning { .. } => LlmErrorKind::ServerNotRunning,
+            LlmError::ModelNotFound { .. } => LlmErrorKind::ModelNotFound,
+            LlmError::ContextOverflow { .. } => LlmErrorKind::ContextOverflow,
+            LlmError::Http { .. } => LlmErrorKind::Http,
+            LlmError::Timeout { .. } => LlmErrorKind::Timeout,
+            LlmError::StreamCut { .. } => LlmErrorKind::StreamCut,
+            LlmError::TooLarge { .. } => LlmErrorKind::TooLarge,
+            LlmError::InvalidStream { .. } => LlmErrorKind::InvalidStream,
+            LlmError::Server { .. } => LlmErrorKind::Server,
+            LlmError::Cancelled => LlmErrorKind::Cancelled,
+            LlmError::Config(_) => LlmErrorKind::Config,
+            LlmError::Transport { .. } => LlmErrorKind::Transport,
+        }
+    }
+
     /// Whether trying the same request again may help (connection trouble, 5xx).
     pub fn is_retryable(&self) -> bool {
         match self {

@@ -38,7 +38,7 @@ mod types;
 pub use action::{parse_action, Action};
 pub use client::{run_turn, ChatClient, ChatRequest, TurnError, WireRequest, WireStream};
 pub use constrained::{parse_constrained, response_schema, Constrained};
-pub use error::{LlmError, TimeoutPhase};
+pub use error::{LlmError, LlmErrorKind, TimeoutPhase};
 pub use hermes::{HermesSplitter, Piece, PieceRef};
 pub use http::{CancelToken, HttpOptions};
 pub use ollama::{normalize_host, OllamaClient, OllamaOptions};

@@ -1,15 +1,13 @@
 //! Both clients against a real HTTP server that speaks the exact wire formats.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{dead_address, End, FakeServer, Script};
 use evident_llm::{
     run_turn, CancelToken, ChatClient, ChatRequest, Event, HttpOptions, LlmError, Message,
     OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions, Protocol, Reply, TimeoutPhase,
     ToolSchema, TurnError,
 };
+use evident_testkit::{dead_address, End, FakeServer, Script};
 use serde_json::{json, Value};
 
 fn fast_http() -> HttpOptions {

@@ -34,7 +34,11 @@ fn cases(file: &str) -> Option<Vec<Value>> {
 
 /// Says plainly that the cases were not run, so a green run is not mistaken for a checked one.
 fn skipped(file: &str) {
-    eprintln!("SKIPPED conformance {file}: ../shared/conformance/toolcall not found (set EVIDENT_CONFORMANCE_DIR)");
+    evident_testkit::skip::missing(
+        None,
+        &format!("conformance {file}"),
+        "../shared/conformance/toolcall not found (set EVIDENT_CONFORMANCE_DIR)",
+    );
 }
 
 /// Our reasons for not following a vendor's expectation, by case id.

@@ -4,15 +4,13 @@
 //! gives a clear error (after bounded retries where retrying can help), keeps
 //! what arrived, and nothing panics.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{End, FakeServer, Script};
 use evident_llm::{
     run_turn, CancelToken, ChatRequest, HttpOptions, LlmError, Message, OllamaClient,
     OllamaOptions, OpenAiClient, OpenAiOptions, Protocol, Reply, TurnError,
 };
+use evident_testkit::{End, FakeServer, Script};
 use serde_json::json;
 
 const CHAT: &str = "/v1/chat/completions";

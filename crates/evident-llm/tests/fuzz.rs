@@ -7,16 +7,14 @@
 //! Cases per target: `EVIDENT_FUZZ_CASES` (256 by default; `scripts/fuzz`
 //! runs many more and reports the counts).
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{End, FakeServer, Script};
 use evident_llm::{
     parse_action, parse_constrained, recover_calls, run_turn, CancelToken, ChatRequest,
     HermesSplitter, HttpOptions, Message, OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions,
     Piece, Protocol,
 };
+use evident_testkit::{End, FakeServer, Script};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -6,15 +6,13 @@
 //! Without the provisioned files the test says plainly that it skipped, unless
 //! `EVIDENT_REQUIRE_REAL_MODEL=1` (set by `scripts/test`), when it fails.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::llama::{provisioned, LlamaServer, MODEL_1_5B};
 use evident_llm::{
     run_turn, CancelToken, ChatRequest, HttpOptions, Message, OpenAiClient, OpenAiOptions,
     Protocol, ToolSchema,
 };
+use evident_testkit::llama::{provisioned_or_skip, LlamaServer, MODEL_1_5B};
 use serde_json::json;
 
 fn find_symbol() -> ToolSchema {
@@ -43,13 +41,8 @@ fn correct(reply: &evident_llm::Reply) -> bool {
 
 #[test]
 fn a_real_model_calls_the_tool_with_each_protocol() {
-    let (server_bin, model) = match provisioned(MODEL_1_5B) {
-        Ok(paths) => paths,
-        Err(why) if std::env::var("EVIDENT_REQUIRE_REAL_MODEL").as_deref() != Ok("1") => {
-            eprintln!("SKIPPED real-model test: {why}");
-            return;
-        }
-        Err(why) => panic!("EVIDENT_REQUIRE_REAL_MODEL=1 but {why}"),
+    let Some((server_bin, model)) = provisioned_or_skip(MODEL_1_5B, "real-model tool call") else {
+        return;
     };
     let server = LlamaServer::start(&server_bin, &model, 1);
     let http = HttpOptions {

@@ -11,9 +11,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use evident_agent::{
     discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits,
-    NonInteractive, Registry, Session, Support, ToolContext,
+    NonInteractive, Registry, Session, SessionError, Support, ToolContext,
 };
 use evident_index::{Config, IndexOptions};
+use evident_llm::LlmErrorKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -268,7 +269,7 @@ impl Trace {
                     eprintln!("warning: unsupported citation {}: {why}", c.text);
                 }
                 let detail = match reason {
-                    FinishReason::Error(message) => format!(": {message}"),
+                    FinishReason::Error(error) => format!(": {error}"),
                     _ => String::new(),
                 };
                 let added = citations.iter().filter(|c| c.added).count();
@@ -464,11 +465,12 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
             trace.event(e);
             events.push(e.clone());
         });
-        if let FinishReason::Error(message) = &outcome.reason {
-            // LlmError::ServerNotRunning's wording, whichever the provider.
-            if message.starts_with("no model server is answering") {
-                eprintln!("evident: {NO_SERVER_HINT}");
-            }
+        if let FinishReason::Error(SessionError::Model {
+            kind: LlmErrorKind::ServerNotRunning,
+            ..
+        }) = &outcome.reason
+        {
+            eprintln!("evident: {NO_SERVER_HINT}");
         }
         outcome
     };

@@ -435,7 +435,7 @@ fn query_root(cli_repo: &Option<PathBuf>) -> Result<PathBuf> {
 /// Opens the index for a query and warns on stderr when it is stale.
 fn open_index(root: &Path) -> Result<Index> {
     let index = Index::open(root)?;
-    if evident_index::store::meta(index.connection(), "run_state")?.as_deref() != Some("complete") {
+    if !index.last_run_complete()? {
         eprintln!("warning: the last `evident index` run did not finish; run `evident index` to complete it");
     }
     let stale = index.staleness()?;

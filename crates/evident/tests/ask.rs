@@ -2,17 +2,16 @@
 //! (trace, exit codes, JSONL, transcript, no server), and against the real
 //! llama-server with Qwen2.5-Coder-1.5B on a small repository.
 
-#[path = "../../evident-llm/tests/common/fake_server.rs"]
-mod fake_server;
-#[path = "../../evident-llm/tests/common/llama.rs"]
-mod llama;
-
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use fake_server::{dead_address, FakeServer, Script};
-use serde_json::{json, Value};
+use evident_testkit::llama::{provisioned_or_skip, LlamaServer, MODEL_1_5B};
+use evident_testkit::script::{calls, say};
+use evident_testkit::{cli, dead_address, FakeServer, Script};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
 const CHAT: &str = "/v1/chat/completions";
 
@@ -31,45 +30,7 @@ fn repo() -> tempfile::TempDir {
 }
 
 fn evident(root: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OLLAMA_HOST")
-        .env_remove("EVIDENT_MODEL")
-        .env_remove("EVIDENT_EMBED_MODEL")
-        .env("XDG_CONFIG_HOME", root.join("no-user-config"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn calls(list: &[(&str, &str)]) -> Script {
-    let tool_calls: Vec<Value> = list
-        .iter()
-        .enumerate()
-        .map(|(i, (name, arguments))| json!({"index": i, "id": format!("call_{i}"), "type": "function", "function": {"name": name, "arguments": arguments}}))
-        .collect();
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": tool_calls}, "finish_reason": null}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
-    ])
-}
-
-fn say(text: &str) -> Script {
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
-    ])
+    cli::run_with_stdin(BIN, root, args, stdin)
 }
 
 fn model_flags(base: &str) -> Vec<String> {
@@ -239,10 +200,9 @@ fn evident_at_a_terminal(root: &Path, args: &[&str], typed: &str) -> Output {
             std::fs::File::from_raw_fd(slave),
         )
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let child = cli::hermetic(BIN)
         .args(args)
         .current_dir(root)
-        .env("XDG_CONFIG_HOME", root.join("no-user-config"))
         .stdin(Stdio::from(slave))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -413,15 +373,10 @@ fn a_model_that_never_answers_exits_with_the_evidence_on_stdout() {
 /// Runs `question` against the real 1.5B model (two tries: a small model on a
 /// CPU is not deterministic across builds) until `right(stdout)`.
 fn real_model_answers(question: &str, protocol: &str, right: &dyn Fn(&str) -> bool) {
-    let (server_bin, model) = match llama::provisioned(llama::MODEL_1_5B) {
-        Ok(paths) => paths,
-        Err(why) if std::env::var("EVIDENT_REQUIRE_REAL_MODEL").as_deref() != Ok("1") => {
-            eprintln!("SKIPPED real-model ask: {why}");
-            return;
-        }
-        Err(why) => panic!("EVIDENT_REQUIRE_REAL_MODEL=1 but {why}"),
+    let Some((server_bin, model)) = provisioned_or_skip(MODEL_1_5B, "real-model ask") else {
+        return;
     };
-    let server = llama::LlamaServer::start(&server_bin, &model, 2);
+    let server = LlamaServer::start(&server_bin, &model, 2);
     let dir = repo();
     let flags: Vec<String> = [
         "--provider",

@@ -5,24 +5,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-#[path = "../../evident-index/tests/common/mod.rs"]
-mod common;
-use common::{dump, fixture_repo};
+use evident_testkit::cli::{self, stderr, stdout};
+use evident_testkit::fs::fixture_repo;
+
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
 fn evident(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evident"))
-        .args(args)
-        .current_dir(dir)
-        .output()
+    cli::run(BIN, dir, args)
+}
+
+/// Every row of the index at `root`, ids replaced by what they point at.
+fn dump(root: &Path) -> Vec<String> {
+    evident_index::Index::open(root)
         .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+        .canonical_dump()
+        .unwrap()
 }
 
 #[test]
@@ -205,7 +202,7 @@ fn big_repo(files: usize) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn start_index(root: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_evident"))
+    cli::hermetic(BIN)
         .args(["index", "--quiet", "--batch-size", "16"])
         .current_dir(root)
         .stderr(std::process::Stdio::piped())
@@ -326,10 +323,7 @@ fn kills_at_random_moments_resume_to_a_clean_build() {
     edit(false);
     assert!(evident(&root, &["index", "-q"]).status.success());
 
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos() as u64;
+    let seed = evident_testkit::seed("kills_at_random_moments");
     let mut state = seed | 1;
     let mut uniform = move || {
         state ^= state << 13;
@@ -354,7 +348,7 @@ fn kills_at_random_moments_resume_to_a_clean_build() {
         let expected = if edited_now { &edited_clean } else { &clean };
         let delay = duration.mul_f64(1.1 * uniform());
         let context = format!("seed {seed}, trial {trial} ({kind}), kill after {delay:?}");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
+        let mut child = cli::hermetic(BIN)
             .args(&args)
             .current_dir(&root)
             .spawn()
@@ -519,7 +513,7 @@ fn call_graph_commands_in_text_json_dot_and_mermaid() {
 #[test]
 fn diff_command_reports_touched_definitions() {
     let (_tmp, root) = fixture_repo();
-    let git = |args: &[&str]| common::git(&root, args);
+    let git = |args: &[&str]| evident_testkit::git::git(&root, args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);

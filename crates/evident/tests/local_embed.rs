@@ -3,36 +3,22 @@
 //! search with no model server at all, and incremental vector maintenance.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use evident_testkit::cli;
 use serde_json::Value;
 
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
+
 fn model_dir() -> Option<PathBuf> {
-    let dir = evident_embed::default_model_dir()?;
-    if dir.join("model.safetensors").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("EVIDENT_REQUIRE_REAL_MODEL").as_deref() == Ok("1") {
-        panic!(
-            "{} has no model; run scripts/fetch-embed-model.sh",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: no embedding model at {} (run scripts/fetch-embed-model.sh)",
-        dir.display()
-    );
-    None
+    evident_testkit::skip::embed_model_or_skip(
+        evident_embed::default_model_dir(),
+        "local embed CLI",
+    )
 }
 
 fn evident(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_evident"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("EVIDENT_EMBED_MODEL")
-        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
-        .output()
-        .unwrap();
+    let out = cli::run(BIN, dir, args);
     assert!(
         out.status.success(),
         "evident {args:?}: {}",
@@ -144,7 +130,7 @@ fn a_broken_model_directory_is_a_clear_error() {
     std::fs::create_dir(root.join("model")).unwrap();
     std::fs::write(root.join("model/config.json"), "{}").unwrap();
     evident(root, &["index", "--quiet"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let out = cli::hermetic(BIN)
         .args([
             "embed",
             "--embed-provider",
@@ -153,7 +139,6 @@ fn a_broken_model_directory_is_a_clear_error() {
             "model",
         ])
         .current_dir(root)
-        .env("XDG_CONFIG_HOME", root.join("no-user-config"))
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -163,10 +148,9 @@ fn a_broken_model_directory_is_a_clear_error() {
         "{stderr}"
     );
     // The chat side refuses the embedding-only provider.
-    let out = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let out = cli::hermetic(BIN)
         .args(["probe", "--provider", "local", "--model", "x"])
         .current_dir(root)
-        .env("XDG_CONFIG_HOME", root.join("no-user-config"))
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("the local provider only embeds"));

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use evident_agent::tools::builtin_tools;
 use evident_agent::Registry;
+use evident_testkit::cli;
+use evident_testkit::git::git;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, JsonObject, NumberOrString, ProgressNotificationParam,
     ProgressToken, RequestMetaObject,
@@ -19,6 +21,8 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
 /// A client that keeps the progress notifications it receives.
 #[derive(Clone, Default)]
@@ -37,24 +41,6 @@ impl ClientHandler for Client {
 }
 
 type Session = RunningService<RoleClient, Client>;
-
-fn git(root: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
 
 /// A small git repository: a module, two importers, a document, a secret,
 /// and one uncommitted change (for `read_git_diff`).
@@ -95,13 +81,8 @@ fn fixture() -> tempfile::TempDir {
 }
 
 async fn connect(root: &Path, extra: &[&str]) -> (Session, Client) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_evident"));
-    command
-        .arg("mcp")
-        .arg("--repo")
-        .arg(root)
-        .args(extra)
-        .env_remove("EVIDENT_EMBED_MODEL");
+    let mut command = tokio::process::Command::from(cli::hermetic(BIN));
+    command.arg("mcp").arg("--repo").arg(root).args(extra);
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -372,7 +353,7 @@ async fn bad_calls_get_protocol_errors_and_the_session_goes_on() {
 fn stdout_carries_only_protocol_messages() {
     let repo = fixture();
     let log = repo.path().join("mcp.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let mut child = cli::hermetic(BIN)
         .args(["mcp", "--repo"])
         .arg(repo.path())
         .arg("--log-file")
@@ -796,10 +777,11 @@ fn python_sdk_client() {
             "no Python MCP SDK at {} (run scripts/provision-mcp-client.sh)",
             venv.display()
         );
-        if std::env::var("EVIDENT_REQUIRE_MCP_CLIENT").as_deref() == Ok("1") {
-            panic!("EVIDENT_REQUIRE_MCP_CLIENT=1 but {why}");
-        }
-        eprintln!("SKIPPED: {why}");
+        evident_testkit::skip::missing(
+            Some("EVIDENT_REQUIRE_MCP_CLIENT"),
+            "Python MCP client",
+            &why,
+        );
         return;
     }
     let repo = fixture();

@@ -4,17 +4,17 @@
 //! as an `isError` result or a JSON-RPC error, with the same reason the agent
 //! gives, and no byte of a forbidden file ever reaches stdout.
 
-#[path = "../../evident-agent/tests/common/hostile_repo.rs"]
-mod hostile_repo;
-
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use hostile_repo::{hostile_repo, CANARY};
+use evident_testkit::cli;
+use evident_testkit::hostile_repo::{hostile_repo, CANARY};
 use serde::Deserialize;
 use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
 #[derive(Deserialize)]
 struct Case {
@@ -40,7 +40,7 @@ fn every_hostile_call_is_refused_over_mcp_and_nothing_leaks() {
     )
     .unwrap();
     assert!(corpus.len() >= 60);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let mut child = cli::hermetic(BIN)
         .args(["mcp", "--repo"])
         .arg(&hostile.repo)
         .stdin(Stdio::piped())

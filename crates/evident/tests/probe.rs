@@ -1,32 +1,17 @@
 //! `evident probe` against the fake model server: flags, evident.toml and
 //! the environment choose the server; each protocol's result is reported.
 
-#[path = "../../evident-llm/tests/common/fake_server.rs"]
-mod fake_server;
-
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use fake_server::{dead_address, FakeServer, Script};
+use evident_testkit::script::say;
+use evident_testkit::{cli, dead_address, FakeServer, Script};
 use serde_json::{json, Value};
 
-fn evident(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evident"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OLLAMA_HOST")
-        .env_remove("EVIDENT_MODEL")
-        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
-        .output()
-        .unwrap()
-}
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
-fn say(text: &str) -> Script {
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
-    ])
+fn evident(dir: &Path, args: &[&str]) -> Output {
+    cli::run(BIN, dir, args)
 }
 
 #[test]
@@ -118,12 +103,11 @@ fn probe_reads_the_environment() {
     );
     server.push("/api/chat", Script::ndjson(&[json!({"message": {"role": "assistant", "content": format!("<tool_call>{call}</tool_call>")}, "done": true})]));
     let host = server.base.trim_start_matches("http://").to_string();
-    let output = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let output = cli::hermetic(BIN)
         .args(["probe", "--protocol", "hermes", "--json"])
         .current_dir(dir.path())
         .env("OLLAMA_HOST", &host)
         .env("EVIDENT_MODEL", "from-env")
-        .env("XDG_CONFIG_HOME", dir.path().join("none"))
         .output()
         .unwrap();
     assert!(
@@ -140,7 +124,7 @@ fn probe_reads_the_environment() {
         "/v1/chat/completions",
         say(&format!("<tool_call>{call}</tool_call>")),
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_evident"))
+    let output = cli::hermetic(BIN)
         .args([
             "probe",
             "--provider",
@@ -153,7 +137,6 @@ fn probe_reads_the_environment() {
         .current_dir(dir.path())
         .env("OPENAI_BASE_URL", format!("{}/v1", server.base))
         .env("OPENAI_API_KEY", "from-env-key")
-        .env("XDG_CONFIG_HOME", dir.path().join("none"))
         .output()
         .unwrap();
     assert!(
@@ -191,12 +174,10 @@ fn the_api_key_comes_from_the_user_config_never_the_repository() {
         say(&format!("<tool_call>{call}</tool_call>")),
     );
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_evident"))
+        cli::hermetic(BIN)
             .args(args)
             .current_dir(dir.path())
             .env("XDG_CONFIG_HOME", user.path())
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("OPENAI_BASE_URL")
             .output()
             .unwrap()
     };

@@ -2,34 +2,18 @@
 //! reorder the fused results, are cached by (query, candidate, model), and any
 //! failure (timeout, bad reply, server down) leaves the fused order, said once.
 
-#[path = "../../evident-llm/tests/common/fake_server.rs"]
-mod fake_server;
-
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
-use fake_server::{dead_address, FakeServer, Script};
-use serde_json::{json, Value};
+use evident_testkit::script::say;
+use evident_testkit::{cli, dead_address, FakeServer, Script};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
 fn evident(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evident"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OLLAMA_HOST")
-        .env_remove("EVIDENT_MODEL")
-        .env_remove("EVIDENT_EMBED_MODEL")
-        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
-        .output()
-        .unwrap()
-}
-
-fn say(text: &str) -> Script {
-    Script::sse(&[
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
-    ])
+    cli::run(BIN, dir, args)
 }
 
 fn names(out: &Output) -> Vec<String> {

@@ -1,7 +1,6 @@
 //! An in-process fake model server: a real HTTP/1.1 server on 127.0.0.1 that
 //! replays scripted replies byte for byte (Ollama NDJSON, OpenAI SSE), with
 //! fault modes. It records every request it gets.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};

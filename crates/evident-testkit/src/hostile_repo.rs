@@ -4,7 +4,6 @@
 //! test can check that no output ever contains it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// In every file no tool may show.
 pub const CANARY: &str = "CANARY-7f3a9e";
@@ -26,8 +25,7 @@ impl Hostile {
 }
 
 fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
+    crate::fs::write(path, text);
 }
 
 pub fn hostile_repo() -> Hostile {
@@ -75,13 +73,7 @@ pub fn hostile_repo() -> Hostile {
     write(&repo.join("big.py"), &"x = 1\n".repeat(200_000));
     std::fs::write(repo.join("blob.py"), b"\x00\x01\x02binary\x00").unwrap();
 
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::git::git(&repo, &["init", "-q"]);
     let config = repo.join(".git/config");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str(&format!(

@@ -1,6 +1,5 @@
 //! Starts llama.cpp's `llama-server` with a model provisioned by
 //! `scripts/provision-llm.sh`, for the end-to-end test and the benchmark.
-#![allow(dead_code)]
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -34,6 +33,18 @@ pub fn provisioned(model: &str) -> Result<(PathBuf, PathBuf), String> {
         }
     }
     Ok((server, model))
+}
+
+/// The server and model files, or `None` after recording the skip for `test`
+/// (a failure under `EVIDENT_REQUIRE_REAL_MODEL=1`).
+pub fn provisioned_or_skip(model: &str, test: &str) -> Option<(PathBuf, PathBuf)> {
+    match provisioned(model) {
+        Ok(paths) => Some(paths),
+        Err(why) => {
+            crate::skip::missing(Some("EVIDENT_REQUIRE_REAL_MODEL"), test, &why);
+            None
+        }
+    }
 }
 
 pub struct LlamaServer {
