@@ -13,8 +13,8 @@ use std::process::Command;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
-use crate::extract::{self, FileFacts};
 use crate::lang;
+use crate::lang::extract::{self, FileFacts};
 use crate::query::Index;
 
 /// git's empty tree: the base of a repository with no commits.
@@ -323,7 +323,7 @@ impl Index {
                 // symlink out or to a secret, no hard link), not over the size
                 // limit, not binary. Otherwise the file is left out.
                 let Ok(file) =
-                    crate::sandbox::resolve_in_canonical(root, path, &self.config.secrets)
+                    crate::walk::sandbox::resolve_in_canonical(root, path, &self.config.secrets)
                 else {
                     continue;
                 };
@@ -368,7 +368,7 @@ impl Index {
             change.untracked
                 || !change.new_path.as_ref().is_some_and(|path| {
                     root.join(path).symlink_metadata().is_ok_and(|m| {
-                        m.is_file() && crate::sandbox::extra_hard_links(&m).is_some()
+                        m.is_file() && crate::walk::sandbox::extra_hard_links(&m).is_some()
                     })
                 })
         });

@@ -15,10 +15,7 @@ pub enum Error {
         expected: u32,
     },
     #[error("the index at {} is not an evident index or is damaged ({source}): run `evident index --rebuild`", path.display())]
-    Corrupt {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Corrupt { path: PathBuf, source: DbError },
     #[error("{} does not exist", .0.display())]
     NoSuchPath(PathBuf),
     #[error("{} is not a directory", .0.display())]
@@ -40,12 +37,41 @@ pub enum Error {
     #[error("embedding stopped: {message} ({embedded} chunks embedded before it are kept; `evident embed` resumes)")]
     Embedding { message: String, embedded: u64 },
     #[error("database error: {0}")]
-    Db(#[from] rusqlite::Error),
+    Db(DbError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+/// An SQLite error, kept opaque so that no `rusqlite` type is part of this
+/// crate's API (the storage engine is the store's business alone).
+#[derive(Debug)]
+pub struct DbError(rusqlite::Error);
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl From<rusqlite::Error> for DbError {
+    fn from(e: rusqlite::Error) -> DbError {
+        DbError(e)
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        Error::Db(DbError(e))
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

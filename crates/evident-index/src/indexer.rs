@@ -17,14 +17,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
-use crate::callgraph::{self, Invalidation};
-use crate::chunk::{self, Chunk};
 use crate::config::Config;
-use crate::docs;
 use crate::error::{Error, Result};
-use crate::extract::{self, FileFacts};
+use crate::graph::calls::{self, Invalidation};
 use crate::lang;
-use crate::resolve::Resolver;
+use crate::lang::docs;
+use crate::lang::extract::{self, FileFacts};
+use crate::lang::imports::Resolver;
+use crate::search::chunk::{self, Chunk};
 use crate::store;
 use crate::walk::{self, Candidate, Format, Skipped};
 
@@ -303,7 +303,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
         if !invalid.is_empty() {
-            summary.resolved_calls = callgraph::resolve_calls(&tx, &resolver, &invalid)? as u64;
+            summary.resolved_calls = calls::resolve_calls(&tx, &resolver, &invalid)? as u64;
             profile.phase("resolve calls");
         }
         store::set_meta(&tx, "edges_state", "fresh")?;

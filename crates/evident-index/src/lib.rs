@@ -17,39 +17,35 @@
 //! # Ok::<(), evident_index::Error>(())
 //! ```
 
-mod callgraph;
-pub mod chunk;
-pub mod config;
+// The pipeline, in the order a file travels through it:
 mod diff;
-pub mod docs;
-pub mod embed;
+mod graph; //         call resolution and graph queries
+mod indexer; //       one indexing run: compare, parse in parallel, write in batches
+pub mod lang; //      the language table, extraction, import rules, documents
+mod query; //         `Index` and its queries
+pub mod search; //    chunks, full text, vectors, fusion
+pub mod snippet; //   real lines for Evidence
+pub mod sources; //   the documents knowledge base
+pub mod store; //     the SQLite file: schema, version, locks
+pub mod walk; //      which files; the sandbox for every read; freshness by stat //          what a git diff touched
+
+pub mod config;
 pub mod error;
 pub mod evidence;
-pub mod extract;
-pub mod freshness;
-mod graph_query;
-mod indexer;
-pub mod lang;
-mod query;
-pub mod resolve;
-pub mod sandbox;
-pub mod search;
-pub mod snippet;
-pub mod sources;
-pub mod store;
-pub mod walk;
 
 pub use config::Config;
 pub use diff::{Change, DiffReport, DiffRequest, Touched};
-pub use embed::{embed_chunks, EmbedOptions, EmbedSummary, Embedder};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
-pub use freshness::StatSnapshot;
-pub use graph_query::{
+pub use graph::query::{
     CallGraph, GraphEdge, GraphNode, Impact, Target, DEFAULT_IMPACT_DEPTH, MAX_CALLERS_DEPTH,
     MAX_IMPACT_DEPTH,
 };
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
+pub use lang::extract;
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
+pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder};
 pub use search::{QueryVector, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS};
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
+pub use walk::freshness::StatSnapshot;
+pub use walk::sandbox;

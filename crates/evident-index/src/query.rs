@@ -115,6 +115,20 @@ impl Index {
         crate::store::canonical_dump(&self.conn)
     }
 
+    /// SQLite's own check of the file (`PRAGMA integrity_check`): `Ok` when whole.
+    pub fn check_integrity(&self) -> Result<()> {
+        let verdict: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        if verdict == "ok" {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "PRAGMA integrity_check: {verdict}"
+            )))
+        }
+    }
+
     /// Whether the last indexing run finished (an interrupted one leaves
     /// `run_state` at `running`; the next run resumes it).
     pub fn last_run_complete(&self) -> Result<bool> {
@@ -235,7 +249,7 @@ impl Index {
                 "{span} lines requested; at most {MAX_READ_LINES} lines per read: narrow the range"
             )));
         }
-        let file = crate::sandbox::resolve_with_docs(
+        let file = crate::walk::sandbox::resolve_with_docs(
             &self.root,
             &self.config.docs_dirs,
             path,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::sandbox;
+use crate::walk::sandbox;
 
 /// A file's text and where each of its lines starts.
 struct Lines {

@@ -4,9 +4,9 @@
 
 use rusqlite::params_from_iter;
 
-use crate::docs::{doc_id, DOC_FORMATS};
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
+use crate::lang::docs::{doc_id, DOC_FORMATS};
 use crate::query::{Index, MAX_READ_LINES};
 
 /// The longest `name_contains` filter accepted, in characters.

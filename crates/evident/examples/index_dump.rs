@@ -18,18 +18,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let db = evident_index::store::index_path(std::path::Path::new(&repo));
-    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
-    let dump = rusqlite::Connection::open_with_flags(&db, flags)
-        .map_err(evident_index::Error::from)
-        .and_then(|conn| {
-            let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
-            if integrity != "ok" {
-                return Err(evident_index::Error::InvalidArgument(format!(
-                    "PRAGMA integrity_check: {integrity}"
-                )));
-            }
-            evident_index::store::canonical_dump(&conn)
-        });
+    let dump = evident_index::Index::open(std::path::Path::new(&repo)).and_then(|index| {
+        index.check_integrity()?;
+        index.canonical_dump()
+    });
     match dump {
         Ok(rows) => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

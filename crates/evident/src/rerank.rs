@@ -9,9 +9,9 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use evident_index::store::ScoreCache;
 use evident_index::Evidence;
 use evident_llm::{run_turn, CancelToken, ChatRequest, Message, Protocol};
-use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{json, Value};
 
 use crate::model::ModelChoice;
@@ -51,17 +51,6 @@ fn candidate_text(ev: &Evidence) -> String {
     text
 }
 
-fn open_cache(root: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(root.join(".evident").join("rerank.db"))?;
-    conn.busy_timeout(Duration::from_secs(2))?;
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS scores (
-            query TEXT NOT NULL, text_hash TEXT NOT NULL, model TEXT NOT NULL, score REAL NOT NULL,
-            PRIMARY KEY (query, text_hash, model)) WITHOUT ROWID;",
-    )?;
-    Ok(conn)
-}
-
 fn text_hash(text: &str) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }
@@ -86,20 +75,10 @@ pub fn rerank(
     let texts: Vec<String> = results[..n].iter().map(candidate_text).collect();
     let hashes: Vec<String> = texts.iter().map(|t| text_hash(t)).collect();
     // A cache that cannot be opened only costs time.
-    let cache = open_cache(root).ok();
+    let cache = ScoreCache::open(root).ok();
     let mut scores: Vec<Option<f64>> = hashes
         .iter()
-        .map(|hash| {
-            let conn = cache.as_ref()?;
-            conn.query_row(
-                "SELECT score FROM scores WHERE query = ?1 AND text_hash = ?2 AND model = ?3",
-                params![query, hash, choice.model],
-                |r| r.get(0),
-            )
-            .optional()
-            .ok()
-            .flatten()
-        })
+        .map(|hash| cache.as_ref()?.get(query, hash, &choice.model))
         .collect();
     let missing: Vec<usize> = (0..n).filter(|&i| scores[i].is_none()).collect();
     if !missing.is_empty() {
@@ -108,11 +87,8 @@ pub fn rerank(
             Ok(new_scores) => {
                 for (&i, score) in missing.iter().zip(new_scores) {
                     scores[i] = Some(score);
-                    if let Some(conn) = &cache {
-                        let _ = conn.execute(
-                            "INSERT OR REPLACE INTO scores VALUES (?1, ?2, ?3, ?4)",
-                            params![query, hashes[i], choice.model, score],
-                        );
+                    if let Some(cache) = &cache {
+                        cache.put(query, &hashes[i], &choice.model, score);
                     }
                 }
             }

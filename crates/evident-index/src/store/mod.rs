@@ -3,6 +3,9 @@
 //! One database per repository at `<repo>/.evident/index.db`, in WAL mode so
 //! readers never block on an indexing run.
 
+mod scores;
+pub use scores::ScoreCache;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -148,7 +151,7 @@ CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 
 /// Builds the secondary indexes if they are missing (after a bulk load, or
 /// after a run that was interrupted before building them).
-pub fn ensure_secondary_indexes(conn: &Connection) -> Result<()> {
+pub(crate) fn ensure_secondary_indexes(conn: &Connection) -> Result<()> {
     conn.execute_batch(SECONDARY_INDEXES)?;
     Ok(())
 }
@@ -182,15 +185,15 @@ pub fn lock_for_indexing(root: &Path) -> Result<std::fs::File> {
 
 /// Opens (creating when absent) the index for an indexing run.
 /// Returns the connection and whether the database was created now.
-pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
+pub(crate) fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
     let dir = root.join(INDEX_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = index_path(root);
     let conn = Connection::open(&path)?;
     configure(&conn)?;
-    let corrupt = |source| Error::Corrupt {
+    let corrupt = |source: rusqlite::Error| Error::Corrupt {
         path: path.clone(),
-        source,
+        source: source.into(),
     };
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(corrupt)?;
@@ -226,7 +229,7 @@ pub fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
 }
 
 /// Opens an existing index read-only.
-pub fn open_for_read(root: &Path) -> Result<Connection> {
+pub(crate) fn open_for_read(root: &Path) -> Result<Connection> {
     let path = index_path(root);
     if !path.is_file() {
         return Err(Error::NoIndex(path));
@@ -242,7 +245,7 @@ pub fn open_for_read(root: &Path) -> Result<Connection> {
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
         .map_err(|source| Error::Corrupt {
             path: path.clone(),
-            source,
+            source: source.into(),
         })?;
     if tables == 0 {
         return Err(Error::NoIndex(path));
@@ -261,7 +264,7 @@ fn check_version(conn: &Connection, path: &Path) -> Result<()> {
         .optional()
         .map_err(|source| Error::Corrupt {
             path: path.to_path_buf(),
-            source,
+            source: source.into(),
         })?;
     match found {
         Some(v) if v == SCHEMA_VERSION.to_string() => Ok(()),
@@ -273,13 +276,13 @@ fn check_version(conn: &Connection, path: &Path) -> Result<()> {
     }
 }
 
-pub fn meta(conn: &Connection, key: &str) -> Result<Option<String>> {
+pub(crate) fn meta(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
         .optional()?)
 }
 
-pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
+pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
     conn.execute(
         "INSERT INTO meta(key, value) VALUES (?1, ?2)
          ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -292,7 +295,7 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// at, sorted: two indexes of the same files dump identically. Fails when a
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
-pub fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
     const QUERIES: [&str; 8] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",

@@ -11,7 +11,7 @@
 //! the same function turns a query into terms.
 
 use crate::evidence::Kind;
-use crate::extract::FileFacts;
+use crate::lang::extract::FileFacts;
 
 /// Longest body, in lines, kept in one chunk; longer ones are split.
 pub const MAX_CHUNK_LINES: u32 = 80;

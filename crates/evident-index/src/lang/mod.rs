@@ -4,6 +4,10 @@
 //! Adding a language is one grammar crate, one `queries/<lang>.scm`, one row in
 //! [`LANGUAGES`] and a fixture; no other code learns about it.
 
+pub mod docs;
+pub mod extract;
+pub mod imports;
+
 use std::sync::OnceLock;
 
 use tree_sitter::{Language as Grammar, Query};
@@ -59,6 +63,18 @@ pub struct LanguageSpec {
     pub constructors: &'static [&'static str],
     /// A bare `f()` inside a method may call a method of the same class (Java).
     pub implicit_this: bool,
+    /// Receivers that name the enclosing instance or class: `self.m()`, `this.m()`.
+    pub self_receivers: &'static [&'static str],
+    /// Receivers that name the base class: `super.m()`.
+    pub base_receivers: &'static [&'static str],
+    /// Bare names whose call constructs the enclosing class: `cls(...)`, `Self(...)`.
+    pub class_names: &'static [&'static str],
+    /// First segments that make a call a module path, resolved like an import:
+    /// `crate::a::f()`, `super::f()`.
+    pub module_path_heads: &'static [&'static str],
+    /// File stems that stand for their directory as a module: `pkg/__init__.py`
+    /// is the module `pkg`.
+    pub package_stems: &'static [&'static str],
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -97,13 +113,13 @@ impl LanguageSpec {
     }
 }
 
-const PY_QUERY: &str = include_str!("../queries/python.scm");
-const RS_QUERY: &str = include_str!("../queries/rust.scm");
-const JS_QUERY: &str = include_str!("../queries/javascript.scm");
-const JS_ONLY_QUERY: &str = include_str!("../queries/javascript-only.scm");
-const TS_QUERY: &str = include_str!("../queries/typescript.scm");
-const GO_QUERY: &str = include_str!("../queries/go.scm");
-const JAVA_QUERY: &str = include_str!("../queries/java.scm");
+const PY_QUERY: &str = include_str!("../../queries/python.scm");
+const RS_QUERY: &str = include_str!("../../queries/rust.scm");
+const JS_QUERY: &str = include_str!("../../queries/javascript.scm");
+const JS_ONLY_QUERY: &str = include_str!("../../queries/javascript-only.scm");
+const TS_QUERY: &str = include_str!("../../queries/typescript.scm");
+const GO_QUERY: &str = include_str!("../../queries/go.scm");
+const JAVA_QUERY: &str = include_str!("../../queries/java.scm");
 
 const C_STYLE_COMMENTS: &[&str] = &["comment"];
 
@@ -123,6 +139,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::FirstSegment,
         constructors: &["__init__"],
         implicit_this: false,
+        self_receivers: &["self", "cls"],
+        base_receivers: &["super"],
+        class_names: &["cls"],
+        module_path_heads: &[],
+        package_stems: &["__init__"],
     },
     LanguageSpec {
         name: "rust",
@@ -138,6 +159,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &[],
         implicit_this: false,
+        self_receivers: &["self", "Self"],
+        base_receivers: &["super"],
+        class_names: &["Self"],
+        module_path_heads: &["crate", "super", "self"],
+        package_stems: &["mod", "lib"],
     },
     LanguageSpec {
         name: "javascript",
@@ -153,6 +179,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        self_receivers: &["this", "self"],
+        base_receivers: &["super"],
+        class_names: &[],
+        module_path_heads: &[],
+        package_stems: &["index"],
     },
     LanguageSpec {
         name: "typescript",
@@ -168,6 +199,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        self_receivers: &["this", "self"],
+        base_receivers: &["super"],
+        class_names: &[],
+        module_path_heads: &[],
+        package_stems: &["index"],
     },
     LanguageSpec {
         name: "tsx",
@@ -183,6 +219,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        self_receivers: &["this", "self"],
+        base_receivers: &["super"],
+        class_names: &[],
+        module_path_heads: &[],
+        package_stems: &["index"],
     },
     LanguageSpec {
         name: "go",
@@ -198,6 +239,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &[],
         implicit_this: false,
+        self_receivers: &["self", "this"],
+        base_receivers: &[],
+        class_names: &[],
+        module_path_heads: &[],
+        package_stems: &[],
     },
     LanguageSpec {
         name: "java",
@@ -213,6 +259,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["$class"],
         implicit_this: true,
+        self_receivers: &["this"],
+        base_receivers: &["super"],
+        class_names: &[],
+        module_path_heads: &[],
+        package_stems: &[],
     },
 ];
 

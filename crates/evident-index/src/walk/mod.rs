@@ -1,13 +1,16 @@
 //! Walking a repository: which files are candidates for the index, and which
 //! are skipped and why.
 
+pub mod freshness;
+pub mod sandbox;
+
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use ignore::WalkBuilder;
 
 use crate::config::Config;
-use crate::docs::{self, DocFormat};
+use crate::lang::docs::{self, DocFormat};
 use crate::lang::{self, LanguageSpec};
 
 /// What kind of file a candidate is: code in a language, or a document.
@@ -192,7 +195,7 @@ fn classify(
         Ok(m) => m,
         Err(e) => return skip(format!("unreadable: {e}")),
     };
-    if let Some(links) = crate::sandbox::extra_hard_links(&metadata) {
+    if let Some(links) = crate::walk::sandbox::extra_hard_links(&metadata) {
         return skip(format!(
             "hard link ({links} names; may be a file from outside the repository)"
         ));

@@ -3,12 +3,15 @@
 //! exact-name signal. User text never reaches FTS5 as syntax: a query becomes
 //! a list of quoted alphanumeric terms.
 
+pub mod chunk;
+pub mod vectors;
+
 use rusqlite::params_from_iter;
 
-use crate::chunk::{identifiers, split_identifier};
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
+use crate::search::chunk::{identifiers, split_identifier};
 use crate::snippet::Budget;
 
 /// The longest query accepted, in characters.
@@ -67,15 +70,14 @@ pub const DEFAULT_RRF_K: f64 = 60.0;
 /// How deep each list goes before fusion.
 const FUSION_DEPTH: usize = 100;
 
-/// Words too common to help a ranking.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in",
-    "is", "it", "of", "on", "or", "the", "this", "to", "what", "where", "which", "who", "why",
-    "with",
-];
+/// Words too common to help a ranking (English, one per line: data, not code).
+fn is_stopword(word: &str) -> bool {
+    const STOPWORDS: &str = include_str!("stopwords.txt");
+    STOPWORDS.lines().any(|w| w == word)
+}
 
 /// The FTS5 terms of a query: each word lowercased, compound identifiers also
-/// as their parts and their joined form (as [`crate::chunk::code_terms`] indexes them).
+/// as their parts and their joined form (as [`crate::search::chunk::code_terms`] indexes them).
 pub fn query_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     let mut add = |t: String| {
@@ -88,7 +90,7 @@ pub fn query_terms(text: &str) -> Vec<String> {
         match parts.len() {
             0 => {}
             1 => {
-                if !STOPWORDS.contains(&parts[0].as_str()) {
+                if !is_stopword(&parts[0]) {
                     add(parts[0].clone());
                 }
             }

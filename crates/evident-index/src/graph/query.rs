@@ -210,7 +210,7 @@ impl Index {
     }
 
     fn suggestions(&self, symbol: &str) -> Result<String> {
-        let short = crate::extract::last_identifier(symbol).to_lowercase();
+        let short = crate::lang::extract::last_identifier(symbol).to_lowercase();
         let prefix: String = short.chars().take(3).collect();
         let mut stmt = self.connection().prepare(
             "SELECT DISTINCT name FROM symbols WHERE name LIKE ?1 || '%' OR name LIKE '%' || ?2 || '%' LIMIT 2000",

@@ -27,8 +27,8 @@ use rusqlite::{params, Connection};
 
 use crate::error::Result;
 use crate::evidence::Kind;
+use crate::lang::imports::Resolver;
 use crate::lang::{self, LanguageSpec};
-use crate::resolve::Resolver;
 
 /// Above this many same-named definitions a name-only guess is no evidence.
 const NAME_ONLY_MAX: usize = 6;
@@ -301,7 +301,8 @@ impl<'r> Graph<'r> {
         if stem == name {
             return true;
         }
-        let is_package_file = matches!(stem, "__init__" | "mod" | "index" | "lib");
+        let is_package_file =
+            lang::for_path(file_name).is_some_and(|spec| spec.package_stems.contains(&stem));
         is_package_file && parent_dir(target).rsplit('/').next() == Some(name)
             || !self.file_by_path.contains_key(target) && target.rsplit('/').next() == Some(name)
     }
@@ -505,7 +506,7 @@ impl<'r> Graph<'r> {
             return Vec::new();
         };
         for base in &class.bases {
-            let base_name = crate::extract::last_identifier(base);
+            let base_name = crate::lang::extract::last_identifier(base);
             let base_ids = self.resolve_bare(class.file, class.parent, base_name);
             for (base_id, _) in base_ids {
                 // resolve_bare maps classes to constructors; step back to the class.
@@ -630,7 +631,7 @@ impl<'r> Graph<'r> {
         // Chained calls: `Cls(...).m` is a method of a fresh `Cls`; otherwise
         // (`a().b`, `x[0].m`) the receiver's type is unknown.
         if callee.contains('(') || callee.contains('[') {
-            let name = crate::extract::last_identifier(callee);
+            let name = crate::lang::extract::last_identifier(callee);
             if let Some(found) = self.constructed_receiver(file, enclosing, callee, name) {
                 return found;
             }
@@ -643,16 +644,17 @@ impl<'r> Graph<'r> {
         };
         if head.is_empty() {
             // `cls(...)` in a classmethod, `Self(...)`/`Self { }` constructors.
-            if matches!(last, "cls" | "Self") {
+            if lang.class_names.contains(&last) {
                 if let Some((Some(class), _)) = self.owner_class(enclosing) {
                     return vec![(self.constructor_of(class), Confidence::Exact)];
                 }
             }
             return self.resolve_bare(file, enclosing, last);
         }
-        if matches!(head, ["self"] | ["this"] | ["cls"] | ["super"] | ["Self"]) {
+        let via_base = head.len() == 1 && lang.base_receivers.contains(&head[0]);
+        let via_self = head.len() == 1 && lang.self_receivers.contains(&head[0]);
+        if via_base || via_self {
             if let Some((class, owner)) = self.owner_class(enclosing) {
-                let via_base = head == ["super"];
                 let found = if via_base {
                     let class_sym = class.and_then(|c| self.symbols.get(&c));
                     class_sym
@@ -662,7 +664,7 @@ impl<'r> Graph<'r> {
                         .find_map(|b| {
                             let f = self.method_of(
                                 None,
-                                crate::extract::last_identifier(b),
+                                crate::lang::extract::last_identifier(b),
                                 last,
                                 true,
                                 0,
@@ -697,7 +699,7 @@ impl<'r> Graph<'r> {
         if head.len() == 1 {
             if let Some(value) = self.assigned(file, enclosing, head[0]) {
                 // A variable bound to itself (`x = x.copy()`) is not a constructor.
-                if crate::extract::first_identifier(value) != head[0] {
+                if crate::lang::extract::first_identifier(value) != head[0] {
                     if let Some(found) = self.method_of_constructed(file, enclosing, value, last) {
                         return found;
                     }
@@ -739,7 +741,7 @@ impl<'r> Graph<'r> {
             }
         }
         // Rust module paths: `crate::a::f()`, `super::f()`.
-        if lang.separator == "::" && matches!(head[0], "crate" | "super" | "self") {
+        if lang.module_path_heads.contains(&head[0]) {
             let path = self.files.get(&file).map(|f| f.path.as_str()).unwrap_or("");
             if let Some(target) = self.resolver.resolve(lang, path, &head_text, None) {
                 let ids = self.exported(&target, last, 0);
@@ -813,7 +815,12 @@ impl Invalidation {
     }
 
     /// Records what a file contributed before its rows are replaced or removed.
-    pub fn note_old_rows(&mut self, conn: &Connection, file_id: i64, path: &str) -> Result<()> {
+    pub(crate) fn note_old_rows(
+        &mut self,
+        conn: &Connection,
+        file_id: i64,
+        path: &str,
+    ) -> Result<()> {
         self.changed_paths.insert(path.to_string());
         if self.all {
             return Ok(());

@@ -6,8 +6,8 @@
 //! Formats are data: a row of [`DOC_FORMATS`] names the extensions and the
 //! heading style.
 
-use crate::chunk::{code_terms, Chunk, MAX_CHUNK_LINES, OVERLAP_LINES};
 use crate::evidence::Kind;
+use crate::search::chunk::{code_terms, Chunk, MAX_CHUNK_LINES, OVERLAP_LINES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeadingStyle {
