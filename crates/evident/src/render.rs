@@ -4,9 +4,70 @@ use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use evident_index::walk::Skipped;
-use evident_index::{Evidence, Status, Summary};
+use evident_index::{EmbedSummary, Evidence, Status, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
+
+/// The documents `evident sources` lists: ID, path, title and length, one per line.
+pub fn sources(docs: &[Evidence]) -> String {
+    let mut out = String::new();
+    for doc in docs {
+        let _ = writeln!(
+            out,
+            "{}  {}  {}  ({} lines)",
+            doc.doc_id.as_deref().unwrap_or(""),
+            doc.path,
+            doc.name,
+            doc.end_line
+        );
+    }
+    out
+}
+
+/// What `evident embed` did, in words.
+pub fn embed_summary(s: &EmbedSummary, model: &str, location: &str) -> String {
+    format!(
+        "embedded {} chunks with {model} at {location} ({} reused, {} unreadable); {} chunks have vectors\n",
+        s.embedded, s.reused, s.skipped, s.with_vectors
+    )
+}
+
+/// What `evident embed` did, as JSON.
+pub fn embed_summary_json(s: &EmbedSummary, model: &str) -> String {
+    json!({
+        "model": model,
+        "embedded": s.embedded, "reused": s.reused,
+        "skipped": s.skipped, "with_vectors": s.with_vectors,
+    })
+    .to_string()
+}
+
+/// One protocol's line of `evident probe`.
+pub fn probe_row(r: &evident_llm::ProbeResult, configured: bool) -> String {
+    format!(
+        "{:<12} {:<4} {:>6.1} s  {}{}",
+        r.protocol.name(),
+        if r.ok { "ok" } else { "FAIL" },
+        r.seconds,
+        r.detail,
+        if configured { " (configured)" } else { "" }
+    )
+}
+
+/// `evident probe --json`: one object per protocol tried.
+pub fn probe_json(results: &[evident_llm::ProbeResult]) -> String {
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            json!({
+                "protocol": r.protocol.name(), "ok": r.ok, "seconds": r.seconds, "detail": r.detail,
+                "prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
+                "eval_ms": r.usage.eval_ms,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_default()
+}
 
 /// `path:start-end  kind  name`, then the numbered snippet.
 pub fn evidence_list(results: &[Evidence]) -> String {

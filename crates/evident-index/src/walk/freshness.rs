@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustc_hash::FxHashSet;
 
-use crate::config::{Config, CONFIG_FILE};
+use crate::config::Config;
 use crate::error::Result;
+use crate::settings::CONFIG_FILE;
 use crate::store;
 use crate::walk::mtime_ns;
 

@@ -1,4 +1,4 @@
-//! `evident search --rerank`: the chat model scores the top candidates of the
+//! Reranking (`evident search --rerank`): a chat model scores the top candidates of the
 //! fused ranking for relevance to the query (0 to 10, in one constrained-JSON
 //! reply), within a time budget. Scores are cached by (query, candidate text
 //! hash, model) in `.evident/rerank.db`, so asking again costs nothing. On a
@@ -11,16 +11,17 @@ use std::time::Duration;
 
 use evident_index::store::ScoreCache;
 use evident_index::Evidence;
-use evident_llm::{run_turn, CancelToken, ChatRequest, Message, Protocol};
+use evident_llm::{run_turn, CancelToken, ChatClient, ChatRequest, Message, Protocol};
 use serde_json::{json, Value};
-
-use crate::model::ModelChoice;
 
 /// Lines and bytes of each candidate the model reads.
 const CANDIDATE_LINES: usize = 12;
 const CANDIDATE_BYTES: usize = 700;
 
-pub struct RerankOptions {
+/// The model that scores, and how much of the ranking it sees.
+pub struct Reranker {
+    pub client: Box<dyn ChatClient>,
+    pub model: String,
     /// How many of the fused results the model scores.
     pub top: usize,
     pub budget: Duration,
@@ -55,16 +56,15 @@ fn text_hash(text: &str) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }
 
-/// Reorders the first `options.top` of `results` by the model's scores
+/// Reorders the first `choice.top` of `results` by the model's scores
 /// (ties keep the fused order); the rest follow in fused order.
 pub fn rerank(
     root: &Path,
     query: &str,
     results: &mut [Evidence],
-    choice: &ModelChoice,
-    options: &RerankOptions,
+    choice: &Reranker,
 ) -> RerankOutcome {
-    let n = options.top.min(results.len());
+    let n = choice.top.min(results.len());
     if n == 0 {
         return RerankOutcome::Reranked {
             asked: 0,
@@ -83,7 +83,7 @@ pub fn rerank(
     let missing: Vec<usize> = (0..n).filter(|&i| scores[i].is_none()).collect();
     if !missing.is_empty() {
         let asked: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
-        match ask_model(query, &asked, choice, options.budget) {
+        match ask_model(query, &asked, choice) {
             Ok(new_scores) => {
                 for (&i, score) in missing.iter().zip(new_scores) {
                     scores[i] = Some(score);
@@ -125,12 +125,8 @@ pub fn rerank(
 }
 
 /// One request: every candidate numbered, one integer score each.
-fn ask_model(
-    query: &str,
-    candidates: &[&str],
-    choice: &ModelChoice,
-    budget: Duration,
-) -> Result<Vec<f64>, String> {
+fn ask_model(query: &str, candidates: &[&str], choice: &Reranker) -> Result<Vec<f64>, String> {
+    let budget = choice.budget;
     let mut listing = String::new();
     for (i, text) in candidates.iter().enumerate() {
         listing.push_str(&format!("[{}] {}\n", i + 1, text.trim_end()));

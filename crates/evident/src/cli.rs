@@ -1,0 +1,272 @@
+//! The command line: every subcommand, its flags and their help (clap). What
+//! each command does lives in `commands/`; this file only says what may be asked.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use evident_index::Kind;
+
+use crate::agent::AgentArgs;
+use crate::model::{EmbedArgs, ModelArgs};
+
+#[derive(Parser)]
+#[command(
+    name = "evident",
+    version,
+    about = "Local-first, read-only code intelligence: answers about your code, with evidence."
+)]
+pub struct Cli {
+    /// Repository root (default: the nearest ancestor with an index, else the git work tree, else the current directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Print Evidence records as JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Index (or incrementally re-index) a repository into PATH/.evident/index.db.
+    Index(IndexArgs),
+    /// Find definitions by name: exact matches first, then case-insensitive and qualified-name suffix matches.
+    Symbol(SymbolArgs),
+    /// Print lines START..=END of a file (at most 400 lines).
+    Read(ReadArgs),
+    /// Every import site of a module, by module path (pkg.mod, crate::store) or file path.
+    Importers { module: String },
+    /// The definitions of one file, as a tree.
+    Outline { path: String },
+    /// What is indexed, when, and what changed since.
+    Status,
+    /// The definition(s) the identifier at PATH:LINE[:COL] refers to.
+    Def {
+        /// PATH:LINE or PATH:LINE:COL (1-based).
+        position: String,
+    },
+    /// Call sites that reach SYMBOL, up to --depth levels of callers.
+    Callers(CallersArgs),
+    /// The calls made inside SYMBOL and what each resolves to.
+    Callees {
+        symbol: String,
+        #[arg(long)]
+        path: Option<String>,
+    },
+    /// What may break if SYMBOL changes: its callers, transitively (reverse BFS).
+    Impact(ImpactArgs),
+    /// What a change touched (against git) and what it may break.
+    Diff(DiffArgs),
+    /// Rank code chunks (definitions, and code between them) for a query: BM25 over names, signatures, doc comments, bodies and paths.
+    Search(SearchArgs),
+    /// Embed the index's chunks with an embedding model (only those without a vector for it), for vector and hybrid search.
+    Embed(EmbedCommandArgs),
+    /// List the documents (Markdown, reStructuredText, AsciiDoc, text) by ID and path; never their content.
+    Sources {
+        /// Only documents whose path or title contains this (case-insensitive; at most 80 characters).
+        #[arg(long, default_value = "")]
+        name_contains: String,
+    },
+    /// Read a document by its ID: from the top, one section, or a line range (at most 400 lines).
+    Source(SourceArgs),
+    /// Ask a question about the repository: a local model uses the read-only tools and answers with checked citations.
+    Ask {
+        question: String,
+        #[command(flatten)]
+        agent: AgentArgs,
+    },
+    /// A conversation about the repository (questions from stdin; /reset, /tools, /skills, /exit).
+    Chat {
+        #[command(flatten)]
+        agent: AgentArgs,
+    },
+    /// Serve the read-only tools to other agents (Claude Code, Cursor, Codex, Zed) over MCP on stdin/stdout.
+    Mcp(McpArgs),
+    /// Ask the model one tool question under each protocol and report which work (a connection and model check).
+    Probe {
+        #[command(flatten)]
+        model: ModelArgs,
+    },
+    /// Export the resolved call graph.
+    Graph {
+        /// Only calls made from files under this path.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
+        format: GraphFormat,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct IndexArgs {
+    /// Repository to index (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Drop the existing index and build it from scratch.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Skip files larger than this many bytes (default 1048576, or index.max_file_size in evident.toml).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+    /// Files per transaction.
+    #[arg(long, value_name = "N", hide = true)]
+    pub batch_size: Option<usize>,
+}
+
+#[derive(clap::Args)]
+pub struct SymbolArgs {
+    pub name: String,
+    /// Only this kind (function, method, class, struct, enum, trait, interface, module, constant, variable, type).
+    #[arg(long, value_parser = parse_kind)]
+    pub kind: Option<Kind>,
+    /// Only under this file or directory.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// Only exact name or qualified-name matches.
+    #[arg(long)]
+    pub exact: bool,
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(clap::Args)]
+pub struct ReadArgs {
+    pub path: String,
+    #[arg(allow_hyphen_values = true)]
+    pub start: String,
+    #[arg(allow_hyphen_values = true)]
+    pub end: String,
+}
+
+#[derive(clap::Args)]
+pub struct CallersArgs {
+    pub symbol: String,
+    /// Only the definition under this file or directory.
+    #[arg(long)]
+    pub path: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    pub depth: u32,
+}
+
+#[derive(clap::Args)]
+pub struct ImpactArgs {
+    pub symbol: String,
+    #[arg(long)]
+    pub path: Option<String>,
+    #[arg(long, default_value_t = evident_index::DEFAULT_IMPACT_DEPTH)]
+    pub max_depth: u32,
+    /// Most affected definitions to list.
+    #[arg(long, default_value_t = 200)]
+    pub limit: usize,
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    pub format: GraphFormat,
+}
+
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    /// Compare BASE..HEAD instead of the working tree with HEAD.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// Compare the staged changes (the index) with HEAD.
+    #[arg(long)]
+    pub staged: bool,
+    /// Impact depth for each touched definition.
+    #[arg(long, default_value_t = evident_index::DEFAULT_IMPACT_DEPTH)]
+    pub max_depth: u32,
+    /// Only these files or directories.
+    pub paths: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Only chunks of this kind (function, class, method, ..., chunk for code outside definitions).
+    #[arg(long, value_parser = parse_kind)]
+    pub kind: Option<Kind>,
+    /// Only paths matching this glob (`src/**/*.py`), or under this file or directory.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedding model and `evident embed`; hybrid falls back to bm25).
+    #[arg(long, value_enum, default_value_t = SearchMode::Hybrid)]
+    pub mode: SearchMode,
+    /// Show why each result ranks where it does.
+    #[arg(long)]
+    pub explain: bool,
+    /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
+    #[arg(long)]
+    pub rerank: bool,
+    /// How many fused results the model scores.
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "rerank")]
+    pub rerank_top: usize,
+    /// Seconds the model may take; after that the fused order stands.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "rerank")]
+    pub rerank_budget: f64,
+    #[command(flatten)]
+    pub embed: EmbedArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+#[derive(clap::Args)]
+pub struct EmbedCommandArgs {
+    #[command(flatten)]
+    pub embed: EmbedArgs,
+    /// Chunks per request to the embedding server.
+    #[arg(long, value_name = "N")]
+    pub batch_size: Option<usize>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct SourceArgs {
+    pub doc_id: String,
+    /// The section under this heading (case-insensitive).
+    #[arg(long, conflicts_with = "lines")]
+    pub section: Option<String>,
+    /// Lines A-B.
+    #[arg(long, value_name = "A-B")]
+    pub lines: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct McpArgs {
+    /// Cut each result at this many bytes (its text and its structured content, each).
+    #[arg(long, default_value_t = evident_mcp::DEFAULT_MAX_OUTPUT_BYTES as u64, value_parser = clap::value_parser!(u64).range(1000..=100_000_000))]
+    pub max_output_bytes: u64,
+    /// Wait at most this long (milliseconds) for an index refresh before answering from the index as it was (marked stale).
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
+    pub refresh_wait: u64,
+    /// Append log lines to this file instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub embed: EmbedArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchMode {
+    Bm25,
+    Vector,
+    Hybrid,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    Text,
+    Json,
+    Dot,
+    Mermaid,
+}
+
+fn parse_kind(s: &str) -> Result<Kind, String> {
+    Kind::parse(s).ok_or_else(|| {
+        let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind {s:?}; one of: {}", kinds.join(", "))
+    })
+}

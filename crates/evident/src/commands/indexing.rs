@@ -1,0 +1,60 @@
+//! The commands that write under `.evident/`: `index` and `embed`. Both stop
+//! after the current batch on Ctrl-C, keeping what was committed.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use evident_index::{Embedder, IndexOptions, Settings};
+
+use super::{progress_bar, stop_after_batch_on_ctrl_c};
+use crate::cli::{EmbedCommandArgs, IndexArgs};
+use crate::{model, render};
+
+pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitCode> {
+    let root = match args.path.or(repo) {
+        Some(p) => p,
+        None => std::env::current_dir().context("current directory")?,
+    };
+    let options = IndexOptions {
+        rebuild: args.rebuild,
+        max_file_size: args.max_file_size,
+        batch_size: args.batch_size,
+        cancel: Some(stop_after_batch_on_ctrl_c()),
+        progress: progress_bar(args.quiet || json),
+    };
+    let summary = evident_index::index_repo(&root, &options)?;
+    if json {
+        println!("{}", render::summary_json(&summary));
+    } else if !args.quiet {
+        print!("{}", render::summary(&summary));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn embed(repo: Option<PathBuf>, json: bool, args: EmbedCommandArgs) -> Result<ExitCode> {
+    let root = match repo {
+        Some(p) => p,
+        None => std::env::current_dir().context("current directory")?,
+    };
+    let Some(embedder) = model::embedder(&args.embed, &Settings::load(&root)?)? else {
+        anyhow::bail!(
+            "no embedding model chosen: pass --embed-provider local (the built-in model; scripts/fetch-embed-model.sh fetches it) or --embed-model NAME for a server, set [embed] in evident.toml, or set EVIDENT_EMBED_MODEL"
+        );
+    };
+    let options = evident_index::EmbedOptions {
+        batch_size: args.batch_size,
+        cancel: Some(stop_after_batch_on_ctrl_c()),
+        progress: progress_bar(args.quiet || json),
+    };
+    let summary = evident_index::embed_chunks(&root, &embedder, &options)?;
+    if json {
+        println!("{}", render::embed_summary_json(&summary, embedder.model()));
+    } else if !args.quiet {
+        print!(
+            "{}",
+            render::embed_summary(&summary, embedder.model(), &embedder.location())
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

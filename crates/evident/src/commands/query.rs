@@ -1,0 +1,202 @@
+//! The query commands: each opens the index (warning when it is stale),
+//! asks one question, and prints the Evidence.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use evident_index::{Index, SymbolQuery};
+
+use super::{emit, open_index, parse_line, parse_position, query_root, timed};
+use crate::cli::{
+    CallersArgs, DiffArgs, GraphFormat, ImpactArgs, ReadArgs, SourceArgs, SymbolArgs,
+};
+use crate::render;
+
+pub fn symbol(repo: &Option<PathBuf>, json: bool, args: SymbolArgs) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let query = SymbolQuery {
+        kind: args.kind,
+        path: args.path,
+        exact: args.exact,
+        limit: Some(args.limit),
+    };
+    let results = index.symbols(&args.name, &query)?;
+    let name = args.name;
+    emit(json, &results, &format!("no definitions match {name:?}"))
+}
+
+pub fn read(repo: &Option<PathBuf>, json: bool, args: ReadArgs) -> Result<ExitCode> {
+    let start = parse_line("start", &args.start)?;
+    let end = parse_line("end", &args.end)?;
+    let index = open_index(&query_root(repo)?)?;
+    let evidence = index.read(&args.path, start, end)?;
+    emit(json, &[evidence], "")
+}
+
+pub fn importers(repo: &Option<PathBuf>, json: bool, module: &str) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let results = index.importers(module)?;
+    emit(json, &results, &format!("nothing imports {module:?}"))
+}
+
+pub fn outline(repo: &Option<PathBuf>, json: bool, path: &str) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let results = index.outline(path)?;
+    if json || results.is_empty() {
+        return emit(json, &results, &format!("{path} has no definitions"));
+    }
+    print!("{}", render::outline(&results));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn def(repo: &Option<PathBuf>, json: bool, position: &str) -> Result<ExitCode> {
+    let (path, line, col) = parse_position(position)?;
+    let index = open_index(&query_root(repo)?)?;
+    let results = index.definition_at(&path, line, col)?;
+    emit(
+        json,
+        &results,
+        &format!("no definition found for {position}"),
+    )
+}
+
+pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let results = timed("callers", || {
+        index.callers(&args.symbol, args.path.as_deref(), args.depth)
+    })?;
+    let symbol = args.symbol;
+    emit(
+        json,
+        &results,
+        &format!("no resolved calls reach {symbol:?}"),
+    )
+}
+
+pub fn callees(
+    repo: &Option<PathBuf>,
+    json: bool,
+    symbol: &str,
+    path: Option<&str>,
+) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let results = index.callees(symbol, path)?;
+    emit(json, &results, &format!("{symbol:?} makes no calls"))
+}
+
+pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let impact = timed("impact", || {
+        index.impact(
+            &args.symbol,
+            args.path.as_deref(),
+            args.max_depth,
+            args.limit,
+        )
+    })?;
+    let format = if json { GraphFormat::Json } else { args.format };
+    print!(
+        "{}",
+        match format {
+            GraphFormat::Text => render::impact_text(&impact),
+            GraphFormat::Json => render::impact_json(&impact),
+            GraphFormat::Dot => render::dot(&impact.edges),
+            GraphFormat::Mermaid => render::mermaid(&impact.edges),
+        }
+    );
+    Ok(found_anything(!impact.nodes.is_empty()))
+}
+
+pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let report = index.diff(&evident_index::DiffRequest {
+        base: args.base,
+        staged: args.staged,
+        paths: args.paths,
+        impact_depth: args.max_depth,
+    })?;
+    if json {
+        println!("{}", render::diff_json(&report));
+    } else {
+        print!("{}", render::diff_text(&report));
+    }
+    Ok(found_anything(report.files > 0))
+}
+
+pub fn graph(
+    repo: &Option<PathBuf>,
+    json: bool,
+    path: Option<&str>,
+    format: GraphFormat,
+) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let graph = index.call_graph(path)?;
+    let edges: Vec<(String, String)> = graph
+        .edges
+        .iter()
+        .map(|e| (e.caller.clone(), e.callee.clone()))
+        .collect();
+    match if json { GraphFormat::Json } else { format } {
+        GraphFormat::Json | GraphFormat::Text => {
+            println!("{}", serde_json::to_string_pretty(&graph)?)
+        }
+        GraphFormat::Dot => print!("{}", render::dot(&edges)),
+        GraphFormat::Mermaid => print!("{}", render::mermaid(&edges)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {
+    let index = Index::open(&query_root(repo)?)?;
+    let status = index.status()?;
+    if json {
+        println!("{}", render::status_json(&status));
+    } else {
+        print!("{}", render::status(&status));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn sources(repo: &Option<PathBuf>, json: bool, name_contains: &str) -> Result<ExitCode> {
+    let index = open_index(&query_root(repo)?)?;
+    let results = index.sources(name_contains)?;
+    let empty = format!("no documents match {name_contains:?}");
+    if json {
+        return emit(true, &results, &empty);
+    }
+    print!("{}", render::sources(&results));
+    if results.is_empty() {
+        eprintln!("{empty}");
+    }
+    Ok(found_anything(!results.is_empty()))
+}
+
+pub fn source(repo: &Option<PathBuf>, json: bool, args: SourceArgs) -> Result<ExitCode> {
+    let part = match (args.section, args.lines) {
+        (Some(title), _) => evident_index::SourcePart::Section(title),
+        (None, Some(range)) => {
+            let (a, b) = range
+                .split_once('-')
+                .with_context(|| format!("--lines {range:?}: expected A-B, like 10-40"))?;
+            let (a, b) = (parse_line("start", a)?, parse_line("end", b)?);
+            evident_index::SourcePart::Lines(
+                u32::try_from(a).unwrap_or(0),
+                u32::try_from(b).unwrap_or(0),
+            )
+        }
+        (None, None) => evident_index::SourcePart::Start,
+    };
+    let index = open_index(&query_root(repo)?)?;
+    let evidence = index.source(&args.doc_id, &part)?;
+    emit(json, &[evidence], "")
+}
+
+/// Exit 0 when something was found, 1 when nothing was.
+fn found_anything(found: bool) -> ExitCode {
+    if found {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,70 @@
+//! `evident search`: one query through the shared search service (the same
+//! one the agent's and MCP's `search_code` use), notes on stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use evident_agent::{Reranker, SearchRequest, SearchService};
+use evident_index::Settings;
+
+use super::{emit, open_index, profiled, query_root};
+use crate::cli::{SearchArgs, SearchMode};
+use crate::model;
+
+pub fn search(repo: &Option<PathBuf>, json: bool, args: SearchArgs) -> Result<ExitCode> {
+    let root = query_root(repo)?;
+    let index = open_index(&root)?;
+    let settings = Settings::load(&root)?;
+    // A rerank without a model configured is an error before any work, not a silent fallback.
+    let reranker = args
+        .rerank
+        .then(|| model::choose(&args.model, &settings))
+        .transpose()?
+        .map(|choice| Reranker {
+            client: choice.client,
+            model: choice.model,
+            top: args.rerank_top,
+            budget: Duration::from_secs_f64(args.rerank_budget.max(0.0)),
+        });
+    let mode = match args.mode {
+        SearchMode::Bm25 => evident_index::SearchMode::Bm25,
+        SearchMode::Vector => evident_index::SearchMode::Vector,
+        SearchMode::Hybrid => evident_index::SearchMode::Hybrid,
+    };
+    // The embedder is loaded only when the mode can use it.
+    let mut service = if mode == evident_index::SearchMode::Bm25 {
+        SearchService::without_embedder("BM25 was asked for")
+    } else {
+        profiled("load embedder", || {
+            model::search_service(&args.embed, &settings)
+        })?
+    };
+    if let Some(reranker) = reranker {
+        service = service.with_reranker(reranker);
+    }
+    let request = SearchRequest {
+        limit: args.limit,
+        kind: args.kind,
+        path: args.path,
+        explain: args.explain,
+        ..SearchRequest::new(args.query.clone(), mode)
+    };
+    let answer = service.search(&root, &index, &request)?;
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        for (step, took) in &answer.timings {
+            let step = if *step == "search" {
+                "query search"
+            } else {
+                step
+            };
+            eprintln!("profile: {step}: {:.2} ms", took.as_secs_f64() * 1e3);
+        }
+    }
+    for note in &answer.notes {
+        eprintln!("note: {note}");
+    }
+    let query = args.query;
+    emit(json, &answer.results, &format!("nothing matches {query:?}"))
+}
