@@ -21,7 +21,7 @@ pub mod strict_json;
 pub mod tools;
 
 pub use grounding::{Citation, Support};
-pub use registry::Registry;
+pub use registry::{Registry, RegistryError, Rejection};
 pub use rerank::Reranker;
 pub use search::{SearchAnswer, SearchError, SearchRequest, SearchService};
 pub use session::{
@@ -29,4 +29,4 @@ pub use session::{
     Session, SessionError, Stats,
 };
 pub use skills::{discover as discover_skills, Skill};
-pub use tools::{Approval, Tool, ToolContext, ToolOutput};
+pub use tools::{Approval, Tool, ToolContext, ToolError, ToolOutput};

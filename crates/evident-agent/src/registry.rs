@@ -32,15 +32,39 @@ pub struct Validated<'r> {
     pub approval: Approval,
 }
 
+/// Why a registry could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("approval policy names {name:?}, which is not a tool; the tools are: {known}")]
+    UnknownTool { name: String, known: String },
+    #[error("{tool}: invalid schema: {message}")]
+    Schema { tool: &'static str, message: String },
+}
+
+/// Why a proposed call is refused; the message goes back to whoever proposed it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    #[error(
+        "unknown tool {name:?}: there is no such tool (evident only reads); the tools are: {known}"
+    )]
+    UnknownTool { name: String, known: String },
+    /// Not one JSON object, a key written twice, a schema problem, a bad line range.
+    #[error("{0}")]
+    Arguments(String),
+    /// A path argument the sandbox refuses.
+    #[error("field {field:?}: {why}")]
+    Path { field: String, why: String },
+}
+
 impl Registry {
     /// Every built-in tool; `ask` names the tools that need approval.
-    pub fn read_only(ask: &[String]) -> Result<Registry, String> {
+    pub fn read_only(ask: &[String]) -> Result<Registry, RegistryError> {
         let known: Vec<&str> = builtin_tools().iter().map(|t| t.name()).collect();
         if let Some(unknown) = ask.iter().find(|name| !known.contains(&name.as_str())) {
-            return Err(format!(
-                "approval policy names {unknown:?}, which is not a tool; the tools are: {}",
-                known.join(", ")
-            ));
+            return Err(RegistryError::UnknownTool {
+                name: unknown.clone(),
+                known: known.join(", "),
+            });
         }
         Registry::build(builtin_tools(), ask)
     }
@@ -48,17 +72,21 @@ impl Registry {
     /// The tools other agents get over MCP: every built-in one but those only
     /// evident's own agent offers (`activate_skill`). Nothing asks approval:
     /// the client agent has its own.
-    pub fn for_clients() -> Result<Registry, String> {
+    pub fn for_clients() -> Result<Registry, RegistryError> {
         let tools = builtin_tools().into_iter().filter(|t| !t.agent_only());
         Registry::build(tools.collect(), &[])
     }
 
-    fn build(tools: Vec<Box<dyn Tool>>, ask: &[String]) -> Result<Registry, String> {
+    fn build(tools: Vec<Box<dyn Tool>>, ask: &[String]) -> Result<Registry, RegistryError> {
         let entries = tools
             .into_iter()
             .map(|tool| {
-                let validator = jsonschema::validator_for(&tool.schema())
-                    .map_err(|e| format!("{}: invalid schema: {e}", tool.name()))?;
+                let validator = jsonschema::validator_for(&tool.schema()).map_err(|e| {
+                    RegistryError::Schema {
+                        tool: tool.name(),
+                        message: e.to_string(),
+                    }
+                })?;
                 let approval = if ask.iter().any(|name| name == tool.name()) {
                     Approval::Ask
                 } else {
@@ -70,7 +98,7 @@ impl Registry {
                     approval,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, RegistryError>>()?;
         Ok(Registry { entries })
     }
 
@@ -137,22 +165,25 @@ impl Registry {
         call: &ToolCall,
         root: &Path,
         config: &Config,
-    ) -> Result<Validated<'_>, String> {
+    ) -> Result<Validated<'_>, Rejection> {
         let Some(entry) = self.entries.iter().find(|e| e.tool.name() == call.name) else {
-            return Err(format!(
-                "unknown tool {:?}: there is no such tool (evident only reads); the tools are: {}",
-                call.name,
-                self.names().join(", ")
-            ));
+            return Err(Rejection::UnknownTool {
+                name: call.name.clone(),
+                known: self.names().join(", "),
+            });
         };
         let arguments = if call.arguments_raw.trim().is_empty() {
             match &call.arguments {
                 Value::Object(object) => object.clone(),
                 Value::Null => Map::new(),
-                _ => return Err("the arguments must be a JSON object".into()),
+                _ => {
+                    return Err(Rejection::Arguments(
+                        "the arguments must be a JSON object".into(),
+                    ))
+                }
             }
         } else {
-            strict_json::parse_object(&call.arguments_raw)?
+            strict_json::parse_object(&call.arguments_raw).map_err(Rejection::Arguments)?
         };
         let instance = Value::Object(arguments);
         // Bounded: a call with 10,000 bad keys gets a short message, not a long one.
@@ -175,19 +206,22 @@ impl Registry {
             problems.push(format!("and {more} more problems"));
         }
         if !problems.is_empty() {
-            return Err(format!(
+            return Err(Rejection::Arguments(format!(
                 "invalid arguments for {}: {}",
                 call.name,
                 problems.join("; ")
-            ));
+            )));
         }
         let Value::Object(arguments) = instance else {
             unreachable!("built as an object")
         };
-        check_ranges(&arguments)?;
+        check_ranges(&arguments).map_err(Rejection::Arguments)?;
         for key in entry.tool.path_arguments() {
             if let Some(path) = arguments.get(*key).and_then(Value::as_str) {
-                check_path(root, config, path).map_err(|why| format!("field {key:?}: {why}"))?;
+                check_path(root, config, path).map_err(|why| Rejection::Path {
+                    field: key.to_string(),
+                    why,
+                })?;
             }
         }
         Ok(Validated {
@@ -236,7 +270,7 @@ fn check_ranges(arguments: &Map<String, Value>) -> Result<(), String> {
 /// A path argument (a file, or a directory to search under) must stay in
 /// the repository (or a `[docs] dirs` mount) after normalisation and symlink
 /// resolution, and must not be secret: the sandbox's rule for a scope.
-pub fn check_path(root: &Path, config: &Config, requested: &str) -> Result<(), String> {
+fn check_path(root: &Path, config: &Config, requested: &str) -> Result<(), String> {
     evident_index::sandbox::check_scope(root, &config.docs_dirs, requested, &config.secrets)
         .map_err(|e| match e {
             evident_index::Error::Refused(why) => why,

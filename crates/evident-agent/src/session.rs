@@ -28,7 +28,7 @@ use crate::prefetch::{self, Shape};
 use crate::registry::Registry;
 pub use crate::render::render_output;
 use crate::render::{evidence_digest, render_for_model};
-use crate::tools::{Approval, ToolContext, ToolOutput};
+use crate::tools::{Approval, ToolContext, ToolError, ToolOutput};
 
 /// Why a session ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -841,7 +841,9 @@ impl<'a> Session<'a> {
                     self.limits.calls_per_round
                 ))
             } else {
-                self.registry.validate(call, &root, &self.config)
+                self.registry
+                    .validate(call, &root, &self.config)
+                    .map_err(|rejection| rejection.to_string())
             };
             match checked {
                 Ok(valid) => {
@@ -970,7 +972,7 @@ impl<'a> Session<'a> {
         }
         // Read-only tools share nothing mutable: run the batch in parallel.
         let context = self.context;
-        type Timed = (Result<ToolOutput, String>, f64);
+        type Timed = (Result<ToolOutput, ToolError>, f64);
         let outputs: Vec<(usize, Timed)> = std::thread::scope(|scope| {
             let handles: Vec<_> = runnable
                 .iter()
@@ -989,7 +991,7 @@ impl<'a> Session<'a> {
                     (
                         i,
                         h.join()
-                            .unwrap_or_else(|_| (Err("the tool failed unexpectedly".into()), 0.0)),
+                            .unwrap_or_else(|_| (Err(ToolError::Panicked(String::new())), 0.0)),
                     )
                 })
                 .collect()
@@ -1032,7 +1034,7 @@ impl<'a> Session<'a> {
                         results: 0,
                         bytes: text.len(),
                         cut: false,
-                        error: Some(error),
+                        error: Some(error.to_string()),
                         ms,
                     };
                     (text, event)

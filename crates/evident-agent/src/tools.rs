@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use evident_index::{DiffRequest, Evidence, Index, Kind, SearchMode, SourcePart, SymbolQuery};
 use serde_json::{json, Map, Value};
 
-use crate::search::{SearchRequest, SearchService};
+use crate::search::{SearchError, SearchRequest, SearchService};
 use crate::skills::Skill;
 
 /// When a call needs a person's yes before it runs.
@@ -37,6 +37,30 @@ impl ToolContext {
             root: root.into(),
             search: SearchService::without_embedder("no embedding model is configured"),
             skills: Vec::new(),
+        }
+    }
+}
+
+/// Why a tool gave no result. Typed, so each door (the session, MCP) decides
+/// how to say it; the message is what the caller is told.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments make no sense together, or name nothing there is.
+    #[error("{0}")]
+    Arguments(String),
+    /// The index refused or failed (an unknown symbol, a path it will not read, …).
+    #[error(transparent)]
+    Index(#[from] evident_index::Error),
+    /// The tool panicked (a bug; the session and the server carry on).
+    #[error("the tool failed unexpectedly{0}")]
+    Panicked(String),
+}
+
+impl From<SearchError> for ToolError {
+    fn from(error: SearchError) -> ToolError {
+        match error {
+            SearchError::Index(e) => ToolError::Index(e),
+            other => ToolError::Arguments(other.to_string()),
         }
     }
 }
@@ -74,10 +98,10 @@ pub trait Tool: Send + Sync {
         &self,
         context: &ToolContext,
         arguments: &Map<String, Value>,
-    ) -> Result<ToolOutput, String>;
+    ) -> Result<ToolOutput, ToolError>;
 }
 
-type Handler = fn(&ToolContext, &Map<String, Value>) -> Result<ToolOutput, String>;
+type Handler = fn(&ToolContext, &Map<String, Value>) -> Result<ToolOutput, ToolError>;
 
 /// A built-in tool: its description, schema and handler as data.
 struct Builtin {
@@ -109,7 +133,7 @@ impl Tool for Builtin {
         &self,
         context: &ToolContext,
         arguments: &Map<String, Value>,
-    ) -> Result<ToolOutput, String> {
+    ) -> Result<ToolOutput, ToolError> {
         (self.handler)(context, arguments)
     }
 }
@@ -298,8 +322,8 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
         .collect()
 }
 
-fn open(context: &ToolContext) -> Result<Index, String> {
-    Index::open(&context.root).map_err(|e| e.to_string())
+fn open(context: &ToolContext) -> Result<Index, ToolError> {
+    Ok(Index::open(&context.root)?)
 }
 
 fn text<'a>(arguments: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
@@ -313,15 +337,17 @@ fn number(arguments: &Map<String, Value>, key: &str) -> Option<u64> {
 /// The `kind` argument; not an enum in the schema, to keep the prompt short.
 /// A word that is no kind is refused (the escape corpus holds such calls); a
 /// kind that matches nothing is dropped by the tool, with a note.
-fn kind(arguments: &Map<String, Value>) -> Result<Option<Kind>, String> {
+fn kind(arguments: &Map<String, Value>) -> Result<Option<Kind>, ToolError> {
     match text(arguments, "kind") {
         None => Ok(None),
         Some(name) => Kind::parse(name).map(Some).ok_or_else(|| {
-            let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
-            format!(
-                "field \"kind\": {name:?} is not a kind; use one of {}",
-                kinds.join(", ")
-            )
+            ToolError::Arguments({
+                let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+                format!(
+                    "field \"kind\": {name:?} is not a kind; use one of {}",
+                    kinds.join(", ")
+                )
+            })
         }),
     }
 }
@@ -476,7 +502,7 @@ pub fn short_qualified(qualified: &str) -> &str {
 fn search_code(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let query = text(arguments, "query").unwrap_or_default();
     // Hybrid when an embedder is configured; the service says when it fell back.
@@ -495,7 +521,7 @@ fn search_code(
         context
             .search
             .search(&context.root, &index, request)
-            .map_err(|e| e.to_string())
+            .map_err(ToolError::from)
     };
     let mut answer = run(&request)?;
     let mut notes = std::mem::take(&mut answer.notes);
@@ -517,7 +543,7 @@ fn search_code(
 fn find_symbol(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let mut notes = Vec::new();
     let mut query = SymbolQuery {
@@ -531,7 +557,7 @@ fn find_symbol(
         .trim()
         .to_string();
     let lookup =
-        |name: &str, query: &SymbolQuery| index.symbols(name, query).map_err(|e| e.to_string());
+        |name: &str, query: &SymbolQuery| index.symbols(name, query).map_err(ToolError::from);
     let mut results = lookup(&name, &query)?;
     // Small models guess paths and kinds; where the name really is beats "nothing".
     if let (true, Some(path)) = (results.is_empty(), query.path.clone()) {
@@ -586,7 +612,7 @@ fn find_symbol(
 fn read_evidence(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let (start, end) = (
         number(arguments, "start_line").unwrap_or(1),
@@ -595,7 +621,7 @@ fn read_evidence(
     let path = text(arguments, "path").unwrap_or_default();
     let evidence = index
         .read(path, start as i64, end as i64)
-        .map_err(|e| e.to_string())?;
+        .map_err(ToolError::from)?;
     Ok(ToolOutput {
         summary: format!(
             "{}:{}-{}",
@@ -609,13 +635,13 @@ fn read_evidence(
 fn find_importers(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let module = text(arguments, "module").unwrap_or_default();
     Ok(found(
         "import sites",
         module.trim(),
-        index.importers(module).map_err(|e| e.to_string())?,
+        index.importers(module).map_err(ToolError::from)?,
         place,
     ))
 }
@@ -633,7 +659,7 @@ fn caller_at(ev: &Evidence) -> String {
 fn get_callers(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let mut notes = Vec::new();
     let requested = text(arguments, "symbol").unwrap_or_default();
@@ -641,7 +667,7 @@ fn get_callers(
     let depth = number(arguments, "depth").unwrap_or(1) as u32;
     let callers = index
         .callers(&symbol, path.as_deref(), depth)
-        .map_err(|e| e.to_string())?;
+        .map_err(ToolError::from)?;
     Ok(with_notes(
         found("call sites", &symbol, callers, caller_at),
         notes,
@@ -651,7 +677,7 @@ fn get_callers(
 fn analyze_impact(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let mut notes = Vec::new();
     let requested = text(arguments, "symbol").unwrap_or_default();
@@ -659,7 +685,7 @@ fn analyze_impact(
     let depth = number(arguments, "max_depth").unwrap_or(3) as u32;
     let impact = index
         .impact(&symbol, path.as_deref(), depth, 50)
-        .map_err(|e| e.to_string())?;
+        .map_err(ToolError::from)?;
     let mut out = found("affected definitions", &symbol, impact.nodes, caller_at);
     let (head, items) = out
         .summary
@@ -681,7 +707,7 @@ fn analyze_impact(
 fn read_git_diff(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let request = DiffRequest {
         base: text(arguments, "base").map(str::to_string),
@@ -692,7 +718,7 @@ fn read_git_diff(
             .collect(),
         impact_depth: 2,
     };
-    let report = index.diff(&request).map_err(|e| e.to_string())?;
+    let report = index.diff(&request).map_err(ToolError::from)?;
     let mut evidence = report.hunks.clone();
     evidence.extend(report.touched.iter().map(|t| t.evidence.clone()));
     Ok(ToolOutput {
@@ -705,13 +731,13 @@ fn read_git_diff(
 fn list_sources(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let filter = text(arguments, "name_contains").unwrap_or_default();
     Ok(found(
         "documents",
         "",
-        index.sources(filter).map_err(|e| e.to_string())?,
+        index.sources(filter).map_err(ToolError::from)?,
         |ev| format!("{} ({})", ev.path, ev.doc_id.as_deref().unwrap_or("?")),
     ))
 }
@@ -719,7 +745,7 @@ fn list_sources(
 fn read_source(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let index = open(context)?;
     let part = match (
         text(arguments, "section"),
@@ -727,17 +753,21 @@ fn read_source(
         number(arguments, "end_line"),
     ) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err("give either section or start_line/end_line, not both".into())
+            return Err(ToolError::Arguments(
+                "give either section or start_line/end_line, not both".into(),
+            ))
         }
         (Some(section), None, None) => SourcePart::Section(section.to_string()),
         (None, Some(a), Some(b)) => SourcePart::Lines(a as u32, b as u32),
         (None, Some(_), None) | (None, None, Some(_)) => {
-            return Err("a line range needs both start_line and end_line".into())
+            return Err(ToolError::Arguments(
+                "a line range needs both start_line and end_line".into(),
+            ))
         }
         (None, None, None) => SourcePart::Start,
     };
     let doc_id = text(arguments, "doc_id").unwrap_or_default();
-    let evidence = index.source(doc_id, &part).map_err(|e| e.to_string())?;
+    let evidence = index.source(doc_id, &part).map_err(ToolError::from)?;
     Ok(ToolOutput {
         summary: format!(
             "{}:{}-{}",
@@ -751,18 +781,18 @@ fn read_source(
 fn activate_skill(
     context: &ToolContext,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, ToolError> {
     let name = text(arguments, "name").unwrap_or_default();
     let Some(skill) = context.skills.iter().find(|s| s.name == name) else {
         let names: Vec<&str> = context.skills.iter().map(|s| s.name.as_str()).collect();
-        return Err(format!(
+        return Err(ToolError::Arguments(format!(
             "no skill is named {name:?}; the skills are: {}",
             if names.is_empty() {
                 "(none)".to_string()
             } else {
                 names.join(", ")
             }
-        ));
+        )));
     };
     Ok(ToolOutput {
         summary: format!("skill {} loaded", skill.name),

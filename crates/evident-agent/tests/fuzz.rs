@@ -170,13 +170,13 @@ fn validated_calls_never_show_a_forbidden_file() {
                 let text = match registry.validate(&call, &hostile.repo, &config) {
                     Err(why) => {
                         refused.set(refused.get() + 1);
-                        why
+                        why.to_string()
                     }
                     Ok(valid) => {
                         ran.set(ran.get() + 1);
                         match valid.tool.run(&context, &valid.arguments) {
                             Ok(output) => render_output(&output),
-                            Err(why) => why,
+                            Err(why) => why.to_string(),
                         }
                     }
                 };

@@ -377,7 +377,11 @@ fn approvals_deny_ends_the_run_and_always_is_remembered() {
     let err = Registry::read_only(&["write_file".to_string()])
         .err()
         .unwrap();
-    assert!(err.contains("\"write_file\", which is not a tool"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("\"write_file\", which is not a tool"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -408,7 +408,7 @@ impl evident_index::Embedder for BagOfWords {
     fn model(&self) -> &str {
         "bag-of-words-64"
     }
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, evident_index::EmbedderError> {
         if self.fail_after_calls.is_some_and(|n| self.calls.get() >= n) {
             return Err("connection refused".into());
         }

@@ -47,6 +47,8 @@ impl Log {
 pub enum ServeError {
     #[error("cannot start the MCP server: {0}")]
     Setup(String),
+    #[error("cannot start the MCP server: {0}")]
+    Registry(#[from] evident_agent::RegistryError),
     #[error("the MCP session failed: {0}")]
     Session(String),
 }
@@ -59,7 +61,7 @@ pub fn serve_stdio(options: ServerOptions, context: ToolContext) -> Result<(), S
         .map_err(|e| ServeError::Setup(e.to_string()))?;
     runtime.block_on(async move {
         let log = options.log.clone();
-        let server = EvidentServer::new(options, context).map_err(ServeError::Setup)?;
+        let server = EvidentServer::new(options, context)?;
         log.line("serving over stdio");
         // stdin reaches the SDK through `stdin::forward`, which marks calls
         // with a key written twice; stdout is the SDK's alone.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use evident_agent::session::render_output;
-use evident_agent::{budget, Registry, ToolContext, ToolOutput};
+use evident_agent::{budget, Registry, ToolContext, ToolError, ToolOutput};
 use evident_index::Config;
 use evident_llm::ToolCall;
 use rmcp::model::{
@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 use crate::refresh::{Freshness, ProgressSink, Refresher};
 use crate::stdin::DUPLICATE_KEY_MARK;
-use crate::Log;
+use crate::{Log, ServeError};
 
 /// What `evident mcp` is started with.
 pub struct ServerOptions {
@@ -59,14 +59,17 @@ struct Inner {
 
 impl EvidentServer {
     /// The server for `options.root`; starts bringing its index up to date.
-    pub fn new(options: ServerOptions, context: ToolContext) -> Result<EvidentServer, String> {
+    pub fn new(options: ServerOptions, context: ToolContext) -> Result<EvidentServer, ServeError> {
         let registry = Registry::for_clients()?;
         let tools = registry
             .schemas()
             .into_iter()
             .map(|schema| {
                 let Value::Object(input) = schema.parameters else {
-                    return Err(format!("{}: the schema is not an object", schema.name));
+                    return Err(ServeError::Setup(format!(
+                        "{}: the schema is not an object",
+                        schema.name
+                    )));
                 };
                 let annotations = ToolAnnotations::new()
                     .read_only(true)
@@ -77,7 +80,7 @@ impl EvidentServer {
                     .with_raw_output_schema(Arc::new(output_schema()))
                     .with_annotations(annotations))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, ServeError>>()?;
         let refresher = Refresher::new(
             options.root.clone(),
             options.refresh_wait,
@@ -140,7 +143,7 @@ impl EvidentServer {
         };
         let arguments = match inner.registry.validate(&call, &root, &config) {
             Ok(validated) => validated.arguments,
-            Err(why) => return Ok(error_result(why)),
+            Err(why) => return Ok(error_result(why.to_string())),
         };
         let progress = context
             .meta
@@ -154,11 +157,11 @@ impl EvidentServer {
             tool.run(&inner.context, &arguments)
         })
         .await
-        .unwrap_or_else(|e| Err(format!("the tool failed unexpectedly: {e}")));
+        .unwrap_or_else(|e| Err(ToolError::Panicked(format!(": {e}"))));
         match output {
             Ok(output) => Ok(self.result(output, &freshness)),
             Err(why) => {
-                let mut why = why;
+                let mut why = why.to_string();
                 if let Some(note) = stale_note(&freshness) {
                     why = format!("{why}\n{note}");
                 }

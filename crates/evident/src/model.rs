@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use evident_index::settings::{ModelSettings, Provider};
-use evident_index::Settings;
+use evident_index::{EmbedderError, Settings};
 use evident_llm::{ChatClient, OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions, Protocol};
 
 /// The `--provider` values: ollama (Ollama's /api/chat), openai (any
@@ -151,13 +151,11 @@ impl evident_index::Embedder for ChosenEmbedder {
             ChosenEmbedder::Local(local, _) => local.name(),
         }
     }
-    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, String> {
-        match self {
-            ChosenEmbedder::Server { client, model } => {
-                client.embed(model, texts).map_err(|e| e.to_string())
-            }
-            ChosenEmbedder::Local(local, _) => local.embed(texts).map_err(|e| e.to_string()),
-        }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        Ok(match self {
+            ChosenEmbedder::Server { client, model } => client.embed(model, texts)?,
+            ChosenEmbedder::Local(local, _) => local.embed(texts)?,
+        })
     }
 }
 

@@ -118,7 +118,7 @@ impl Embedder for Letters {
     fn model(&self) -> &str {
         "letters"
     }
-    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, evident_index::EmbedderError> {
         Ok(texts.iter().map(|t| letter_vector(t)).collect())
     }
 }

@@ -27,10 +27,14 @@ const EMBED_LINES: u32 = 30;
 const EMBED_MAX_BYTES: usize = 1500;
 
 /// Something that turns texts into vectors, one per text, in order.
+/// An embedder's failure, whatever its kind (an HTTP client's, a local model's).
+pub type EmbedderError = Box<dyn std::error::Error + Send + Sync>;
+
 pub trait Embedder {
     /// The model's name, stored with each vector.
     fn model(&self) -> &str;
-    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, String>;
+    /// One unit vector per text, in order; the implementer's own error passes through.
+    fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, EmbedderError>;
 }
 
 #[derive(Clone, Default)]
@@ -152,8 +156,8 @@ pub fn embed_chunks(
         }
         if !to_embed.is_empty() {
             let texts: Vec<String> = to_embed.iter().map(|&i| items[i].2.clone()).collect();
-            let vectors = embedder.embed(&texts).map_err(|message| Error::Embedding {
-                message,
+            let vectors = embedder.embed(&texts).map_err(|error| Error::Embedding {
+                message: error.to_string(),
                 embedded: summary.embedded,
             })?;
             if vectors.len() != texts.len() {
