@@ -15,7 +15,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
-use rusqlite::{params, Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -26,6 +26,7 @@ use crate::lang::extract::{self, FileFacts};
 use crate::lang::imports::Resolver;
 use crate::search::chunk::{self, Chunk};
 use crate::store;
+use crate::store::files::{self, NewFile, StoredFile};
 use crate::walk::{self, Candidate, Format, Skipped};
 
 /// Reports an indexing run's progress (a terminal progress bar, a log).
@@ -100,13 +101,6 @@ struct Parsed {
     chunks: Vec<Chunk>,
 }
 
-struct Stored {
-    id: i64,
-    hash: String,
-    size: u64,
-    mtime_ns: i64,
-}
-
 /// Brings `<root>/.evident/index.db` up to date with the files under `root`.
 pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let started = Instant::now();
@@ -136,10 +130,9 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // Compiling a language's query takes ~10-15 ms; do it while the walk runs.
     // Not joined: a worker that needs a query before it is ready waits on its OnceLock.
     {
-        let langs: Vec<&'static lang::LanguageSpec> = conn
-            .prepare("SELECT DISTINCT lang FROM files")?
-            .query_map([], |r| r.get::<_, String>(0))?
-            .filter_map(|l| l.ok().and_then(|l| lang::by_name(&l)))
+        let langs: Vec<&'static lang::LanguageSpec> = files::stored_languages(&conn)?
+            .iter()
+            .filter_map(|l| lang::by_name(l))
             .collect();
         std::thread::spawn(move || {
             for l in &langs {
@@ -148,7 +141,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         });
     }
     let walked = walk::walk(&root, &config);
-    let stored = load_stored(&conn)?;
+    let stored = files::stored_files(&conn)?;
     let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
     let removed: Vec<(&String, i64)> = stored
         .iter()
@@ -177,7 +170,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // stored imports when the file set changed (a new file can satisfy an
     // import, a deleted one can break it).
     let file_set_changed = added > 0 || !removed.is_empty();
-    let skips_changed = load_skipped(&conn)? != walked.skipped;
+    let skips_changed = files::skipped(&conn)? != walked.skipped;
     // Edges are resolved after every batch is written; a run that stopped
     // before that leaves them stale, and the next run resolves them all.
     let mut invalid = Invalidation {
@@ -189,12 +182,11 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         store::set_meta(&tx, "edges_state", "stale")?;
         for (path, id) in &removed {
             invalid.note_old_rows(&tx, *id, path)?;
-            delete_file_rows(&tx, *id)?;
-            tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
+            files::delete_file(&tx, *id)?;
         }
-        tx.execute("DELETE FROM skipped", [])?;
+        files::clear_skipped(&tx)?;
         for s in &walked.skipped {
-            insert_skipped(&tx, s)?;
+            files::insert_skipped(&tx, s)?;
         }
         if file_set_changed {
             // Calls in files whose imports now point elsewhere may resolve differently.
@@ -313,17 +305,12 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         store::set_meta(&tx, "max_file_size", &config.max_file_size.to_string())?;
         tx.commit()?;
     }
-    let totals: (i64, i64, i64, i64, i64) = conn.query_row(
-        "SELECT count(*), coalesce(sum(definitions), 0), coalesce(sum(imports), 0),
-                coalesce(sum(calls), 0), coalesce(sum(syntax_errors), 0) FROM files",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-    )?;
-    summary.files = totals.0 as u64;
-    summary.definitions = totals.1 as u64;
-    summary.imports = totals.2 as u64;
-    summary.calls = totals.3 as u64;
-    summary.syntax_errors = totals.4 as u64;
+    let totals = files::totals(&conn)?;
+    summary.files = totals.files;
+    summary.definitions = totals.definitions;
+    summary.imports = totals.imports;
+    summary.calls = totals.calls;
+    summary.syntax_errors = totals.syntax_errors;
     summary.unchanged = summary.files.saturating_sub(summary.parsed);
     profile.phase("finish");
     summary.skipped = walked.skipped;
@@ -367,17 +354,6 @@ impl Profile {
     }
 }
 
-fn load_skipped(conn: &Connection) -> Result<Vec<Skipped>> {
-    let mut stmt = conn.prepare("SELECT path, reason FROM skipped ORDER BY path")?;
-    let rows = stmt.query_map([], |r| {
-        Ok(Skipped {
-            rel: r.get(0)?,
-            reason: r.get(1)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 fn outcome_path(outcome: &Outcome) -> Option<&str> {
     match outcome {
         Outcome::Parsed(p) => Some(&p.rel),
@@ -387,24 +363,8 @@ fn outcome_path(outcome: &Outcome) -> Option<&str> {
     }
 }
 
-fn load_stored(conn: &Connection) -> Result<HashMap<String, Stored>> {
-    let mut stmt = conn.prepare("SELECT id, path, hash, size, mtime_ns FROM files")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(1)?,
-            Stored {
-                id: r.get(0)?,
-                hash: r.get(2)?,
-                size: r.get::<_, i64>(3)? as u64,
-                mtime_ns: r.get(4)?,
-            },
-        ))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 /// Reads, hashes and (when the content changed) parses one file.
-fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) -> Outcome {
+fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolver) -> Outcome {
     let skip = |reason: String| {
         Outcome::Failed(Skipped {
             rel: candidate.rel.clone(),
@@ -474,7 +434,7 @@ fn process(candidate: &Candidate, stored: Option<&Stored>, resolver: &Resolver) 
 fn write_outcome(
     tx: &Transaction,
     outcome: Outcome,
-    stored: &HashMap<String, Stored>,
+    stored: &HashMap<String, StoredFile>,
     summary: &mut Summary,
     failed: &mut Vec<Skipped>,
     invalid: &mut Invalidation,
@@ -483,19 +443,17 @@ fn write_outcome(
         Outcome::Touched {
             id, size, mtime_ns, ..
         } => {
-            tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")?
-                .execute(params![id, size as i64, mtime_ns])?;
+            files::touch_file(tx, id, size, mtime_ns)?;
         }
         Outcome::Failed(skipped) => {
             // A file that can no longer be read leaves the index rather than
             // keeping rows that no longer match it.
             if let Some(s) = stored.get(&skipped.rel) {
                 invalid.note_old_rows(tx, s.id, &skipped.rel)?;
-                delete_file_rows(tx, s.id)?;
-                tx.execute("DELETE FROM files WHERE id = ?1", [s.id])?;
+                files::delete_file(tx, s.id)?;
                 summary.removed += 1;
             }
-            insert_skipped(tx, &skipped)?;
+            files::insert_skipped(tx, &skipped)?;
             failed.push(skipped);
         }
         Outcome::Parsed(parsed) => {
@@ -505,7 +463,17 @@ fn write_outcome(
             }
             let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
             invalid.note_new_definitions(&parsed.rel, defined);
-            write_parsed(tx, &parsed, existing)?;
+            let new = NewFile {
+                rel: &parsed.rel,
+                lang: parsed.lang,
+                hash: &parsed.hash,
+                size: parsed.size,
+                mtime_ns: parsed.mtime_ns,
+                facts: &parsed.facts,
+                targets: &parsed.targets,
+                chunks: &parsed.chunks,
+            };
+            files::write_file(tx, &new, existing)?;
             summary.parsed += 1;
         }
         Outcome::Cancelled => {}
@@ -513,213 +481,17 @@ fn write_outcome(
     Ok(())
 }
 
-fn write_parsed(tx: &Transaction, p: &Parsed, existing: Option<i64>) -> Result<()> {
-    let facts = &p.facts;
-    let file_id = match existing {
-        Some(id) => {
-            delete_file_rows(tx, id)?;
-            tx.prepare_cached(
-                "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
-                 line_count = ?7, syntax_errors = ?8, definitions = ?9, imports = ?10, calls = ?11
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                p.lang,
-                facts.module,
-                p.hash,
-                p.size as i64,
-                p.mtime_ns,
-                facts.line_count,
-                facts.has_syntax_errors,
-                facts.definitions.len() as i64,
-                facts.imports.len() as i64,
-                facts.calls.len() as i64
-            ])?;
-            id
-        }
-        None => {
-            tx.prepare_cached(
-                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors,
-                                   definitions, imports, calls)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?
-            .execute(params![
-                p.rel,
-                p.lang,
-                facts.module,
-                p.hash,
-                p.size as i64,
-                p.mtime_ns,
-                facts.line_count,
-                facts.has_syntax_errors,
-                facts.definitions.len() as i64,
-                facts.imports.len() as i64,
-                facts.calls.len() as i64
-            ])?;
-            tx.last_insert_rowid()
-        }
-    };
-    let mut symbol_ids: Vec<i64> = Vec::with_capacity(facts.definitions.len());
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
-                                 start_line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )?;
-        for d in &facts.definitions {
-            // Parents precede children in source order, so their ids exist.
-            let parent = d.parent.map(|i| symbol_ids[i]);
-            insert.execute(params![
-                file_id,
-                parent,
-                d.kind.as_str(),
-                d.name,
-                d.qualified_name,
-                d.signature,
-                d.doc,
-                (!d.bases.is_empty()).then(|| d.bases.join("\n")),
-                d.start_line,
-                d.end_line
-            ])?;
-            symbol_ids.push(tx.last_insert_rowid());
-        }
-    }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, binding, target)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        for (i, target) in facts.imports.iter().zip(&p.targets) {
-            insert.execute(params![
-                file_id,
-                i.start_line,
-                i.end_line,
-                i.module,
-                i.name,
-                i.alias,
-                i.binding,
-                target
-            ])?;
-        }
-    }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO assignments(file_id, line, name, value, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for a in &facts.assignments {
-            insert.execute(params![
-                file_id,
-                a.line,
-                a.name,
-                a.value,
-                a.enclosing.map(|i| symbol_ids[i])
-            ])?;
-        }
-    }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?;
-        for c in &facts.calls {
-            insert.execute(params![
-                file_id,
-                c.line,
-                c.callee,
-                c.callee_name,
-                c.callee_head,
-                c.enclosing.map(|i| symbol_ids[i])
-            ])?;
-        }
-    }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO chunks(file_id, symbol_id, kind, name, qualified_name, start_line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        let mut insert_text = tx.prepare_cached(
-            "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
-        for c in &p.chunks {
-            insert.execute(params![
-                file_id,
-                c.definition.map(|i| symbol_ids[i]),
-                c.kind.as_str(),
-                c.name,
-                c.qualified_name,
-                c.start_line,
-                c.end_line
-            ])?;
-            let id = tx.last_insert_rowid();
-            insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
-        }
-    }
-    Ok(())
-}
-
-fn delete_file_rows(tx: &Transaction, file_id: i64) -> Result<()> {
-    for sql in [
-        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
-        "DELETE FROM chunks WHERE file_id = ?1",
-        "DELETE FROM symbols WHERE file_id = ?1",
-        "DELETE FROM imports WHERE file_id = ?1",
-        "DELETE FROM calls WHERE file_id = ?1",
-        "DELETE FROM edges WHERE file_id = ?1",
-        "DELETE FROM assignments WHERE file_id = ?1",
-    ] {
-        tx.prepare_cached(sql)?.execute([file_id])?;
-    }
-    Ok(())
-}
-
-fn insert_skipped(tx: &Transaction, s: &Skipped) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO skipped(path, reason) VALUES (?1, ?2)
-         ON CONFLICT(path) DO UPDATE SET reason = excluded.reason",
-    )?
-    .execute(params![s.rel, s.reason])?;
-    Ok(())
-}
-
 /// Recomputes every stored import's target against the current file set and
 /// writes the ones that changed. Returns the files whose imports changed.
 fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<HashSet<String>> {
-    struct StoredImport {
-        id: i64,
-        path: String,
-        lang: String,
-        module: String,
-        name: Option<String>,
-        target: Option<String>,
-    }
-    let rows: Vec<StoredImport> = {
-        let mut stmt = tx.prepare(
-            "SELECT i.id, f.path, f.lang, i.module, i.name, i.target
-             FROM imports i JOIN files f ON f.id = i.file_id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(StoredImport {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                lang: r.get(2)?,
-                module: r.get(3)?,
-                name: r.get(4)?,
-                target: r.get(5)?,
-            })
-        })?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    let mut update = tx.prepare_cached("UPDATE imports SET target = ?2 WHERE id = ?1")?;
     let mut changed = HashSet::new();
-    for row in rows {
+    for row in files::stored_imports(tx)? {
         let Some(spec) = lang::by_name(&row.lang) else {
             continue;
         };
         let new = resolver.resolve(spec, &row.path, &row.module, row.name.as_deref());
         if new != row.target {
-            update.execute(params![row.id, new])?;
+            files::set_import_target(tx, row.id, new.as_deref())?;
             changed.insert(row.path);
         }
     }

@@ -23,12 +23,13 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 
 use crate::error::Result;
 use crate::evidence::Kind;
 use crate::lang::imports::Resolver;
 use crate::lang::{self, LanguageSpec};
+use crate::store::graph as rows;
 
 /// Above this many same-named definitions a name-only guess is no evidence.
 const NAME_ONLY_MAX: usize = 6;
@@ -114,12 +115,9 @@ impl<'r> Graph<'r> {
         let mut files = FxHashMap::default();
         let mut file_by_path = FxHashMap::default();
         let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
-        let mut stmt = conn.prepare("SELECT id, path, lang FROM files")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let (id, path, lang_name): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        rows::for_each_file(conn, |id, path, lang_name| {
             let Some(lang) = lang::by_name(&lang_name) else {
-                continue;
+                return;
             };
             files_by_dir
                 .entry(parent_dir(&path).to_string())
@@ -127,68 +125,52 @@ impl<'r> Graph<'r> {
                 .push(id);
             file_by_path.insert(path.clone(), id);
             files.insert(id, File { path, lang });
-        }
-        let symbol_count: i64 = conn.query_row("SELECT count(*) FROM symbols", [], |r| r.get(0))?;
+        })?;
         let mut symbols =
-            FxHashMap::with_capacity_and_hasher(symbol_count as usize, Default::default());
-        let mut stmt = conn.prepare(
-            "SELECT id, file_id, parent_id, kind, name,
-                    CASE WHEN parent_id IS NULL AND kind = 'method' THEN qualified_name END, bases
-             FROM symbols",
-        )?;
-        let mut rows = stmt.query([])?;
+            FxHashMap::with_capacity_and_hasher(rows::symbol_count(conn)?, Default::default());
         let mut interned: FxHashSet<Rc<str>> = FxHashSet::default();
-        while let Some(r) = rows.next()? {
-            let kind: String = r.get(3)?;
-            let name_ref = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
-            let name = match interned.get(name_ref) {
+        rows::for_each_symbol(conn, |row| {
+            let name = match interned.get(row.name) {
                 Some(n) => n.clone(),
                 None => {
-                    let n: Rc<str> = Rc::from(name_ref);
+                    let n: Rc<str> = Rc::from(row.name);
                     interned.insert(n.clone());
                     n
                 }
             };
-            let bases: Option<String> = r.get(6)?;
             symbols.insert(
-                r.get::<_, i64>(0)?,
+                row.id,
                 Symbol {
-                    file: r.get(1)?,
-                    parent: r.get(2)?,
-                    kind: Kind::parse(&kind).unwrap_or(Kind::Function),
+                    file: row.file,
+                    parent: row.parent,
+                    kind: Kind::parse(&row.kind).unwrap_or(Kind::Function),
                     name,
-                    qualified_name: r.get(5)?,
-                    bases: bases
+                    qualified_name: row.owner_path,
+                    bases: row
+                        .bases
                         .map(|b| b.lines().map(str::to_string).collect())
                         .unwrap_or_default(),
                 },
             );
-        }
+        })?;
         let mut imports: FxHashMap<i64, Vec<Import>> = FxHashMap::default();
-        let mut stmt =
-            conn.prepare("SELECT file_id, module, name, alias, binding, target FROM imports")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            imports.entry(r.get(0)?).or_default().push(Import {
-                module: r.get(1)?,
-                name: r.get(2)?,
-                alias: r.get(3)?,
-                binding: r.get(4)?,
-                target: r.get(5)?,
+        rows::for_each_import(conn, |row| {
+            imports.entry(row.file).or_default().push(Import {
+                module: row.module,
+                name: row.name,
+                alias: row.alias,
+                binding: row.binding,
+                target: row.target,
             });
-        }
+        })?;
         let mut assignments = FxHashMap::default();
-        let mut stmt = conn.prepare(
-            "SELECT file_id, enclosing_id, name, value FROM assignments ORDER BY file_id, line",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
+        rows::for_each_assignment(conn, |file, enclosing, name, value| {
             // The last binding in a scope wins.
             assignments
-                .entry((r.get(0)?, r.get(1)?))
+                .entry((file, enclosing))
                 .or_insert_with(FxHashMap::default)
-                .insert(r.get(2)?, r.get(3)?);
-        }
+                .insert(name, value);
+        })?;
         let mut graph = Graph {
             resolver,
             assignments,
@@ -825,16 +807,10 @@ impl Invalidation {
         if self.all {
             return Ok(());
         }
-        let mut names = conn.prepare_cached("SELECT name FROM symbols WHERE file_id = ?1")?;
-        for name in names.query_map([file_id], |r| r.get::<_, String>(0))? {
-            *self.name_balance.entry(name?).or_default() += 1;
+        for name in rows::names_defined_in(conn, file_id)? {
+            *self.name_balance.entry(name).or_default() += 1;
         }
-        let mut calls = conn.prepare_cached(
-            "SELECT g.call_id FROM edges g JOIN symbols s ON s.id = g.callee_id WHERE s.file_id = ?1",
-        )?;
-        for call in calls.query_map([file_id], |r| r.get::<_, i64>(0))? {
-            self.calls.insert(call?);
-        }
+        self.calls.extend(rows::calls_into(conn, file_id)?);
         Ok(())
     }
 
@@ -868,53 +844,14 @@ pub(crate) fn resolve_calls(
     resolver: &Resolver,
     invalid: &Invalidation,
 ) -> Result<usize> {
-    let calls: Vec<(i64, i64, Option<i64>, String)> = if invalid.all {
-        conn.execute("DELETE FROM edges", [])?;
-        let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee FROM calls")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
+    let calls = if invalid.all {
+        rows::all_calls_without_edges(conn)?
     } else {
-        conn.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS dirty_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
-             CREATE TEMP TABLE IF NOT EXISTS dirty_paths(path TEXT PRIMARY KEY) WITHOUT ROWID;
-             CREATE TEMP TABLE IF NOT EXISTS dirty_calls(id INTEGER PRIMARY KEY);
-             DELETE FROM dirty_names; DELETE FROM dirty_paths; DELETE FROM dirty_calls;",
-        )?;
-        {
-            let mut name = conn.prepare("INSERT OR IGNORE INTO dirty_names VALUES (?1)")?;
-            for n in invalid.dirty_names() {
-                name.execute([n])?;
-            }
-            let mut path = conn.prepare("INSERT OR IGNORE INTO dirty_paths VALUES (?1)")?;
-            for p in &invalid.changed_paths {
-                path.execute([p])?;
-                // Go imports and Java globs target a package directory.
-                path.execute([parent_dir(p)])?;
-            }
-            let mut call = conn.prepare("INSERT OR IGNORE INTO dirty_calls VALUES (?1)")?;
-            for c in &invalid.calls {
-                call.execute([c])?;
-            }
-        }
-        conn.execute_batch(
-            // One statement per rule, each on its own index.
-            "INSERT OR IGNORE INTO dirty_calls
-               SELECT c.id FROM calls c
-               WHERE c.file_id IN (SELECT id FROM files WHERE path IN (SELECT path FROM dirty_paths));
-             INSERT OR IGNORE INTO dirty_calls
-               SELECT c.id FROM calls c WHERE c.callee_name IN (SELECT name FROM dirty_names);
-             INSERT OR IGNORE INTO dirty_calls
-               SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
-               WHERE i.target IN (SELECT path FROM dirty_paths)
-                 AND (i.binding IS NULL OR c.callee_head = i.binding);
-             DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);",
-        )?;
-        let mut stmt = conn.prepare(
-            "SELECT c.id, c.file_id, c.enclosing_id, c.callee FROM calls c
-             WHERE c.id IN (SELECT id FROM dirty_calls)",
-        )?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
+        let paths = invalid
+            .changed_paths
+            .iter()
+            .flat_map(|p| [p.as_str(), parent_dir(p)]);
+        rows::dirty_calls_without_edges(conn, invalid.dirty_names(), paths, invalid.calls.iter())?
     };
     if calls.is_empty() {
         return Ok(0);
@@ -928,15 +865,12 @@ pub(crate) fn resolve_calls(
             calls.len()
         );
     }
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO edges(call_id, file_id, callee_id, confidence) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for (call_id, file_id, enclosing, callee) in &calls {
-        let mut targets = graph.resolve(*file_id, *enclosing, callee);
+    for call in &calls {
+        let mut targets = graph.resolve(call.file, call.enclosing, &call.callee);
         targets.sort_unstable();
         targets.dedup_by_key(|(id, _)| *id);
         for (callee_id, confidence) in targets {
-            insert.execute(params![call_id, file_id, callee_id, confidence.as_str()])?;
+            rows::insert_edge(conn, call, callee_id, confidence.as_str())?;
         }
     }
     Ok(calls.len())

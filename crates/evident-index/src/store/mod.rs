@@ -3,6 +3,8 @@
 //! One database per repository at `<repo>/.evident/index.db`, in WAL mode so
 //! readers never block on an indexing run.
 
+pub(crate) mod files;
+pub(crate) mod graph;
 mod scores;
 pub use scores::ScoreCache;
 

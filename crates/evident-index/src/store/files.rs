@@ -1,0 +1,323 @@
+//! The rows of indexed files: what an indexing run reads back to compare
+//! (stat data, skips, stored imports) and writes (a file's definitions,
+//! imports, assignments, calls and chunks, all in the caller's transaction).
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, Transaction};
+
+use crate::error::Result;
+use crate::lang::extract::FileFacts;
+use crate::search::chunk::{self, Chunk};
+use crate::walk::Skipped;
+
+/// What the index holds about a file's content, to compare with the disk.
+pub(crate) struct StoredFile {
+    pub id: i64,
+    pub hash: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// A file to write: its identity and stat data, and what extraction found.
+pub(crate) struct NewFile<'a> {
+    pub rel: &'a str,
+    pub lang: &'a str,
+    pub hash: &'a str,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub facts: &'a FileFacts,
+    /// Each import's resolved target, in `facts.imports` order.
+    pub targets: &'a [Option<String>],
+    pub chunks: &'a [Chunk],
+}
+
+/// A stored import, to resolve again when the file set changes.
+pub(crate) struct StoredImport {
+    pub id: i64,
+    pub path: String,
+    pub lang: String,
+    pub module: String,
+    pub name: Option<String>,
+    pub target: Option<String>,
+}
+
+/// Index-wide totals, from the per-file counts (no scan of the big tables).
+pub(crate) struct Totals {
+    pub files: u64,
+    pub definitions: u64,
+    pub imports: u64,
+    pub calls: u64,
+    pub syntax_errors: u64,
+}
+
+/// Every indexed file by path.
+pub(crate) fn stored_files(conn: &Connection) -> Result<HashMap<String, StoredFile>> {
+    let mut stmt = conn.prepare("SELECT id, path, hash, size, mtime_ns FROM files")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(1)?,
+            StoredFile {
+                id: r.get(0)?,
+                hash: r.get(2)?,
+                size: r.get::<_, i64>(3)? as u64,
+                mtime_ns: r.get(4)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The languages the index holds.
+pub(crate) fn stored_languages(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT DISTINCT lang FROM files")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The files skipped by the last run, by path.
+pub(crate) fn skipped(conn: &Connection) -> Result<Vec<Skipped>> {
+    let mut stmt = conn.prepare("SELECT path, reason FROM skipped ORDER BY path")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Skipped {
+            rel: r.get(0)?,
+            reason: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Forgets every recorded skip.
+pub(crate) fn clear_skipped(tx: &Transaction) -> Result<()> {
+    tx.execute("DELETE FROM skipped", [])?;
+    Ok(())
+}
+
+pub(crate) fn insert_skipped(tx: &Transaction, s: &Skipped) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO skipped(path, reason) VALUES (?1, ?2)
+         ON CONFLICT(path) DO UPDATE SET reason = excluded.reason",
+    )?
+    .execute(params![s.rel, s.reason])?;
+    Ok(())
+}
+
+/// New stat data for a file whose content did not change.
+pub(crate) fn touch_file(tx: &Transaction, id: i64, size: u64, mtime_ns: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")?
+        .execute(params![id, size as i64, mtime_ns])?;
+    Ok(())
+}
+
+/// Removes a file and all its rows.
+pub(crate) fn delete_file(tx: &Transaction, id: i64) -> Result<()> {
+    delete_rows(tx, id)?;
+    tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Writes one file's rows (replacing the old ones of `existing`), in the caller's transaction.
+pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -> Result<()> {
+    let facts = p.facts;
+    let file_id = match existing {
+        Some(id) => {
+            delete_rows(tx, id)?;
+            tx.prepare_cached(
+                "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
+                 line_count = ?7, syntax_errors = ?8, definitions = ?9, imports = ?10, calls = ?11
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                p.lang,
+                facts.module,
+                p.hash,
+                p.size as i64,
+                p.mtime_ns,
+                facts.line_count,
+                facts.has_syntax_errors,
+                facts.definitions.len() as i64,
+                facts.imports.len() as i64,
+                facts.calls.len() as i64
+            ])?;
+            id
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors,
+                                   definitions, imports, calls)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                p.rel,
+                p.lang,
+                facts.module,
+                p.hash,
+                p.size as i64,
+                p.mtime_ns,
+                facts.line_count,
+                facts.has_syntax_errors,
+                facts.definitions.len() as i64,
+                facts.imports.len() as i64,
+                facts.calls.len() as i64
+            ])?;
+            tx.last_insert_rowid()
+        }
+    };
+    let mut symbol_ids: Vec<i64> = Vec::with_capacity(facts.definitions.len());
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
+                                 start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for d in &facts.definitions {
+            // Parents precede children in source order, so their ids exist.
+            let parent = d.parent.map(|i| symbol_ids[i]);
+            insert.execute(params![
+                file_id,
+                parent,
+                d.kind.as_str(),
+                d.name,
+                d.qualified_name,
+                d.signature,
+                d.doc,
+                (!d.bases.is_empty()).then(|| d.bases.join("\n")),
+                d.start_line,
+                d.end_line
+            ])?;
+            symbol_ids.push(tx.last_insert_rowid());
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, binding, target)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for (i, target) in facts.imports.iter().zip(p.targets) {
+            insert.execute(params![
+                file_id,
+                i.start_line,
+                i.end_line,
+                i.module,
+                i.name,
+                i.alias,
+                i.binding,
+                target
+            ])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO assignments(file_id, line, name, value, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for a in &facts.assignments {
+            insert.execute(params![
+                file_id,
+                a.line,
+                a.name,
+                a.value,
+                a.enclosing.map(|i| symbol_ids[i])
+            ])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for c in &facts.calls {
+            insert.execute(params![
+                file_id,
+                c.line,
+                c.callee,
+                c.callee_name,
+                c.callee_head,
+                c.enclosing.map(|i| symbol_ids[i])
+            ])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO chunks(file_id, symbol_id, kind, name, qualified_name, start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut insert_text = tx.prepare_cached(
+            "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
+        for c in p.chunks {
+            insert.execute(params![
+                file_id,
+                c.definition.map(|i| symbol_ids[i]),
+                c.kind.as_str(),
+                c.name,
+                c.qualified_name,
+                c.start_line,
+                c.end_line
+            ])?;
+            let id = tx.last_insert_rowid();
+            insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes a file's rows from every table but `files`.
+fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
+    for sql in [
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        "DELETE FROM chunks WHERE file_id = ?1",
+        "DELETE FROM symbols WHERE file_id = ?1",
+        "DELETE FROM imports WHERE file_id = ?1",
+        "DELETE FROM calls WHERE file_id = ?1",
+        "DELETE FROM edges WHERE file_id = ?1",
+        "DELETE FROM assignments WHERE file_id = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([file_id])?;
+    }
+    Ok(())
+}
+
+/// Every stored import, with its file.
+pub(crate) fn stored_imports(tx: &Transaction) -> Result<Vec<StoredImport>> {
+    let mut stmt = tx.prepare(
+        "SELECT i.id, f.path, f.lang, i.module, i.name, i.target
+         FROM imports i JOIN files f ON f.id = i.file_id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(StoredImport {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            lang: r.get(2)?,
+            module: r.get(3)?,
+            name: r.get(4)?,
+            target: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A new target for a stored import.
+pub(crate) fn set_import_target(tx: &Transaction, id: i64, target: Option<&str>) -> Result<()> {
+    tx.prepare_cached("UPDATE imports SET target = ?2 WHERE id = ?1")?
+        .execute(params![id, target])?;
+    Ok(())
+}
+
+pub(crate) fn totals(conn: &Connection) -> Result<Totals> {
+    Ok(conn.query_row(
+        "SELECT count(*), coalesce(sum(definitions), 0), coalesce(sum(imports), 0),
+                coalesce(sum(calls), 0), coalesce(sum(syntax_errors), 0) FROM files",
+        [],
+        |r| {
+            Ok(Totals {
+                files: r.get::<_, i64>(0)? as u64,
+                definitions: r.get::<_, i64>(1)? as u64,
+                imports: r.get::<_, i64>(2)? as u64,
+                calls: r.get::<_, i64>(3)? as u64,
+                syntax_errors: r.get::<_, i64>(4)? as u64,
+            })
+        },
+    )?)
+}
