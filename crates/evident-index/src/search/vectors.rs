@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use rusqlite::{params, TransactionBehavior};
+use rusqlite::TransactionBehavior;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -20,6 +20,7 @@ use crate::indexer::Progress;
 use crate::query::Index;
 use crate::snippet::SnippetReader;
 use crate::store;
+use crate::store::vectors::{self as rows, PendingChunk};
 
 /// Lines of a chunk's body that go into its embedding text.
 const EMBED_LINES: u32 = 30;
@@ -57,17 +58,6 @@ pub struct EmbedSummary {
     pub with_vectors: u64,
 }
 
-struct Pending {
-    id: i64,
-    path: String,
-    kind: String,
-    qualified: String,
-    start: u32,
-    end: u32,
-    signature: Option<String>,
-    doc: Option<String>,
-}
-
 /// Embeds every chunk of the index at `root` that has no vector for the embedder's model.
 pub fn embed_chunks(
     root: &Path,
@@ -86,27 +76,7 @@ pub fn embed_chunks(
     }
     let config = Config::load(root)?;
     let model = embedder.model().to_string();
-    let pending: Vec<Pending> = conn
-        .prepare(
-            "SELECT c.id, f.path, c.kind, c.qualified_name, c.start_line, c.end_line, s.signature, s.doc
-             FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
-             WHERE c.embed_hash IS NULL
-                OR NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.embed_hash AND v.model = ?1)
-             ORDER BY f.path, c.start_line",
-        )?
-        .query_map([&model], |r| {
-            Ok(Pending {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                kind: r.get(2)?,
-                qualified: r.get(3)?,
-                start: r.get(4)?,
-                end: r.get(5)?,
-                signature: r.get(6)?,
-                doc: r.get(7)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let pending = rows::chunks_without_vector(&conn, &model)?;
     let progress = options.progress.clone();
     if let Some(p) = &progress {
         p.start(pending.len() as u64);
@@ -114,14 +84,7 @@ pub fn embed_chunks(
     let mut reader = SnippetReader::new(root, &config);
     let mut summary = EmbedSummary::default();
     let batch_size = options.batch_size.unwrap_or(32).max(1);
-    let mut dimensions: Option<usize> = conn
-        .query_row(
-            "SELECT length(vector) / 4 FROM vectors WHERE model = ?1 LIMIT 1",
-            [&model],
-            |r| r.get::<_, i64>(0),
-        )
-        .ok()
-        .map(|n| n as usize);
+    let mut dimensions = rows::dimensions(&conn, &model);
     for batch in pending.chunks(batch_size) {
         if options
             .cancel
@@ -143,15 +106,11 @@ pub fn embed_chunks(
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut to_embed = Vec::new();
-        {
-            let mut known =
-                tx.prepare_cached("SELECT 1 FROM vectors WHERE hash = ?1 AND model = ?2")?;
-            for (i, (_, hash, _)) in items.iter().enumerate() {
-                if known.exists(params![hash, model])? {
-                    summary.reused += 1;
-                } else {
-                    to_embed.push(i);
-                }
+        for (i, (_, hash, _)) in items.iter().enumerate() {
+            if rows::has_vector(&tx, hash, &model)? {
+                summary.reused += 1;
+            } else {
+                to_embed.push(i);
             }
         }
         if !to_embed.is_empty() {
@@ -166,9 +125,6 @@ pub fn embed_chunks(
                     embedded: summary.embedded,
                 });
             }
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO vectors(hash, model, vector) VALUES (?1, ?2, ?3)",
-            )?;
             for (&i, vector) in to_embed.iter().zip(&vectors) {
                 if *dimensions.get_or_insert(vector.len()) != vector.len() || vector.is_empty() {
                     return Err(Error::Embedding {
@@ -180,15 +136,12 @@ pub fn embed_chunks(
                         embedded: summary.embedded,
                     });
                 }
-                insert.execute(params![items[i].1, model, to_blob(vector)])?;
+                rows::insert_vector(&tx, &items[i].1, &model, vector)?;
             }
             summary.embedded += to_embed.len() as u64;
         }
-        {
-            let mut link = tx.prepare_cached("UPDATE chunks SET embed_hash = ?2 WHERE id = ?1")?;
-            for (id, hash, _) in &items {
-                link.execute(params![id, hash])?;
-            }
+        for (id, hash, _) in &items {
+            rows::link_chunk(&tx, *id, hash)?;
         }
         tx.commit()?;
         if let Some(p) = &progress {
@@ -200,16 +153,12 @@ pub fn embed_chunks(
     if let Some(p) = &progress {
         p.finish();
     }
-    summary.with_vectors = conn.query_row(
-        "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.embed_hash AND v.model = ?1",
-        [&model],
-        |r| r.get::<_, i64>(0),
-    )? as u64;
+    summary.with_vectors = rows::vector_count(&conn, &model)?;
     Ok(summary)
 }
 
 /// The text a chunk is embedded from; `None` when its file cannot be read.
-fn embed_text(reader: &mut SnippetReader<'_>, chunk: &Pending) -> Option<String> {
+fn embed_text(reader: &mut SnippetReader<'_>, chunk: &PendingChunk) -> Option<String> {
     let end = chunk.end.min(chunk.start + EMBED_LINES - 1);
     let lines = reader
         .snippet(
@@ -235,25 +184,10 @@ fn embed_text(reader: &mut SnippetReader<'_>, chunk: &Pending) -> Option<String>
     Some(text)
 }
 
-fn to_blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn from_blob(blob: &[u8]) -> Vec<f32> {
-    blob.chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
 impl Index {
     /// How many chunks have a vector for `model`.
     pub fn vector_count(&self, model: &str) -> Result<u64> {
-        let n: i64 = self.connection().query_row(
-            "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.embed_hash AND v.model = ?1",
-            [model],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
+        rows::vector_count(self.connection(), model)
     }
 
     /// The `k` chunks nearest to `query` by cosine similarity (brute force:
@@ -269,13 +203,8 @@ impl Index {
         if query_norm == 0.0 {
             return Ok(Vec::new());
         }
-        let mut stmt = self.connection().prepare_cached(
-            "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.embed_hash AND v.model = ?1",
-        )?;
-        let mut rows = stmt.query([model])?;
         let mut scored: Vec<(i64, f32)> = Vec::new();
-        while let Some(r) = rows.next()? {
-            let vector = from_blob(r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?);
+        rows::for_each_vector(self.connection(), model, |id, vector| {
             if vector.len() != query.len() {
                 return Err(Error::InvalidArgument(format!(
                     "the query vector has {} dimensions, the stored ones for {model} have {}",
@@ -286,9 +215,10 @@ impl Index {
             let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
             let n = norm(&vector);
             if n > 0.0 {
-                scored.push((r.get(0)?, dot / (n * query_norm)));
+                scored.push((id, dot / (n * query_norm)));
             }
-        }
+            Ok(())
+        })?;
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         scored.truncate(k);
         Ok(scored)

@@ -6,6 +6,7 @@
 pub(crate) mod files;
 pub(crate) mod graph;
 mod scores;
+pub(crate) mod vectors;
 pub use scores::ScoreCache;
 
 use std::collections::HashMap;
