@@ -3,13 +3,14 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::Connection;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::snippet::{Budget, SnippetReader};
 use crate::store;
+use crate::store::reads::{self, ImportBinding, OutlineRow, SymbolFilter, SymbolMatch};
 use crate::walk;
 
 /// The longest range `read` returns.
@@ -73,12 +74,6 @@ pub struct Status {
     pub staleness: Staleness,
 }
 
-fn like_escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_")
-}
-
 /// Normalises a user-given repository path (`./a//b/` → `a/b`).
 fn clean_rel(path: &str) -> String {
     path.split('/')
@@ -117,9 +112,7 @@ impl Index {
 
     /// SQLite's own check of the file (`PRAGMA integrity_check`): `Ok` when whole.
     pub fn check_integrity(&self) -> Result<()> {
-        let verdict: String = self
-            .conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        let verdict = reads::integrity_check(&self.conn)?;
         if verdict == "ok" {
             Ok(())
         } else {
@@ -157,55 +150,29 @@ impl Index {
         if name.is_empty() {
             return Err(Error::InvalidArgument("symbol name is empty".into()));
         }
-        let mut sql = String::from(
-            "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name,
-                CASE WHEN s.name = ?1 OR s.qualified_name = ?1 THEN 0
-                     WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS rank
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
-        );
-        let escaped = like_escape(name);
-        let mut args: Vec<String> = vec![name.to_string()];
-        if q.exact {
-            sql += "(s.name = ?1 OR s.qualified_name = ?1)";
-        } else {
-            args.push(format!("%.{escaped}"));
-            args.push(format!("%::{escaped}"));
-            sql += "(s.name = ?1 COLLATE NOCASE OR s.qualified_name = ?1
-                     OR s.qualified_name LIKE ?2 ESCAPE '\\' OR s.qualified_name LIKE ?3 ESCAPE '\\')";
-        }
-        if let Some(kind) = q.kind {
-            args.push(kind.as_str().to_string());
-            sql += &format!(" AND s.kind = ?{}", args.len());
-        }
-        if let Some(path) = &q.path {
-            let rel = self.repo_rel(path);
-            args.push(rel.clone());
-            args.push(format!("{}/%", like_escape(&rel)));
-            sql += &format!(
-                " AND (f.path = ?{} OR f.path LIKE ?{} ESCAPE '\\')",
-                args.len() - 1,
-                args.len()
-            );
-        }
-        sql += " ORDER BY rank, f.path, s.start_line LIMIT ";
-        sql += &q.limit.unwrap_or(50).to_string();
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt
-            .query_map(params_from_iter(args.iter()), |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, u32>(1)?,
-                    r.get::<_, u32>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, u32>(6)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let path = q.path.as_deref().map(|p| self.repo_rel(p));
+        let rows = reads::symbol_matches(
+            &self.conn,
+            &SymbolFilter {
+                name,
+                exact: q.exact,
+                kind: q.kind.map(|k| k.as_str()),
+                path: path.as_deref(),
+                limit: q.limit.unwrap_or(50),
+            },
+        )?;
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(rows.len());
-        for (path, start, end, kind, name, qualified, rank) in rows {
+        for SymbolMatch {
+            path,
+            start,
+            end,
+            kind,
+            name,
+            qualified,
+            rank,
+        } in rows
+        {
             let snippet = reader
                 .snippet(&path, start, end, Budget::DEFINITION)
                 .unwrap_or_else(|e| format!("[unavailable: {e}]"));
@@ -280,16 +247,7 @@ impl Index {
 
     /// The innermost indexed definition enclosing a line range, if any.
     fn enclosing_name(&self, rel: &str, start: u32, end: u32) -> Result<Option<String>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT s.qualified_name FROM symbols s JOIN files f ON f.id = s.file_id
-             WHERE f.path = ?1 AND s.start_line <= ?2 AND s.end_line >= ?3
-             ORDER BY s.start_line DESC, s.end_line ASC LIMIT 1",
-        )?;
-        let mut rows = stmt.query(rusqlite::params![rel, start, end])?;
-        Ok(match rows.next()? {
-            Some(r) => Some(r.get(0)?),
-            None => None,
-        })
+        reads::enclosing_definition(&self.conn, rel, start, end)
     }
 
     /// Every import site of a module, given as a module path (`pkg.mod`,
@@ -300,42 +258,7 @@ impl Index {
             return Err(Error::InvalidArgument("module is empty".into()));
         }
         let as_path = self.repo_rel(module);
-        let escaped = like_escape(module);
-        // Files the module names: by path, by module path, or by module-path suffix.
-        let sql = "
-            WITH targets AS (
-                SELECT path FROM files
-                WHERE path = ?2 OR module = ?1 OR module LIKE ?3 ESCAPE '\\' OR module LIKE ?4 ESCAPE '\\'
-                UNION SELECT ?2
-            )
-            SELECT f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
-            FROM imports i JOIN files f ON f.id = i.file_id
-            WHERE i.target IN (SELECT path FROM targets)
-               OR i.module = ?1
-               OR (i.name IS NOT NULL AND i.name != '*' AND (i.module || '.' || i.name = ?1 OR i.module || '::' || i.name = ?1))
-            ORDER BY f.path, i.start_line, i.name";
-        let mut stmt = self.conn.prepare(sql)?;
-        let rows = stmt
-            .query_map(
-                rusqlite::params![
-                    module,
-                    as_path,
-                    format!("%.{escaped}"),
-                    format!("%::{escaped}")
-                ],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, u32>(1)?,
-                        r.get::<_, u32>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                        r.get::<_, Option<String>>(5)?,
-                        r.get::<_, Option<String>>(6)?,
-                    ))
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows = reads::import_bindings(&self.conn, module, &as_path)?;
         // One Evidence per import statement; its bindings go in `reason`.
         struct Site {
             path: String,
@@ -346,7 +269,16 @@ impl Index {
             target: Option<String>,
         }
         let mut grouped: Vec<Site> = Vec::new();
-        for (path, start, end, module, name, alias, target) in rows {
+        for ImportBinding {
+            path,
+            start,
+            end,
+            module,
+            name,
+            alias,
+            target,
+        } in rows
+        {
             let binding = match (&name, &alias) {
                 (Some(n), Some(a)) => format!("{n} as {a}"),
                 (Some(n), None) => n.clone(),
@@ -395,38 +327,27 @@ impl Index {
     /// The definitions of one file, in source order, each with its nesting depth.
     pub fn outline(&self, path: &str) -> Result<Vec<Evidence>> {
         let rel = self.repo_rel(path);
-        let file_id: Option<i64> = self
-            .conn
-            .query_row("SELECT id FROM files WHERE path = ?1", [&rel], |r| r.get(0))
-            .ok();
-        let Some(file_id) = file_id else {
+        let Some(file_id) = reads::file_id(&self.conn, &rel) else {
             if self.root.join(&rel).exists() {
                 return Err(Error::NotIndexed(rel));
             }
             return Err(Error::NoSuchPath(PathBuf::from(rel)));
         };
-        let mut stmt = self.conn.prepare(
-            "SELECT id, parent_id, start_line, end_line, kind, name, qualified_name, signature
-             FROM symbols WHERE file_id = ?1 ORDER BY start_line, end_line DESC, id",
-        )?;
-        let rows = stmt
-            .query_map([file_id], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, Option<i64>>(1)?,
-                    r.get::<_, u32>(2)?,
-                    r.get::<_, u32>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, String>(6)?,
-                    r.get::<_, String>(7)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows = reads::outline(&self.conn, file_id)?;
         let mut depth_of: HashMap<i64, u32> = HashMap::new();
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(rows.len());
-        for (id, parent, start, end, kind, name, qualified, signature) in rows {
+        for OutlineRow {
+            id,
+            parent,
+            start,
+            end,
+            kind,
+            name,
+            qualified,
+            signature,
+        } in rows
+        {
             let depth = parent.and_then(|p| depth_of.get(&p)).map_or(0, |d| d + 1);
             depth_of.insert(id, depth);
             let snippet = reader
@@ -451,19 +372,8 @@ impl Index {
     /// (a stat pass; content is not read).
     pub fn staleness(&self) -> Result<Staleness> {
         let walked = walk::walk(&self.root, &self.config);
-        let mut stored: HashMap<String, (i64, i64)> = HashMap::new();
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT path, size, mtime_ns FROM files")?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))? {
-            let (path, stat) = row?;
-            stored.insert(path, stat);
-        }
-        let skipped: std::collections::HashSet<String> = self
-            .conn
-            .prepare_cached("SELECT path FROM skipped")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let mut stored = reads::file_stats(&self.conn)?;
+        let skipped = reads::skipped_paths(&self.conn)?;
         let mut s = Staleness::default();
         for c in &walked.candidates {
             match stored.remove(&c.rel) {
@@ -480,34 +390,24 @@ impl Index {
     }
 
     pub fn status(&self) -> Result<Status> {
-        let count = |sql: &str| -> Result<u64> {
-            Ok(self.conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
-        };
-        let files_by_language = self
-            .conn
-            .prepare("SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC, lang")?
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        let skipped = self
-            .conn
-            .prepare("SELECT path, reason FROM skipped ORDER BY path")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let counts = reads::counts(&self.conn)?;
+        let skipped = store::files::skipped(&self.conn)?
+            .into_iter()
+            .map(|s| (s.rel, s.reason))
+            .collect();
         Ok(Status {
             root: self.root.clone(),
             index_path: store::index_path(&self.root),
             schema_version: store::SCHEMA_VERSION,
             indexed_at: store::meta(&self.conn, "indexed_at")?.and_then(|v| v.parse().ok()),
             complete: store::meta(&self.conn, "run_state")?.as_deref() == Some("complete"),
-            files_by_language,
-            definitions: count("SELECT count(*) FROM symbols")?,
-            imports: count("SELECT count(*) FROM imports")?,
-            resolved_imports: count("SELECT count(*) FROM imports WHERE target IS NOT NULL")?,
-            calls: count("SELECT count(*) FROM calls")?,
-            resolved_calls: count("SELECT count(DISTINCT call_id) FROM edges")?,
-            syntax_errors: count("SELECT count(*) FROM files WHERE syntax_errors = 1")?,
+            files_by_language: reads::files_by_language(&self.conn)?,
+            definitions: counts.definitions,
+            imports: counts.imports,
+            resolved_imports: counts.resolved_imports,
+            calls: counts.calls,
+            resolved_calls: counts.resolved_calls,
+            syntax_errors: counts.syntax_errors,
             skipped,
             staleness: self.staleness()?,
         })

@@ -5,6 +5,7 @@
 
 pub(crate) mod files;
 pub(crate) mod graph;
+pub(crate) mod reads;
 mod scores;
 pub(crate) mod vectors;
 pub use scores::ScoreCache;

@@ -1,0 +1,253 @@
+//! The index's reads for queries: definitions by name, import sites, a
+//! file's outline, stat data and counts. Rows come back typed; the query
+//! modules turn them into Evidence (with snippets read from the files).
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{params, params_from_iter, Connection};
+
+use crate::error::Result;
+
+/// `text` with LIKE's wildcards and escape character escaped (for `ESCAPE '\'`).
+pub(crate) fn like_escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
+/// What [`symbol_matches`] looks for.
+pub(crate) struct SymbolFilter<'a> {
+    pub name: &'a str,
+    /// Only exact name or qualified-name matches.
+    pub exact: bool,
+    pub kind: Option<&'a str>,
+    /// Only in this file or under this directory (repository-relative).
+    pub path: Option<&'a str>,
+    pub limit: usize,
+}
+
+/// A definition that matches a name, and how well.
+pub(crate) struct SymbolMatch {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub kind: String,
+    pub name: String,
+    pub qualified: String,
+    /// 0: exact, 1: case-insensitive, 2: qualified-name suffix.
+    pub rank: u32,
+}
+
+/// Definitions named like `filter.name`: exact matches first, then
+/// case-insensitive ones, then qualified-name suffixes (`Store.open`).
+pub(crate) fn symbol_matches(conn: &Connection, filter: &SymbolFilter) -> Result<Vec<SymbolMatch>> {
+    let mut sql = String::from(
+        "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name,
+            CASE WHEN s.name = ?1 OR s.qualified_name = ?1 THEN 0
+                 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS rank
+         FROM symbols s JOIN files f ON f.id = s.file_id WHERE ",
+    );
+    let escaped = like_escape(filter.name);
+    let mut args: Vec<String> = vec![filter.name.to_string()];
+    if filter.exact {
+        sql += "(s.name = ?1 OR s.qualified_name = ?1)";
+    } else {
+        args.push(format!("%.{escaped}"));
+        args.push(format!("%::{escaped}"));
+        sql += "(s.name = ?1 COLLATE NOCASE OR s.qualified_name = ?1
+                 OR s.qualified_name LIKE ?2 ESCAPE '\\' OR s.qualified_name LIKE ?3 ESCAPE '\\')";
+    }
+    if let Some(kind) = filter.kind {
+        args.push(kind.to_string());
+        sql += &format!(" AND s.kind = ?{}", args.len());
+    }
+    if let Some(rel) = filter.path {
+        args.push(rel.to_string());
+        args.push(format!("{}/%", like_escape(rel)));
+        sql += &format!(
+            " AND (f.path = ?{} OR f.path LIKE ?{} ESCAPE '\\')",
+            args.len() - 1,
+            args.len()
+        );
+    }
+    sql += &format!(
+        " ORDER BY rank, f.path, s.start_line LIMIT {}",
+        filter.limit
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+        Ok(SymbolMatch {
+            path: r.get(0)?,
+            start: r.get(1)?,
+            end: r.get(2)?,
+            kind: r.get(3)?,
+            name: r.get(4)?,
+            qualified: r.get(5)?,
+            rank: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The qualified name of the innermost definition enclosing lines `start..=end` of `rel`.
+pub(crate) fn enclosing_definition(
+    conn: &Connection,
+    rel: &str,
+    start: u32,
+    end: u32,
+) -> Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.qualified_name FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE f.path = ?1 AND s.start_line <= ?2 AND s.end_line >= ?3
+         ORDER BY s.start_line DESC, s.end_line ASC LIMIT 1",
+    )?;
+    let mut rows = stmt.query(params![rel, start, end])?;
+    Ok(match rows.next()? {
+        Some(r) => Some(r.get(0)?),
+        None => None,
+    })
+}
+
+/// One imported name at an import site.
+pub(crate) struct ImportBinding {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub module: String,
+    pub name: Option<String>,
+    pub alias: Option<String>,
+    pub target: Option<String>,
+}
+
+/// Every import of `module` (a module path, or the repository path `as_path`):
+/// by resolved target, by module text, or by `module.name`, in file order.
+pub(crate) fn import_bindings(
+    conn: &Connection,
+    module: &str,
+    as_path: &str,
+) -> Result<Vec<ImportBinding>> {
+    let escaped = like_escape(module);
+    // Files the module names: by path, by module path, or by module-path suffix.
+    let sql = "
+        WITH targets AS (
+            SELECT path FROM files
+            WHERE path = ?2 OR module = ?1 OR module LIKE ?3 ESCAPE '\\' OR module LIKE ?4 ESCAPE '\\'
+            UNION SELECT ?2
+        )
+        SELECT f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
+        FROM imports i JOIN files f ON f.id = i.file_id
+        WHERE i.target IN (SELECT path FROM targets)
+           OR i.module = ?1
+           OR (i.name IS NOT NULL AND i.name != '*' AND (i.module || '.' || i.name = ?1 OR i.module || '::' || i.name = ?1))
+        ORDER BY f.path, i.start_line, i.name";
+    let mut stmt = conn.prepare(sql)?;
+    let args = params![
+        module,
+        as_path,
+        format!("%.{escaped}"),
+        format!("%::{escaped}")
+    ];
+    let rows = stmt.query_map(args, |r| {
+        Ok(ImportBinding {
+            path: r.get(0)?,
+            start: r.get(1)?,
+            end: r.get(2)?,
+            module: r.get(3)?,
+            name: r.get(4)?,
+            alias: r.get(5)?,
+            target: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The id of an indexed file.
+pub(crate) fn file_id(conn: &Connection, rel: &str) -> Option<i64> {
+    conn.query_row("SELECT id FROM files WHERE path = ?1", [rel], |r| r.get(0))
+        .ok()
+}
+
+/// One definition of a file's outline.
+pub(crate) struct OutlineRow {
+    pub id: i64,
+    pub parent: Option<i64>,
+    pub start: u32,
+    pub end: u32,
+    pub kind: String,
+    pub name: String,
+    pub qualified: String,
+    pub signature: String,
+}
+
+/// A file's definitions in source order (parents before their children).
+pub(crate) fn outline(conn: &Connection, file_id: i64) -> Result<Vec<OutlineRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, parent_id, start_line, end_line, kind, name, qualified_name, signature
+         FROM symbols WHERE file_id = ?1 ORDER BY start_line, end_line DESC, id",
+    )?;
+    let rows = stmt.query_map([file_id], |r| {
+        Ok(OutlineRow {
+            id: r.get(0)?,
+            parent: r.get(1)?,
+            start: r.get(2)?,
+            end: r.get(3)?,
+            kind: r.get(4)?,
+            name: r.get(5)?,
+            qualified: r.get(6)?,
+            signature: r.get(7)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every indexed file's stored `(size, mtime_ns)`, by path.
+pub(crate) fn file_stats(conn: &Connection) -> Result<HashMap<String, (i64, i64)>> {
+    let mut stmt = conn.prepare_cached("SELECT path, size, mtime_ns FROM files")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The paths the last run skipped.
+pub(crate) fn skipped_paths(conn: &Connection) -> Result<HashSet<String>> {
+    let mut stmt = conn.prepare_cached("SELECT path FROM skipped")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Files per language, most first.
+pub(crate) fn files_by_language(conn: &Connection) -> Result<Vec<(String, u64)>> {
+    let mut stmt = conn
+        .prepare("SELECT lang, count(*) FROM files GROUP BY lang ORDER BY count(*) DESC, lang")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The index's row counts, for `status`.
+pub(crate) struct Counts {
+    pub definitions: u64,
+    pub imports: u64,
+    pub resolved_imports: u64,
+    pub calls: u64,
+    pub resolved_calls: u64,
+    pub syntax_errors: u64,
+}
+
+pub(crate) fn counts(conn: &Connection) -> Result<Counts> {
+    let count =
+        |sql: &str| -> Result<u64> { Ok(conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+    Ok(Counts {
+        definitions: count("SELECT count(*) FROM symbols")?,
+        imports: count("SELECT count(*) FROM imports")?,
+        resolved_imports: count("SELECT count(*) FROM imports WHERE target IS NOT NULL")?,
+        calls: count("SELECT count(*) FROM calls")?,
+        resolved_calls: count("SELECT count(DISTINCT call_id) FROM edges")?,
+        syntax_errors: count("SELECT count(*) FROM files WHERE syntax_errors = 1")?,
+    })
+}
+
+/// SQLite's own check of the file: `"ok"` when whole.
+pub(crate) fn integrity_check(conn: &Connection) -> Result<String> {
+    Ok(conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+}
