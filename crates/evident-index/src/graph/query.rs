@@ -3,12 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::params;
-
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
 use crate::snippet::Budget;
+use crate::store::graph::{self as rows, TargetMatch};
 
 /// Default and largest `impact` depth.
 pub const DEFAULT_IMPACT_DEPTH: u32 = 3;
@@ -139,52 +138,12 @@ impl Index {
     /// Definitions by name or full qualified name (both indexed); only when
     /// neither matches is every qualified name scanned for the suffix.
     fn targets_named(&self, symbol: &str, rel: Option<&str>) -> Result<Vec<Target>> {
-        let rows = self.targets_where("s.name = ?1 OR s.qualified_name = ?1", symbol, rel)?;
+        let conn = self.connection();
+        let rows = rows::targets(conn, TargetMatch::NameOrQualified, symbol, rel)?;
         if !rows.is_empty() {
             return Ok(rows);
         }
-        self.targets_where(
-            "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1",
-            symbol,
-            rel,
-        )
-    }
-
-    fn targets_where(
-        &self,
-        condition: &str,
-        symbol: &str,
-        rel: Option<&str>,
-    ) -> Result<Vec<Target>> {
-        let mut sql = format!(
-            "SELECT s.id, f.path, s.kind, s.name, s.qualified_name, s.start_line, s.end_line
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE ({condition})"
-        );
-        if rel.is_some() {
-            sql += " AND (f.path = ?2 OR f.path LIKE ?2 || '/%')";
-        }
-        sql += " ORDER BY (s.qualified_name = ?1) DESC, f.path, s.start_line";
-        let mut stmt = self.connection().prepare(&sql)?;
-        let map = |r: &rusqlite::Row| {
-            Ok(Target {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                kind: r.get(2)?,
-                name: r.get(3)?,
-                qualified_name: r.get(4)?,
-                start_line: r.get(5)?,
-                end_line: r.get(6)?,
-            })
-        };
-        let rows = match rel {
-            Some(rel) => stmt
-                .query_map(params![symbol, rel], map)?
-                .collect::<rusqlite::Result<_>>()?,
-            None => stmt
-                .query_map(params![symbol], map)?
-                .collect::<rusqlite::Result<_>>()?,
-        };
-        Ok(rows)
+        rows::targets(conn, TargetMatch::QualifiedSuffix, symbol, rel)
     }
 
     /// When a path filter left out every definition of `symbol`: where they
@@ -212,12 +171,7 @@ impl Index {
     fn suggestions(&self, symbol: &str) -> Result<String> {
         let short = crate::lang::extract::last_identifier(symbol).to_lowercase();
         let prefix: String = short.chars().take(3).collect();
-        let mut stmt = self.connection().prepare(
-            "SELECT DISTINCT name FROM symbols WHERE name LIKE ?1 || '%' OR name LIKE '%' || ?2 || '%' LIMIT 2000",
-        )?;
-        let names: Vec<String> = stmt
-            .query_map(params![prefix, short], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let names = rows::names_like(self.connection(), &prefix, &short)?;
         let mut scored: Vec<(usize, String)> = names
             .into_iter()
             .map(|n| (levenshtein(&n.to_lowercase(), &short), n))
@@ -249,33 +203,20 @@ impl Index {
         let targets = self.graph_targets(symbol, path)?;
         let mut out = Vec::new();
         let mut reader = self.reader();
-        let mut stmt = self.connection().prepare(
-            "WITH RECURSIVE inside(id) AS (
-                 SELECT ?1 UNION SELECT s.id FROM symbols s JOIN inside ON s.parent_id = inside.id)
-             SELECT c.id, f.path, c.line, c.callee,
-                    group_concat(t.qualified_name || ' (' || g.confidence || ')', ', ')
-             FROM calls c JOIN files f ON f.id = c.file_id
-             LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
-             WHERE c.enclosing_id IN (SELECT id FROM inside)
-             GROUP BY c.id ORDER BY c.line, c.callee",
-        )?;
         for target in &targets {
-            let rows = stmt
-                .query_map([target.id], |r| {
-                    Ok((
-                        r.get::<_, String>(1)?,
-                        r.get::<_, u32>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            for (path, line, callee, resolved) in rows {
+            for call in rows::calls_inside(self.connection(), target.id)? {
                 let snippet = reader
-                    .snippet(&path, line, line, Budget::DEFINITION)
+                    .snippet(&call.path, call.line, call.line, Budget::DEFINITION)
                     .unwrap_or_default();
-                let mut ev = Evidence::new(path, line, line, Kind::Call, callee, snippet);
-                ev.reason = Some(match resolved {
+                let mut ev = Evidence::new(
+                    call.path,
+                    call.line,
+                    call.line,
+                    Kind::Call,
+                    call.callee,
+                    snippet,
+                );
+                ev.reason = Some(match call.resolved {
                     Some(r) => format!("calls {r}"),
                     None => "unresolved".to_string(),
                 });
@@ -321,12 +262,6 @@ impl Index {
         with_sites: bool,
     ) -> Result<Walk> {
         let conn = self.connection();
-        // One query per depth level for the whole frontier.
-        let mut incoming = conn.prepare_cached(
-            "SELECT g.callee_id, c.file_id, c.line, c.callee, g.confidence, c.enclosing_id, f.path
-             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-             WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
-        )?;
         let mut names = Names::new(conn);
         let mut reader = self.reader();
         let mut walk = Walk::default();
@@ -348,24 +283,23 @@ impl Index {
                 .enumerate()
                 .map(|(i, id)| (*id, i))
                 .collect();
-            let ids = serde_json::to_string(&frontier).unwrap_or_else(|_| "[]".into());
-            let mut rows = incoming
-                .query_map([ids], |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, u32>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, String>(4)?,
-                        r.get::<_, Option<i64>>(5)?,
-                        r.get::<_, String>(6)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
+            // One query per depth level for the whole frontier.
+            let mut rows = rows::incoming_calls(conn, &frontier)?;
             // Breadth-first order: by the callee's place in the frontier, then by site.
-            rows.sort_by(|a, b| (order[&a.0], &a.6, a.2).cmp(&(order[&b.0], &b.6, b.2)));
+            rows.sort_by(|a, b| {
+                (order[&a.callee], &a.path, a.line).cmp(&(order[&b.callee], &b.path, b.line))
+            });
             let mut next: Vec<i64> = Vec::new();
-            for (callee, file_id, line, callee_text, confidence, enclosing, _) in rows {
+            for rows::IncomingCall {
+                callee,
+                file: file_id,
+                line,
+                callee_text,
+                confidence,
+                enclosing,
+                ..
+            } in rows
+            {
                 let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
                 let node = match enclosing {
                     Some(id) => Node::Definition(id),
@@ -434,63 +368,31 @@ impl Index {
     /// The resolved call graph (calls from files under `path`, when given).
     pub fn call_graph(&self, path: Option<&str>) -> Result<CallGraph> {
         let rel = path.map(|p| self.repo_rel(p)).unwrap_or_default();
-        let conn = self.connection();
-        let mut stmt = conn.prepare(
-            "SELECT coalesce(e.qualified_name, f.module), t.qualified_name, f.path, c.line, g.confidence,
-                    t.kind, tf.path, t.start_line, e.kind, e.start_line
-             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-             JOIN symbols t ON t.id = g.callee_id JOIN files tf ON tf.id = t.file_id
-             LEFT JOIN symbols e ON e.id = c.enclosing_id
-             WHERE ?1 = '' OR f.path = ?1 OR f.path LIKE ?1 || '/%'
-             ORDER BY f.path, c.line, t.qualified_name",
-        )?;
         let mut graph = CallGraph::default();
         let mut nodes: HashMap<String, GraphNode> = HashMap::new();
-        let rows = stmt.query_map([&rel], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, u32>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, u32>(7)?,
-                r.get::<_, Option<String>>(8)?,
-                r.get::<_, Option<u32>>(9)?,
-            ))
-        })?;
-        for row in rows {
-            let (
-                caller,
-                callee,
-                path,
-                line,
-                confidence,
-                callee_kind,
-                callee_path,
-                callee_start,
-                caller_kind,
-                caller_start,
-            ) = row?;
-            nodes.entry(caller.clone()).or_insert_with(|| GraphNode {
-                qualified_name: caller.clone(),
-                kind: caller_kind.unwrap_or_else(|| "module".into()),
-                path: path.clone(),
-                start_line: caller_start.unwrap_or(1),
-            });
-            nodes.entry(callee.clone()).or_insert_with(|| GraphNode {
-                qualified_name: callee.clone(),
-                kind: callee_kind,
-                path: callee_path,
-                start_line: callee_start,
-            });
+        for row in rows::edges_under(self.connection(), &rel)? {
+            nodes
+                .entry(row.caller.clone())
+                .or_insert_with(|| GraphNode {
+                    qualified_name: row.caller.clone(),
+                    kind: row.caller_kind.unwrap_or_else(|| "module".into()),
+                    path: row.path.clone(),
+                    start_line: row.caller_start.unwrap_or(1),
+                });
+            nodes
+                .entry(row.callee.clone())
+                .or_insert_with(|| GraphNode {
+                    qualified_name: row.callee.clone(),
+                    kind: row.callee_kind,
+                    path: row.callee_path,
+                    start_line: row.callee_start,
+                });
             graph.edges.push(GraphEdge {
-                caller,
-                callee,
-                path,
-                line,
-                confidence,
+                caller: row.caller,
+                callee: row.callee,
+                path: row.path,
+                line: row.line,
+                confidence: row.confidence,
             });
         }
         graph.nodes = nodes.into_values().collect();
@@ -504,65 +406,32 @@ impl Index {
     pub fn definition_at(&self, path: &str, line: u32, col: Option<u32>) -> Result<Vec<Evidence>> {
         let rel = self.repo_rel(path);
         let conn = self.connection();
-        let file_id: i64 = conn
-            .query_row("SELECT id FROM files WHERE path = ?1", [&rel], |r| r.get(0))
-            .map_err(|_| Error::NotIndexed(rel.clone()))?;
+        let file_id = crate::store::reads::file_id(conn, &rel)
+            .ok_or_else(|| Error::NotIndexed(rel.clone()))?;
         let text = self
             .reader()
             .line(&rel, line)?
             .ok_or_else(|| Error::InvalidArgument(format!("{rel} has no line {line}")))?;
         // The identifier under the cursor (or the first call's on the line without a column).
         let word = col.and_then(|c| identifier_at(&text, c.saturating_sub(1) as usize));
-        let mut stmt = conn.prepare(
-            "SELECT c.callee, c.callee_name, t.id FROM calls c
-             LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
-             WHERE c.file_id = ?1 AND c.line = ?2 ORDER BY length(c.callee)",
-        )?;
-        let calls = stmt
-            .query_map(params![file_id, line], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<i64>>(2)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let calls = rows::calls_on_line(conn, file_id, line)?;
         let mut ids: Vec<i64> = calls
             .iter()
-            .filter(|(_, name, id)| id.is_some() && word.as_deref().is_none_or(|w| w == name))
-            .filter_map(|(_, _, id)| *id)
+            .filter(|c| word.as_deref().is_none_or(|w| w == c.callee_name))
+            .filter_map(|c| c.target)
             .collect();
         if ids.is_empty() {
             // A definition's own name, or an imported name: look the word up.
-            let Some(word) = word.or_else(|| calls.first().map(|c| c.1.clone())) else {
+            let Some(word) = word.or_else(|| calls.first().map(|c| c.callee_name.clone())) else {
                 return Ok(Vec::new());
             };
-            let mut own = conn.prepare(
-                "SELECT id FROM symbols WHERE file_id = ?1 AND name = ?2 AND start_line <= ?3 AND end_line >= ?3",
-            )?;
-            ids = own
-                .query_map(params![file_id, word, line], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+            ids = rows::definitions_at(conn, file_id, &word, line)?;
             if ids.is_empty() {
-                let mut by_import = conn.prepare(
-                    "SELECT s.id FROM imports i JOIN files tf ON tf.path = i.target
-                     JOIN symbols s ON s.file_id = tf.id AND s.parent_id IS NULL AND s.name = coalesce(i.name, ?2)
-                     WHERE i.file_id = ?1 AND i.binding = ?2",
-                )?;
-                ids = by_import
-                    .query_map(params![file_id, word], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
+                ids = rows::definitions_imported_as(conn, file_id, &word)?;
             }
             if ids.is_empty() {
                 // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
-                let module: Option<(String, String, u32)> = conn
-                    .query_row(
-                        "SELECT tf.path, tf.module, tf.line_count FROM imports i JOIN files tf ON tf.path = i.target
-                         WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
-                        params![file_id, word],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                    )
-                    .ok();
+                let module = rows::module_imported_as(conn, file_id, &word);
                 if let Some((path, module, lines)) = module {
                     let end = lines.clamp(1, 10);
                     let snippet = self
@@ -582,42 +451,22 @@ impl Index {
     }
 
     fn definitions_by_id(&self, ids: &[i64]) -> Result<Vec<Evidence>> {
-        let mut stmt = self.connection().prepare_cached(
-            "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name
-             FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1",
-        )?;
         let mut reader = self.reader();
         let mut out = Vec::new();
         for id in ids {
-            let (path, start, end, kind, name, qualified): (
-                String,
-                u32,
-                u32,
-                String,
-                String,
-                String,
-            ) = stmt.query_row([id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?;
+            let d = rows::definition(self.connection(), *id)?;
             let snippet = reader
-                .snippet(&path, start, end, Budget::DEFINITION)
+                .snippet(&d.path, d.start, d.end, Budget::DEFINITION)
                 .unwrap_or_default();
             let mut ev = Evidence::new(
-                path,
-                start,
-                end,
-                Kind::parse(&kind).unwrap_or(Kind::Function),
-                name,
+                d.path,
+                d.start,
+                d.end,
+                Kind::parse(&d.kind).unwrap_or(Kind::Function),
+                d.name,
                 snippet,
             );
-            ev.qualified_name = Some(qualified);
+            ev.qualified_name = Some(d.qualified);
             out.push(ev);
         }
         Ok(out)
@@ -658,10 +507,7 @@ impl<'c> Names<'c> {
     /// `(path, module)` of a file.
     fn file(&mut self, id: i64) -> Result<&(String, String)> {
         if !self.files.contains_key(&id) {
-            let row = self
-                .conn
-                .prepare_cached("SELECT path, module FROM files WHERE id = ?1")?
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let row = rows::file_path_and_module(self.conn, id)?;
             self.files.insert(id, row);
         }
         Ok(&self.files[&id])
@@ -670,19 +516,16 @@ impl<'c> Names<'c> {
     fn node(&mut self, node: Node) -> Result<&NodeInfo> {
         if !self.nodes.contains_key(&node) {
             let info = match node {
-                Node::Definition(id) => self
-                    .conn
-                    .prepare_cached(
-                        "SELECT qualified_name, kind, start_line, end_line FROM symbols WHERE id = ?1",
-                    )?
-                    .query_row([id], |r| {
-                        Ok(NodeInfo {
-                            qualified_name: r.get(0)?,
-                            kind: Kind::parse(&r.get::<_, String>(1)?).unwrap_or(Kind::Function),
-                            start_line: r.get(2)?,
-                            end_line: r.get(3)?,
-                        })
-                    })?,
+                Node::Definition(id) => {
+                    let (qualified_name, kind, start_line, end_line) =
+                        rows::definition_summary(self.conn, id)?;
+                    NodeInfo {
+                        qualified_name,
+                        kind: Kind::parse(&kind).unwrap_or(Kind::Function),
+                        start_line,
+                        end_line,
+                    }
+                }
                 Node::Module(file) => {
                     let (path, module) = self.file(file)?.clone();
                     NodeInfo {

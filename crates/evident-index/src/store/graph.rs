@@ -6,6 +6,7 @@
 use rusqlite::{params, Connection};
 
 use crate::error::Result;
+use crate::graph::query::Target;
 
 /// A definition as resolution needs it (`name` borrowed from the row, to intern).
 pub(crate) struct SymbolRow<'a> {
@@ -207,4 +208,285 @@ pub(crate) fn insert_edge(
     )?
     .execute(params![call.id, call.file, callee_id, confidence])?;
     Ok(())
+}
+
+// ---- Reads for the graph queries (callers, callees, impact, graph, def) ----
+
+/// How [`targets`] matches a symbol.
+pub(crate) enum TargetMatch {
+    /// By name or by full qualified name (both indexed).
+    NameOrQualified,
+    /// By qualified-name suffix (`Store.open`, `store::open`): a scan.
+    QualifiedSuffix,
+}
+
+/// The definitions `symbol` names, in or under `rel` when given; a full
+/// qualified-name match first.
+pub(crate) fn targets(
+    conn: &Connection,
+    how: TargetMatch,
+    symbol: &str,
+    rel: Option<&str>,
+) -> Result<Vec<Target>> {
+    let condition = match how {
+        TargetMatch::NameOrQualified => "s.name = ?1 OR s.qualified_name = ?1",
+        TargetMatch::QualifiedSuffix => {
+            "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1"
+        }
+    };
+    let mut sql = format!(
+        "SELECT s.id, f.path, s.kind, s.name, s.qualified_name, s.start_line, s.end_line
+         FROM symbols s JOIN files f ON f.id = s.file_id WHERE ({condition})"
+    );
+    if rel.is_some() {
+        sql += " AND (f.path = ?2 OR f.path LIKE ?2 || '/%')";
+    }
+    sql += " ORDER BY (s.qualified_name = ?1) DESC, f.path, s.start_line";
+    let mut stmt = conn.prepare(&sql)?;
+    let map = |r: &rusqlite::Row| {
+        Ok(Target {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            kind: r.get(2)?,
+            name: r.get(3)?,
+            qualified_name: r.get(4)?,
+            start_line: r.get(5)?,
+            end_line: r.get(6)?,
+        })
+    };
+    let rows = match rel {
+        Some(rel) => stmt
+            .query_map(params![symbol, rel], map)?
+            .collect::<rusqlite::Result<_>>()?,
+        None => stmt
+            .query_map(params![symbol], map)?
+            .collect::<rusqlite::Result<_>>()?,
+    };
+    Ok(rows)
+}
+
+/// Definition names starting with `prefix` or containing `part` (at most 2,000), for suggestions.
+pub(crate) fn names_like(conn: &Connection, prefix: &str, part: &str) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT name FROM symbols WHERE name LIKE ?1 || '%' OR name LIKE '%' || ?2 || '%' LIMIT 2000",
+    )?;
+    let rows = stmt.query_map(params![prefix, part], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A call made inside a definition, and what it resolves to.
+pub(crate) struct CallInside {
+    pub path: String,
+    pub line: u32,
+    pub callee: String,
+    /// `qualified name (confidence)`, comma-separated; `None` when unresolved.
+    pub resolved: Option<String>,
+}
+
+/// The calls made inside a definition (nested definitions included).
+pub(crate) fn calls_inside(conn: &Connection, symbol_id: i64) -> Result<Vec<CallInside>> {
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE inside(id) AS (
+             SELECT ?1 UNION SELECT s.id FROM symbols s JOIN inside ON s.parent_id = inside.id)
+         SELECT c.id, f.path, c.line, c.callee,
+                group_concat(t.qualified_name || ' (' || g.confidence || ')', ', ')
+         FROM calls c JOIN files f ON f.id = c.file_id
+         LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
+         WHERE c.enclosing_id IN (SELECT id FROM inside)
+         GROUP BY c.id ORDER BY c.line, c.callee",
+    )?;
+    let rows = stmt.query_map([symbol_id], |r| {
+        Ok(CallInside {
+            path: r.get(1)?,
+            line: r.get(2)?,
+            callee: r.get(3)?,
+            resolved: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A resolved call into one of a frontier's definitions.
+pub(crate) struct IncomingCall {
+    pub callee: i64,
+    pub file: i64,
+    pub line: u32,
+    pub callee_text: String,
+    pub confidence: String,
+    pub enclosing: Option<i64>,
+    pub path: String,
+}
+
+/// Every resolved call into any of `callees` (one query per BFS level).
+pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<IncomingCall>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.callee_id, c.file_id, c.line, c.callee, g.confidence, c.enclosing_id, f.path
+         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+         WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let ids = serde_json::to_string(callees).unwrap_or_else(|_| "[]".into());
+    let rows = stmt.query_map([ids], |r| {
+        Ok(IncomingCall {
+            callee: r.get(0)?,
+            file: r.get(1)?,
+            line: r.get(2)?,
+            callee_text: r.get(3)?,
+            confidence: r.get(4)?,
+            enclosing: r.get(5)?,
+            path: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// `(path, module)` of a file.
+pub(crate) fn file_path_and_module(conn: &Connection, file_id: i64) -> Result<(String, String)> {
+    Ok(conn
+        .prepare_cached("SELECT path, module FROM files WHERE id = ?1")?
+        .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
+/// One definition, by id.
+pub(crate) struct DefinitionRow {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub kind: String,
+    pub name: String,
+    pub qualified: String,
+}
+
+pub(crate) fn definition(conn: &Connection, id: i64) -> Result<DefinitionRow> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name
+         FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1",
+    )?;
+    Ok(stmt.query_row([id], |r| {
+        Ok(DefinitionRow {
+            path: r.get(0)?,
+            start: r.get(1)?,
+            end: r.get(2)?,
+            kind: r.get(3)?,
+            name: r.get(4)?,
+            qualified: r.get(5)?,
+        })
+    })?)
+}
+
+/// One resolved edge of the whole graph, with both ends described.
+pub(crate) struct EdgeRow {
+    pub caller: String,
+    pub callee: String,
+    pub path: String,
+    pub line: u32,
+    pub confidence: String,
+    pub callee_kind: String,
+    pub callee_path: String,
+    pub callee_start: u32,
+    /// `None` for module-level code.
+    pub caller_kind: Option<String>,
+    pub caller_start: Option<u32>,
+}
+
+/// Every resolved edge from calls in files in or under `rel` (all when empty).
+pub(crate) fn edges_under(conn: &Connection, rel: &str) -> Result<Vec<EdgeRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT coalesce(e.qualified_name, f.module), t.qualified_name, f.path, c.line, g.confidence,
+                t.kind, tf.path, t.start_line, e.kind, e.start_line
+         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+         JOIN symbols t ON t.id = g.callee_id JOIN files tf ON tf.id = t.file_id
+         LEFT JOIN symbols e ON e.id = c.enclosing_id
+         WHERE ?1 = '' OR f.path = ?1 OR f.path LIKE ?1 || '/%'
+         ORDER BY f.path, c.line, t.qualified_name",
+    )?;
+    let rows = stmt.query_map([rel], |r| {
+        Ok(EdgeRow {
+            caller: r.get(0)?,
+            callee: r.get(1)?,
+            path: r.get(2)?,
+            line: r.get(3)?,
+            confidence: r.get(4)?,
+            callee_kind: r.get(5)?,
+            callee_path: r.get(6)?,
+            callee_start: r.get(7)?,
+            caller_kind: r.get(8)?,
+            caller_start: r.get(9)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A call on one line: its name, and a definition it resolves to.
+pub(crate) struct CallOnLine {
+    pub callee_name: String,
+    pub target: Option<i64>,
+}
+
+/// The calls on `line` of a file, shortest callee text first.
+pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Result<Vec<CallOnLine>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.callee_name, t.id FROM calls c
+         LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
+         WHERE c.file_id = ?1 AND c.line = ?2 ORDER BY length(c.callee)",
+    )?;
+    let rows = stmt.query_map(params![file_id, line], |r| {
+        Ok(CallOnLine {
+            callee_name: r.get(0)?,
+            target: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Definitions named `name` in a file whose lines cover `line`.
+pub(crate) fn definitions_at(
+    conn: &Connection,
+    file_id: i64,
+    name: &str,
+    line: u32,
+) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare(
+        "SELECT id FROM symbols WHERE file_id = ?1 AND name = ?2 AND start_line <= ?3 AND end_line >= ?3",
+    )?;
+    let rows = stmt.query_map(params![file_id, name, line], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Top-level definitions a file imports under the local name `binding`.
+pub(crate) fn definitions_imported_as(
+    conn: &Connection,
+    file_id: i64,
+    binding: &str,
+) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.id FROM imports i JOIN files tf ON tf.path = i.target
+         JOIN symbols s ON s.file_id = tf.id AND s.parent_id IS NULL AND s.name = coalesce(i.name, ?2)
+         WHERE i.file_id = ?1 AND i.binding = ?2",
+    )?;
+    let rows = stmt.query_map(params![file_id, binding], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The module a file imports under the local name `binding`: `(path, module, line count)`.
+pub(crate) fn module_imported_as(
+    conn: &Connection,
+    file_id: i64,
+    binding: &str,
+) -> Option<(String, String, u32)> {
+    conn.query_row(
+        "SELECT tf.path, tf.module, tf.line_count FROM imports i JOIN files tf ON tf.path = i.target
+         WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
+        params![file_id, binding],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .ok()
+}
+
+/// `(qualified name, kind, start, end)` of a definition.
+pub(crate) fn definition_summary(conn: &Connection, id: i64) -> Result<(String, String, u32, u32)> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT qualified_name, kind, start_line, end_line FROM symbols WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?)
 }
