@@ -2,12 +2,11 @@
 //! and path, never their content; `source` reads one by ID, a section or a
 //! line range at a time, within the same limits as `read`.
 
-use rusqlite::params_from_iter;
-
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::lang::docs::{doc_id, DOC_FORMATS};
 use crate::query::{Index, MAX_READ_LINES};
+use crate::store::chunks;
 
 /// The longest `name_contains` filter accepted, in characters.
 pub const MAX_NAME_FILTER_CHARS: usize = 80;
@@ -36,22 +35,7 @@ impl Index {
         }
         let needle = name_contains.trim().to_lowercase();
         let formats: Vec<&str> = DOC_FORMATS.iter().map(|f| f.name).collect();
-        let placeholders = vec!["?"; formats.len()].join(", ");
-        let sql = format!(
-            "SELECT f.path, f.line_count,
-                    (SELECT c.name FROM chunks c WHERE c.file_id = f.id ORDER BY c.start_line LIMIT 1)
-             FROM files f WHERE f.lang IN ({placeholders}) ORDER BY f.path"
-        );
-        let mut stmt = self.connection().prepare(&sql)?;
-        let rows = stmt
-            .query_map(params_from_iter(formats.iter()), |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, u32>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows = chunks::documents(self.connection(), &formats)?;
         let mut out = Vec::new();
         for (path, lines, title) in rows {
             let title =
@@ -90,19 +74,7 @@ impl Index {
             SourcePart::Start => (1, doc.end_line.min(MAX_READ_LINES), doc.name.clone()),
             SourcePart::Lines(a, b) => (*a, *b, doc.name.clone()),
             SourcePart::Section(title) => {
-                let mut stmt = self.connection().prepare(
-                    "SELECT c.name, min(c.start_line), max(c.end_line) FROM chunks c JOIN files f ON f.id = c.file_id
-                     WHERE f.path = ?1 AND c.kind = 'doc' GROUP BY c.qualified_name ORDER BY min(c.start_line)",
-                )?;
-                let sections = stmt
-                    .query_map([&doc.path], |r| {
-                        Ok((
-                            r.get::<_, String>(0)?,
-                            r.get::<_, u32>(1)?,
-                            r.get::<_, u32>(2)?,
-                        ))
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                let sections = chunks::sections(self.connection(), &doc.path)?;
                 let wanted = title.trim().to_lowercase();
                 match sections
                     .iter()

@@ -6,13 +6,12 @@
 pub mod chunk;
 pub mod vectors;
 
-use rusqlite::params_from_iter;
-
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
 use crate::search::chunk::{identifiers, split_identifier};
 use crate::snippet::Budget;
+use crate::store::chunks::{self, ChunkRow};
 
 /// The longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 200;
@@ -158,23 +157,9 @@ impl Index {
             } else {
                 (q.limit * 4).max(50).max(FUSION_DEPTH)
             };
-            let mut sql = format!(
-                "SELECT {ROW_COLUMNS}, bm25(chunks_fts, {WEIGHTS}) AS rank
-                 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-                 WHERE chunks_fts MATCH ?1"
-            );
-            let mut args = vec![match_expression(&terms)];
-            if let Some(kind) = q.kind {
-                args.push(kind.as_str().to_string());
-                sql += " AND c.kind = ?2";
-            }
-            sql += &format!(" ORDER BY rank LIMIT {fetch}");
-            let mut stmt = self.connection().prepare(&sql)?;
-            let rows = stmt
-                .query_map(params_from_iter(args.iter()), |r| {
-                    Ok((Row::read(r)?, r.get::<_, f64>(8)?))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let kind = q.kind.map(|k| k.as_str());
+            let expression = match_expression(&terms);
+            let rows = chunks::full_text(self.connection(), &expression, WEIGHTS, kind, fetch)?;
             for (row, bm25) in rows
                 .into_iter()
                 .filter(|(row, _)| path_filter.as_ref().is_none_or(|f| f.matches(&row.path)))
@@ -198,9 +183,6 @@ impl Index {
                     FUSION_DEPTH
                 },
             )?;
-            let mut stmt = self.connection().prepare_cached(&format!(
-                "SELECT {ROW_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"
-            ))?;
             let mut rank = 0;
             for (id, cosine) in nearest {
                 if let Some(&i) = by_id.get(&id) {
@@ -208,7 +190,7 @@ impl Index {
                     rank += 1;
                     continue;
                 }
-                let row = stmt.query_row([id], Row::read)?;
+                let row = chunks::chunk(self.connection(), id)?;
                 if q.kind.is_some_and(|k| k.as_str() != row.kind)
                     || path_filter.as_ref().is_some_and(|f| !f.matches(&row.path))
                 {
@@ -299,38 +281,11 @@ impl Index {
     }
 }
 
-const ROW_COLUMNS: &str =
-    "c.id, f.path, c.start_line, c.end_line, c.kind, c.name, c.qualified_name, c.symbol_id";
-
 /// A chunk in the running, with its rank and score in each list.
 struct Candidate {
-    row: Row,
+    row: ChunkRow,
     bm25: Option<(usize, f64)>,
     vector: Option<(usize, f32)>,
-}
-
-struct Row {
-    id: i64,
-    path: String,
-    start: u32,
-    end: u32,
-    kind: String,
-    name: String,
-    qualified: String,
-}
-
-impl Row {
-    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-        Ok(Row {
-            id: r.get(0)?,
-            path: r.get(1)?,
-            start: r.get(2)?,
-            end: r.get(3)?,
-            kind: r.get(4)?,
-            name: r.get(5)?,
-            qualified: r.get(6)?,
-        })
-    }
 }
 
 /// `--path`: a glob, or a file or directory prefix.

@@ -3,6 +3,7 @@
 //! One database per repository at `<repo>/.evident/index.db`, in WAL mode so
 //! readers never block on an indexing run.
 
+pub(crate) mod chunks;
 pub(crate) mod files;
 pub(crate) mod graph;
 pub(crate) mod reads;

@@ -247,7 +247,14 @@ pub(crate) fn counts(conn: &Connection) -> Result<Counts> {
     })
 }
 
-/// SQLite's own check of the file: `"ok"` when whole.
-pub(crate) fn integrity_check(conn: &Connection) -> Result<String> {
-    Ok(conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+/// SQLite's own check of the file: `Ok` when whole.
+pub(crate) fn integrity_check(conn: &Connection) -> Result<()> {
+    let verdict: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+    if verdict == "ok" {
+        Ok(())
+    } else {
+        Err(crate::error::Error::InvalidArgument(format!(
+            "PRAGMA integrity_check: {verdict}"
+        )))
+    }
 }

@@ -34,22 +34,16 @@ impl StatSnapshot {
         let root = root.canonicalize().map_err(|e| crate::Error::io(root, e))?;
         let config = Config::load(&root)?;
         let conn = store::open_for_read(&root)?;
-        let mut stmt = conn.prepare("SELECT path, size, mtime_ns FROM files")?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-            ))
-        })?;
+        let mut rows: Vec<(String, (i64, i64))> =
+            store::reads::file_stats(&conn)?.into_iter().collect();
+        rows.sort();
         let mut files = Vec::new();
         let mut dirs: FxHashSet<PathBuf> = FxHashSet::default();
         dirs.insert(root.clone());
         for dir in &config.docs_dirs {
             dirs.insert(dir.path.clone());
         }
-        for row in rows {
-            let (rel, size, mtime) = row?;
+        for (rel, (size, mtime)) in rows {
             let abs = absolute(&root, &config, &rel);
             let mut parent = abs.parent();
             while let Some(dir) = parent {

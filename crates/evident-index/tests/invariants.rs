@@ -1,9 +1,10 @@
-//! "No language is named outside `lang/`": per-language knowledge is data
-//! (`LanguageSpec` rows, `.scm` queries, the import rules in `lang/imports.rs`),
-//! so adding a language never means editing the indexer, the call graph or
-//! search. This test reads the crate's sources outside `src/lang/` (code only:
-//! comments and `#[cfg(test)]` modules are skipped) and fails on a language's
-//! name, one of its file conventions or one of its receiver keywords.
+//! Layout invariants of `evident-index`, checked by reading its sources (code
+//! only: comments and `#[cfg(test)]` modules are skipped):
+//! - "No language is named outside `lang/`": per-language knowledge is data
+//!   (`LanguageSpec` rows, `.scm` queries, the import rules in
+//!   `lang/imports.rs`), so adding a language never means editing the
+//!   indexer, the call graph or search.
+//! - "SQL lives in `store/`": every statement is there, behind typed rows.
 
 use std::path::{Path, PathBuf};
 
@@ -37,12 +38,13 @@ const LANGUAGE_LITERALS: &[&str] = &[
     "\"crate\"",
 ];
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The `.rs` files under `dir`, except those under a folder named `skip`.
+fn sources(dir: &Path, skip: &str, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            if path.file_name().unwrap() != "lang" {
-                sources(&path, out);
+            if path.file_name().unwrap() != skip {
+                sources(&path, skip, out);
             }
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
@@ -72,7 +74,7 @@ fn is_word_at(line: &str, at: usize, len: usize) -> bool {
 fn no_language_is_named_outside_lang() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    sources(&src, "lang", &mut files);
     assert!(files.len() > 10, "found the sources: {files:?}");
     let mut found = Vec::new();
     for file in &files {
@@ -94,6 +96,48 @@ fn no_language_is_named_outside_lang() {
     assert!(
         found.is_empty(),
         "language knowledge outside src/lang/ (move it into a LanguageSpec row):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Statement keywords as SQL text begins them (inside a string literal).
+const SQL_STARTS: &[&str] = &[
+    "\"SELECT ",
+    "\"INSERT ",
+    "\"UPDATE ",
+    "\"DELETE ",
+    "\"CREATE ",
+    "\"WITH ",
+    "\"PRAGMA ",
+    "\"DROP ",
+];
+
+#[test]
+fn sql_lives_in_store() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, "store", &mut files);
+    assert!(files.len() > 10, "found the sources: {files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = code(&text);
+        for (at, (number, line)) in code.iter().enumerate() {
+            // A statement may start on the line after `prepare(` or `format!(`.
+            let statement = SQL_STARTS.iter().any(|k| line.contains(k))
+                || (line.trim_end().ends_with('(')
+                    && code.get(at + 1).is_some_and(|(_, next)| {
+                        SQL_STARTS.iter().any(|k| next.trim_start().starts_with(k))
+                    }));
+            if statement {
+                let rel = file.strip_prefix(&src).unwrap().display();
+                found.push(format!("src/{rel}:{number}: `{}`", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "SQL outside src/store/ (move it behind a typed function there):\n{}",
         found.join("\n")
     );
 }
