@@ -7,22 +7,8 @@ use evident_agent::session::render_output;
 use evident_agent::{Registry, ToolContext};
 use evident_index::{Config, IndexOptions};
 use evident_llm::ToolCall;
-use evident_testkit::hostile_repo::{hostile_repo, CANARY};
-use serde::Deserialize;
+use evident_testkit::hostile_repo::{escape_corpus as corpus, hostile_repo, CANARY};
 use serde_json::Value;
-
-#[derive(Deserialize)]
-struct Case {
-    tool: String,
-    arguments: String,
-    refused_with: String,
-    why: String,
-}
-
-fn corpus() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/escape_corpus.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 #[test]
 fn every_hostile_call_is_refused_and_nothing_leaks() {

@@ -5,6 +5,30 @@
 
 use std::path::{Path, PathBuf};
 
+/// One hostile call of the escape corpus (`crates/evident-agent/tests/escape_corpus.json`),
+/// shared by the agent's and the MCP server's escape tests.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct EscapeCase {
+    pub tool: String,
+    /// The arguments as the model writes them, with `{repo}` and `{outside}` to expand.
+    pub arguments: String,
+    /// Words the refusal must contain.
+    pub refused_with: String,
+    pub why: String,
+    /// Where the MCP server's refusal differs from the agent's: "json-rpc
+    /// error" (the request is not a well-formed `tools/call`), or "ignored"
+    /// (the line is not JSON the SDK can read, so nothing answers it).
+    #[serde(default)]
+    pub mcp_refused_with: Option<String>,
+}
+
+/// The escape corpus, every case.
+pub fn escape_corpus() -> Vec<EscapeCase> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../evident-agent/tests/escape_corpus.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// In every file no tool may show.
 pub const CANARY: &str = "CANARY-7f3a9e";
 

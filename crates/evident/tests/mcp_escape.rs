@@ -10,35 +10,15 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use evident_testkit::cli;
-use evident_testkit::hostile_repo::{hostile_repo, CANARY};
-use serde::Deserialize;
+use evident_testkit::hostile_repo::{escape_corpus, hostile_repo, CANARY};
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_evident");
 
-#[derive(Deserialize)]
-struct Case {
-    tool: String,
-    arguments: String,
-    refused_with: String,
-    why: String,
-    /// Where the MCP server's refusal differs from the agent's: "json-rpc
-    /// error" (the request is not a well-formed `tools/call`), or "ignored"
-    /// (the line is not JSON the SDK can read, so nothing answers it).
-    mcp_refused_with: Option<String>,
-}
-
 #[test]
 fn every_hostile_call_is_refused_over_mcp_and_nothing_leaks() {
     let hostile = hostile_repo();
-    let corpus: Vec<Case> = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../evident-agent/tests/escape_corpus.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let corpus = escape_corpus();
     assert!(corpus.len() >= 60);
     let mut child = cli::hermetic(BIN)
         .args(["mcp", "--repo"])
