@@ -1,6 +1,7 @@
 //! The guarded agent: the registry of read-only tools, strict validation of
 //! every call a model proposes, output budgets, skills, grounded-citation
-//! checks, and the session state machine that ties them to a model.
+//! checks, the session state machine that ties them to a model, and the one
+//! search service (embedding, BM25 fallback, rerank) every door uses.
 //!
 //! This crate owns what a model may do and in what order. It must not hold a
 //! tool that writes, executes or reaches the network, must not run a call

@@ -1,7 +1,8 @@
 //! `evident-index` owns everything evident knows about a repository: walking
 //! it, parsing it with tree-sitter, storing definitions, imports and call
-//! sites in one SQLite file, resolving imports, and answering queries with
-//! [`Evidence`].
+//! sites in one SQLite file (all SQL lives in `store/`), resolving imports and
+//! calls, answering queries with [`Evidence`], and reading the settings
+//! (`evident.toml` and the user's config, [`Settings`]).
 //!
 //! It must not know about language models, HTTP or the agent: every answer it
 //! gives is a list of `Evidence` (or a typed [`Error`]), and it never writes
