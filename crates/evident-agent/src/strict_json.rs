@@ -8,6 +8,11 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+/// How this module's own error for a key written twice begins: serde only
+/// carries custom errors as text, so the one message is made and recognised
+/// here, from this constant.
+const DUPLICATE_KEY: &str = "duplicate key";
+
 /// A JSON value whose objects were checked for duplicate keys.
 struct Strict(Value);
 
@@ -57,7 +62,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
-                return Err(de::Error::custom(format!("duplicate key {key:?}")));
+                return Err(de::Error::custom(format!("{DUPLICATE_KEY} {key:?}")));
             }
             let Strict(value) = map.next_value()?;
             object.insert(key, value);
@@ -76,7 +81,7 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let Strict(value) = Strict::deserialize(&mut deserializer).map_err(|e| {
         let message = e.to_string();
-        if message.starts_with("duplicate key") {
+        if message.starts_with(DUPLICATE_KEY) {
             format!("the arguments have a {message}: each key may appear once")
         } else {
             format!("the arguments are not valid JSON ({message})")
@@ -107,7 +112,7 @@ pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
 pub fn duplicate_key(text: &str) -> Option<String> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     match Strict::deserialize(&mut deserializer) {
-        Err(e) if e.to_string().starts_with("duplicate key") => Some(e.to_string()),
+        Err(e) if e.to_string().starts_with(DUPLICATE_KEY) => Some(e.to_string()),
         _ => None,
     }
 }
