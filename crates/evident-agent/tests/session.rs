@@ -248,20 +248,54 @@ fn a_batch_of_three_gets_three_results_in_call_order() {
 
 #[test]
 fn rejected_calls_get_error_results_and_the_loop_goes_on() {
+    // (tool, arguments as the model wrote them, what the refusal must say)
+    let cases: [(&str, &str, &str); 8] = [
+        (
+            "delete_source",
+            r#"{"doc_id": "doc-000000000000"}"#,
+            "unknown tool \"delete_source\"",
+        ),
+        (
+            "read_evidence",
+            r#"{"path": "/etc/passwd", "start_line": 1, "end_line": 5}"#,
+            "/etc/passwd is outside the repository",
+        ),
+        (
+            "bash",
+            r#"{"command": "rm -rf /"}"#,
+            "unknown tool \"bash\"",
+        ),
+        (
+            "read_evidence",
+            r#"{"path": "rag_common.py", "path": "/etc/passwd", "start_line": 1, "end_line": 2}"#,
+            "duplicate key \"path\"",
+        ),
+        (
+            "search_code",
+            r#"{"query": "x", "limit": 99}"#,
+            "field \"limit\": 99 is greater than the maximum of 20",
+        ),
+        (
+            "find_symbol",
+            r#"{"name": "f", "color": "red"}"#,
+            "'color' was unexpected",
+        ),
+        (
+            "read_evidence",
+            r#"{"path": "../outside.py", "start_line": "1", "end_line": 2}"#,
+            "field \"start_line\": \"1\" is not of type \"integer\"",
+        ),
+        (
+            "read_evidence",
+            r#"{"path": ".env", "start_line": 1, "end_line": 2}"#,
+            ".env is a secret file",
+        ),
+    ];
     let dir = repo();
     let server = FakeServer::start();
     server.push(
         CHAT,
-        calls(&[
-            ("delete_source", r#"{"doc_id": "doc-000000000000"}"#),
-            ("read_evidence", r#"{"path": "/etc/passwd", "start_line": 1, "end_line": 5}"#),
-            ("bash", r#"{"command": "rm -rf /"}"#),
-            ("read_evidence", r#"{"path": "rag_common.py", "path": "/etc/passwd", "start_line": 1, "end_line": 2}"#),
-            ("search_code", r#"{"query": "x", "limit": 99}"#),
-            ("find_symbol", r#"{"name": "f", "color": "red"}"#),
-            ("read_evidence", r#"{"path": "../outside.py", "start_line": "1", "end_line": 2}"#),
-            ("read_evidence", r#"{"path": ".env", "start_line": 1, "end_line": 2}"#),
-        ]),
+        calls(&cases.map(|(tool, arguments, _)| (tool, arguments))),
     );
     server.push(
         CHAT,
@@ -271,21 +305,11 @@ fn rejected_calls_get_error_results_and_the_loop_goes_on() {
     let run = run(dir.path(), &server, "Where is get_collection_name?");
     assert_eq!(run.outcome.reason, FinishReason::Answered);
     let results = tool_results(&server, 1);
-    let expect = [
-        "unknown tool \"delete_source\"",
-        "/etc/passwd is outside the repository",
-        "unknown tool \"bash\"",
-        "duplicate key \"path\"",
-        "field \"limit\": 99 is greater than the maximum of 20",
-        "'color' was unexpected",
-        "field \"start_line\": \"1\" is not of type \"integer\"",
-        ".env is a secret file",
-    ];
-    assert_eq!(results.len(), expect.len());
-    for ((_, text), want) in results.iter().zip(expect) {
+    assert_eq!(results.len(), cases.len());
+    for ((_, text), (tool, _, want)) in results.iter().zip(cases) {
         assert!(
             text.starts_with("error: ") && text.contains(want),
-            "want {want:?} in {text}"
+            "{tool}: want {want:?} in {text}"
         );
     }
     let rejected = run
@@ -1186,16 +1210,37 @@ fn a_repeated_call_is_not_run_and_two_in_a_row_end_in_a_last_answer() {
 /// "Which functions call get_collection_name?": the model made up a path.
 #[test]
 fn an_invented_path_or_kind_or_qualifier_is_dropped_with_a_note() {
+    // (tool, arguments a small model invents, how the result must begin)
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "get_callers",
+            r#"{"symbol": "get_collection_name", "path": "src/main/java/com/example/MyClass.java"}"#,
+            "note: src/main/java/com/example/MyClass.java holds no definition of get_collection_name, so the path filter was dropped. \
+             2 call sites of get_collection_name: ingest.ingest at ingest.py:5, query.search at query.py:5",
+        ),
+        (
+            "analyze_impact",
+            r#"{"symbol": "RagCommon.get_collection_name", "path": "lib"}"#,
+            "note: no definition is named RagCommon.get_collection_name; using rag_common.get_collection_name (rag_common.py:4), \
+             the one definition named get_collection_name, without the path filter. \
+             2 affected definitions of get_collection_name in 2 files:",
+        ),
+        (
+            "find_symbol",
+            r#"{"name": "ingest", "kind": "class"}"#,
+            "note: no class is named ingest, so the kind was dropped. 1 definition of ingest: ingest.ingest at ingest.py:4",
+        ),
+        (
+            "search_code",
+            r#"{"query": "collection name", "kind": "class"}"#,
+            "note: nothing of kind class matched, so the kind was dropped. ",
+        ),
+    ];
     let dir = repo();
     let server = FakeServer::start();
     server.push(
         CHAT,
-        calls(&[
-            ("get_callers", r#"{"symbol": "get_collection_name", "path": "src/main/java/com/example/MyClass.java"}"#),
-            ("analyze_impact", r#"{"symbol": "RagCommon.get_collection_name", "path": "lib"}"#),
-            ("find_symbol", r#"{"name": "ingest", "kind": "class"}"#),
-            ("search_code", r#"{"query": "collection name", "kind": "class"}"#),
-        ]),
+        calls(&cases.map(|(tool, arguments, _)| (tool, arguments))),
     );
     server.push(
         CHAT,
@@ -1208,19 +1253,11 @@ fn an_invented_path_or_kind_or_qualifier_is_dropped_with_a_note() {
     );
     assert_eq!(first.outcome.reason, FinishReason::Answered);
     let results = tool_results(&server, 1);
-    let expect = [
-        "note: src/main/java/com/example/MyClass.java holds no definition of get_collection_name, so the path filter was dropped. \
-         2 call sites of get_collection_name: ingest.ingest at ingest.py:5, query.search at query.py:5",
-        "note: no definition is named RagCommon.get_collection_name; using rag_common.get_collection_name (rag_common.py:4), \
-         the one definition named get_collection_name, without the path filter. \
-         2 affected definitions of get_collection_name in 2 files:",
-        "note: no class is named ingest, so the kind was dropped. 1 definition of ingest: ingest.ingest at ingest.py:4",
-        "note: nothing of kind class matched, so the kind was dropped. ",
-    ];
-    for ((_, result), expected) in results.iter().zip(expect) {
+    assert_eq!(results.len(), cases.len());
+    for ((_, result), (tool, _, expected)) in results.iter().zip(cases) {
         assert!(
             result.starts_with(expected),
-            "{result}\nexpected: {expected}"
+            "{tool}: {result}\nexpected: {expected}"
         );
     }
     // The security checks do not bend: a path out of the repository is still refused.
