@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-/// The private HOME every run shares: an empty directory made once per test process.
+/// The private HOME every run shares: an empty directory made once per test
+/// process (a static is never dropped, so the empty directory stays in the
+/// system's temporary directory after the process ends).
 pub fn home() -> &'static Path {
     static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     HOME.get_or_init(|| tempfile::tempdir().unwrap()).path()
