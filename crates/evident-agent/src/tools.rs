@@ -665,13 +665,40 @@ fn get_callers(
     let requested = text(arguments, "symbol").unwrap_or_default();
     let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
     let depth = number(arguments, "depth").unwrap_or(1) as u32;
-    let callers = index
-        .callers(&symbol, path.as_deref(), depth)
-        .map_err(ToolError::from)?;
-    Ok(with_notes(
-        found("call sites", &symbol, callers, caller_at),
-        notes,
-    ))
+    let (callers, possible) = index.callers_and_possible(&symbol, path.as_deref(), depth)?;
+    let out = with_possible(found("call sites", &symbol, callers, caller_at), possible);
+    Ok(with_notes(out, notes))
+}
+
+/// Adds the unresolved call sites that may reach the target, as a group of
+/// their own: counted apart in the summary ("no call sites …; 2 possible call
+/// sites whose receiver type is unknown: …") and appended to the evidence.
+fn with_possible(mut output: ToolOutput, possible: evident_index::Possible) -> ToolOutput {
+    if possible.total == 0 {
+        return output;
+    }
+    let mut items: Vec<String> = Vec::new();
+    for site in &possible.sites {
+        let item = caller_at(site);
+        if !items.contains(&item) && items.len() < SUMMARY_ITEMS {
+            items.push(item);
+        }
+    }
+    let more = possible.total.saturating_sub(items.len());
+    let site = if possible.total == 1 { "site" } else { "sites" };
+    output.summary = format!(
+        "{}; {} possible call {site} whose receiver type is unknown: {}{}",
+        output.summary,
+        possible.total,
+        items.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+    output.evidence.extend(possible.sites);
+    output
 }
 
 fn analyze_impact(
@@ -701,7 +728,7 @@ fn analyze_impact(
         },
         if items.is_empty() { "" } else { ": " },
     );
-    Ok(with_notes(out, notes))
+    Ok(with_notes(with_possible(out, impact.possible), notes))
 }
 
 fn read_git_diff(

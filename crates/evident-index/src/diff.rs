@@ -50,7 +50,16 @@ pub struct Touched {
     pub direct_callers: usize,
     pub affected: usize,
     pub affected_files: usize,
+    /// What may break: the nearest affected definitions, each with its chain
+    /// back to this one (`via`), at most [`MAX_LISTED_AFFECTED`]; `affected`
+    /// counts them all.
+    pub affected_definitions: Vec<Evidence>,
+    /// Unresolved call sites that may reach it (same name, receiver type unknown).
+    pub possible_callers: usize,
 }
+
+/// The most affected definitions listed per touched definition.
+pub const MAX_LISTED_AFFECTED: usize = 10;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct DiffReport {
@@ -69,14 +78,21 @@ impl DiffReport {
         let touched = self.touched.len();
         let callers: usize = self.touched.iter().map(|t| t.direct_callers).sum();
         let affected: usize = self.touched.iter().map(|t| t.affected).sum();
-        let level = match affected {
+        let possible: usize = self.touched.iter().map(|t| t.possible_callers).sum();
+        // A possible caller may break too: it counts toward the level.
+        let level = match affected + possible {
             0 if touched == 0 => "none",
             0..=5 => "low",
             6..=30 => "medium",
             _ => "high",
         };
+        let unknown = if possible > 0 {
+            format!(", and {possible} possible call site(s) whose receiver type is unknown")
+        } else {
+            String::new()
+        };
         format!(
-            "risk: {level}: {} file(s) and {touched} definition(s) changed; {callers} direct caller(s), {affected} affected definition(s) up the call graph",
+            "risk: {level}: {} file(s) and {touched} definition(s) changed; {callers} direct caller(s), {affected} affected definition(s) up the call graph{unknown}",
             self.files
         )
     }
@@ -547,23 +563,31 @@ impl Index {
             Change::Modified => "modified".to_string(),
             Change::Deleted => "deleted (lines of the old version)".to_string(),
         });
-        let (direct_callers, affected, affected_files) = match (
-            change,
-            self.impact(&d.qualified_name, None, depth.clamp(1, 6), 200),
-        ) {
-            (Change::Added, _) | (_, Err(_)) => (0, 0, 0),
-            (_, Ok(impact)) => (
-                impact.nodes.iter().filter(|n| n.depth == Some(1)).count(),
-                impact.nodes.len() + impact.omitted,
-                impact.files,
-            ),
+        let impact = match change {
+            Change::Added => None,
+            _ => self
+                .impact(&d.qualified_name, None, depth.clamp(1, 6), 200)
+                .ok(),
+        };
+        let Some(impact) = impact else {
+            return Touched {
+                change,
+                evidence,
+                direct_callers: 0,
+                affected: 0,
+                affected_files: 0,
+                affected_definitions: Vec::new(),
+                possible_callers: 0,
+            };
         };
         Touched {
             change,
             evidence,
-            direct_callers,
-            affected,
-            affected_files,
+            direct_callers: impact.nodes.iter().filter(|n| n.depth == Some(1)).count(),
+            affected: impact.nodes.len() + impact.omitted,
+            affected_files: impact.files,
+            affected_definitions: impact.nodes.into_iter().take(MAX_LISTED_AFFECTED).collect(),
+            possible_callers: impact.possible.total,
         }
     }
 }

@@ -405,3 +405,70 @@ fn incremental_edges_equal_a_rebuild() {
         common::assert_equals_rebuild(&root, &format!("round {i}"));
     }
 }
+
+/// flask's `current_app.url_for(...)` inside `helpers.url_for`, in small: the
+/// receiver is a module-level proxy whose type no static rule can know, and two
+/// classes define `url_for`. By Python's semantics the call may reach either
+/// method and cannot reach the enclosing function `helpers.url_for` (it is
+/// called on an object), so: no resolved caller from helpers.py, one possible
+/// call site, and `def` lists both methods as name-only candidates, never the
+/// enclosing function.
+#[test]
+fn unresolved_calls_are_possible_callers_and_never_the_enclosing_namesake() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "app.py",
+                "class Flask:\n    def url_for(self, endpoint):\n        return \"/\" + endpoint\n\n    def run(self):\n        return self.url_for(\"index\")\n\n\nclass Blueprint:\n    def url_for(self, endpoint):\n        return \"/bp/\" + endpoint\n",
+            ),
+            ("proxies.py", "current_app = None\n"),
+            (
+                "helpers.py",
+                "from proxies import current_app\n\n\ndef url_for(endpoint):\n    return current_app.url_for(endpoint)\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+
+    let (resolved, possible) = index
+        .callers_and_possible("app.Flask.url_for", None, 1)
+        .unwrap();
+    let resolved: Vec<String> = resolved
+        .iter()
+        .map(|e| format!("{}:{}", e.path, e.start_line))
+        .collect();
+    assert_eq!(resolved, ["app.py:6"], "self.url_for in Flask.run");
+    assert_eq!(possible.total, 1);
+    let site = &possible.sites[0];
+    assert_eq!((site.path.as_str(), site.start_line), ("helpers.py", 5));
+    assert_eq!(site.name, "helpers.url_for", "the caller is named");
+    assert_eq!(site.confidence.as_deref(), Some("possible"));
+    // `callers` lists both groups; `impact` counts the possible one apart.
+    assert_eq!(
+        index.callers("app.Flask.url_for", None, 1).unwrap().len(),
+        2
+    );
+    let impact = index.impact("app.Flask.url_for", None, 3, 50).unwrap();
+    assert_eq!(impact.possible.total, 1);
+
+    // `def` on the unresolved call: candidates by name, labelled; never the enclosing function.
+    let def = index.definition_at("helpers.py", 5, Some(24)).unwrap();
+    let mut names: Vec<&str> = def
+        .iter()
+        .map(|e| e.qualified_name.as_deref().unwrap_or(""))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["app.Blueprint.url_for", "app.Flask.url_for"]);
+    assert!(def
+        .iter()
+        .all(|e| e.confidence.as_deref() == Some("name_only")));
+    // On the resolved call, the answer is the method, not a candidate.
+    let def = index.definition_at("app.py", 6, Some(21)).unwrap();
+    assert_eq!(def.len(), 1);
+    assert_eq!(def[0].qualified_name.as_deref(), Some("app.Flask.url_for"));
+    assert_ne!(def[0].confidence.as_deref(), Some("name_only"));
+}

@@ -86,6 +86,15 @@ fn working_tree_changes_touch_definitions_with_their_impact() {
         .unwrap();
     assert_eq!(modified.direct_callers, 1, "app.main.main calls it");
     assert_eq!(modified.evidence.start_line, 4);
+    // What may break is listed, with the chain back to the touched definition.
+    let may_break = &modified.affected_definitions[0];
+    assert_eq!(may_break.qualified_name.as_deref(), Some("app.main.main"));
+    let chain = may_break.via.as_ref().unwrap();
+    assert_eq!(chain.first().map(String::as_str), Some("app.main.main"));
+    assert!(
+        chain.last().unwrap().ends_with("get_collection_name"),
+        "{chain:?}"
+    );
     let hunk = report
         .hunks
         .iter()

@@ -325,14 +325,50 @@ pub fn impact_text(impact: &evident_index::Impact) -> String {
     if impact.omitted > 0 {
         let _ = writeln!(out, "… {} more (raise --limit)", impact.omitted);
     }
+    out += &possible_text(&impact.possible);
     let direct = impact.nodes.iter().filter(|n| n.depth == Some(1)).count();
     let _ = writeln!(
         out,
-        "risk: {} direct caller(s), {} affected definition(s) in {} file(s)",
+        "risk: {} direct caller(s), {} affected definition(s) in {} file(s){}",
         direct,
         impact.nodes.len() + impact.omitted,
-        impact.files
+        impact.files,
+        possible_count(&impact.possible, ", and ")
     );
+    out
+}
+
+/// `N possible call site(s) whose receiver type is unknown`, after `lead`; empty when none.
+pub fn possible_count(possible: &evident_index::Possible, lead: &str) -> String {
+    match possible.total {
+        0 => String::new(),
+        n => format!("{lead}{n} possible call site(s) whose receiver type is unknown"),
+    }
+}
+
+/// The possible call sites, as a group of their own.
+fn possible_text(possible: &evident_index::Possible) -> String {
+    let mut out = String::new();
+    if possible.total == 0 {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "possible (not resolved: same name, receiver type unknown):"
+    );
+    for site in &possible.sites {
+        let _ = writeln!(
+            out,
+            "  {}  {}:{}  {}",
+            site.name,
+            site.path,
+            site.start_line,
+            site.snippet.trim()
+        );
+    }
+    if possible.total > possible.sites.len() {
+        let _ = writeln!(out, "  … {} more", possible.total - possible.sites.len());
+    }
     out
 }
 
@@ -351,6 +387,8 @@ pub fn impact_json(impact: &evident_index::Impact) -> String {
             "direct_callers".into(),
             json!(impact.nodes.iter().filter(|n| n.depth == Some(1)).count()),
         );
+        map.insert("possible".into(), json!(impact.possible.sites));
+        map.insert("possible_total".into(), json!(impact.possible.total));
     }
     format!(
         "{}\n",
@@ -386,7 +424,7 @@ pub fn diff_text(report: &evident_index::DiffReport) -> String {
             let ev = &t.evidence;
             let _ = writeln!(
                 out,
-                "  {:<8} {} {}  {}:{}-{}  callers: {} direct, {} affected in {} file(s)",
+                "  {:<8} {} {}  {}:{}-{}  callers: {} direct, {} affected in {} file(s){}",
                 format!("{:?}", t.change).to_lowercase(),
                 ev.kind,
                 ev.qualified_name.as_deref().unwrap_or(&ev.name),
@@ -395,11 +433,46 @@ pub fn diff_text(report: &evident_index::DiffReport) -> String {
                 ev.end_line,
                 t.direct_callers,
                 t.affected,
-                t.affected_files
+                t.affected_files,
+                match t.possible_callers {
+                    0 => String::new(),
+                    n => format!(", {n} possible"),
+                }
             );
+            out += &may_break(t);
         }
     }
     let _ = writeln!(out, "\n{}", report.risk());
+    out
+}
+
+/// What may break because of one touched definition: the nearest affected
+/// definitions with their chains back to it, and how many more.
+fn may_break(t: &evident_index::Touched) -> String {
+    let mut out = String::new();
+    for node in &t.affected_definitions {
+        let chain = node
+            .via
+            .as_ref()
+            .map(|v| v.join(" -> "))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "           may break: {}  {}:{}  ({chain})",
+            node.name, node.path, node.start_line
+        );
+    }
+    if t.affected > t.affected_definitions.len() {
+        let _ = writeln!(
+            out,
+            "           … {} more (evident impact {})",
+            t.affected - t.affected_definitions.len(),
+            t.evidence
+                .qualified_name
+                .as_deref()
+                .unwrap_or(&t.evidence.name)
+        );
+    }
     out
 }
 

@@ -27,6 +27,21 @@ pub struct Target {
     pub end_line: u32,
 }
 
+/// The call sites that may reach a target although nothing resolved them:
+/// the same name, called on a receiver whose type is unknown. Kept apart from
+/// the resolved callers, so that "no callers" is never said when some were
+/// only not resolved.
+#[derive(Debug, Clone, Default)]
+pub struct Possible {
+    /// At most [`MAX_POSSIBLE`], each with confidence `possible`.
+    pub sites: Vec<Evidence>,
+    /// How many there are in all.
+    pub total: usize,
+}
+
+/// The most possible call sites listed.
+pub const MAX_POSSIBLE: usize = 50;
+
 /// The result of `impact`: nodes by depth, and how many were left out.
 #[derive(Debug, Clone)]
 pub struct Impact {
@@ -38,6 +53,8 @@ pub struct Impact {
     /// Nodes beyond the limit.
     pub omitted: usize,
     pub files: usize,
+    /// Unresolved call sites that may reach a target directly.
+    pub possible: Possible,
 }
 
 /// One resolved edge of the exported graph.
@@ -187,7 +204,20 @@ impl Index {
     }
 
     /// The call sites that reach `symbol`, up to `depth` levels of callers.
+    /// The resolved ones come first; then, with confidence `possible`, the
+    /// unresolved call sites that may reach it ([`Index::possible_callers`]).
     pub fn callers(&self, symbol: &str, path: Option<&str>, depth: u32) -> Result<Vec<Evidence>> {
+        let (resolved, possible) = self.callers_and_possible(symbol, path, depth)?;
+        Ok(resolved.into_iter().chain(possible.sites).collect())
+    }
+
+    /// [`Index::callers`], with the resolved call sites and the possible ones apart.
+    pub fn callers_and_possible(
+        &self,
+        symbol: &str,
+        path: Option<&str>,
+        depth: u32,
+    ) -> Result<(Vec<Evidence>, Possible)> {
         if !(1..=MAX_CALLERS_DEPTH).contains(&depth) {
             return Err(Error::InvalidArgument(format!(
                 "depth {depth} is outside 1..={MAX_CALLERS_DEPTH}"
@@ -195,7 +225,49 @@ impl Index {
         }
         let targets = self.graph_targets(symbol, path)?;
         let walk = self.walk_callers(&targets, depth, usize::MAX, true)?;
-        Ok(walk.sites)
+        Ok((walk.sites, self.possible_callers(&targets)?))
+    }
+
+    /// The unresolved call sites that may reach `targets` directly: a
+    /// method's name called on some receiver, a function's name called in any
+    /// form, with no resolved edge anywhere.
+    pub fn possible_callers(&self, targets: &[Target]) -> Result<Possible> {
+        let mut possible = Possible::default();
+        let mut names: Vec<(&str, bool)> = Vec::new();
+        for t in targets {
+            let with_receiver = t.kind == Kind::Method.as_str();
+            if !names.contains(&(t.name.as_str(), with_receiver)) {
+                names.push((t.name.as_str(), with_receiver));
+            }
+        }
+        let mut reader = self.reader();
+        for (name, with_receiver) in names {
+            let room = MAX_POSSIBLE.saturating_sub(possible.sites.len());
+            let (calls, total) =
+                rows::unresolved_calls_named(self.connection(), name, with_receiver, room)?;
+            possible.total += total;
+            for call in calls {
+                let snippet = reader
+                    .snippet(&call.path, call.line, call.line, Budget::DEFINITION)
+                    .unwrap_or_default();
+                let mut site = Evidence::new(
+                    &call.path,
+                    call.line,
+                    call.line,
+                    Kind::Call,
+                    &call.caller,
+                    snippet,
+                );
+                site.depth = Some(1);
+                site.confidence = Some("possible".into());
+                site.reason = Some(format!(
+                    "possible call: `{}` did not resolve (its receiver's type is unknown)",
+                    call.callee
+                ));
+                possible.sites.push(site);
+            }
+        }
+        Ok(possible)
     }
 
     /// The calls made inside `symbol` (nested definitions included), with what each resolves to.
@@ -242,12 +314,14 @@ impl Index {
         }
         let targets = self.graph_targets(symbol, path)?;
         let walk = self.walk_callers(&targets, max_depth, limit, false)?;
+        let possible = self.possible_callers(&targets)?;
         Ok(Impact {
             files: walk.files.len(),
             targets,
             nodes: walk.nodes,
             edges: walk.edges,
             omitted: walk.omitted,
+            possible,
         })
     }
 
@@ -415,11 +489,23 @@ impl Index {
         // The identifier under the cursor (or the first call's on the line without a column).
         let word = col.and_then(|c| identifier_at(&text, c.saturating_sub(1) as usize));
         let calls = rows::calls_on_line(conn, file_id, line)?;
-        let mut ids: Vec<i64> = calls
+        let at_word: Vec<&rows::CallOnLine> = calls
             .iter()
             .filter(|c| word.as_deref().is_none_or(|w| w == c.callee_name))
-            .filter_map(|c| c.target)
             .collect();
+        let resolved: Vec<(i64, Option<&str>)> = at_word
+            .iter()
+            .filter_map(|c| c.target.map(|id| (id, c.confidence.as_deref())))
+            .collect();
+        if !resolved.is_empty() {
+            return self.call_targets(&resolved);
+        }
+        // A call nothing resolved: never the enclosing definition that shares
+        // its name; same-name definitions are listed as candidates, labelled.
+        if let Some(call) = at_word.first() {
+            return self.name_only_candidates(call);
+        }
+        let mut ids: Vec<i64> = Vec::new();
         if ids.is_empty() {
             // A definition's own name, or an imported name: look the word up.
             let Some(word) = word.or_else(|| calls.first().map(|c| c.callee_name.clone())) else {
@@ -450,6 +536,50 @@ impl Index {
         self.definitions_by_id(&ids)
     }
 
+    /// The definitions a call on the line resolves to, each with its edge's confidence.
+    fn call_targets(&self, resolved: &[(i64, Option<&str>)]) -> Result<Vec<Evidence>> {
+        let mut ids: Vec<i64> = resolved.iter().map(|(id, _)| *id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = self.definitions_by_id(&ids)?;
+        for (ev, id) in out.iter_mut().zip(&ids) {
+            let confidence = resolved
+                .iter()
+                .find(|(r, _)| r == id)
+                .and_then(|(_, c)| *c)
+                .unwrap_or("exact");
+            if confidence == "name_only" {
+                ev.reason = Some(NAME_ONLY_REASON.into());
+            }
+            ev.confidence = Some(confidence.to_string());
+        }
+        Ok(out)
+    }
+
+    /// For a call nothing resolved: the definitions that share its name
+    /// (methods only when the call has a receiver), each labelled
+    /// `name_only`. Empty when there are none: nothing is known.
+    fn name_only_candidates(&self, call: &rows::CallOnLine) -> Result<Vec<Evidence>> {
+        let written = call.callee.trim_start_matches("new ").trim();
+        let has_receiver = written.len() > call.callee_name.len();
+        let query = crate::query::SymbolQuery {
+            kind: has_receiver.then_some(Kind::Method),
+            exact: true,
+            limit: Some(MAX_NAME_ONLY_CANDIDATES),
+            ..Default::default()
+        };
+        let mut out = self.symbols(&call.callee_name, &query)?;
+        out.retain(|ev| ev.name == call.callee_name);
+        for ev in &mut out {
+            ev.confidence = Some("name_only".into());
+            ev.reason = Some(format!(
+                "candidate only: `{}` did not resolve (its receiver's type is unknown); this definition has the name",
+                call.callee
+            ));
+        }
+        Ok(out)
+    }
+
     fn definitions_by_id(&self, ids: &[i64]) -> Result<Vec<Evidence>> {
         let mut reader = self.reader();
         let mut out = Vec::new();
@@ -472,6 +602,13 @@ impl Index {
         Ok(out)
     }
 }
+
+/// The most same-name candidates `def` lists for a call nothing resolved.
+const MAX_NAME_ONLY_CANDIDATES: usize = 10;
+
+/// Why a `name_only` answer is only a candidate.
+const NAME_ONLY_REASON: &str =
+    "candidate only: resolved by name alone (the receiver's type is unknown)";
 
 /// A caller in the reverse BFS: a definition, or a file's module-level code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -416,23 +416,27 @@ pub(crate) fn edges_under(conn: &Connection, rel: &str) -> Result<Vec<EdgeRow>> 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A call on one line: its name, and a definition it resolves to.
+/// A call on one line: its text and name, and a definition it resolves to.
 pub(crate) struct CallOnLine {
+    pub callee: String,
     pub callee_name: String,
     pub target: Option<i64>,
+    pub confidence: Option<String>,
 }
 
-/// The calls on `line` of a file, shortest callee text first.
+/// The calls on `line` of a file, shortest callee text first (one row per edge).
 pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Result<Vec<CallOnLine>> {
     let mut stmt = conn.prepare(
-        "SELECT c.callee_name, t.id FROM calls c
+        "SELECT c.callee, c.callee_name, t.id, g.confidence FROM calls c
          LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
          WHERE c.file_id = ?1 AND c.line = ?2 ORDER BY length(c.callee)",
     )?;
     let rows = stmt.query_map(params![file_id, line], |r| {
         Ok(CallOnLine {
-            callee_name: r.get(0)?,
-            target: r.get(1)?,
+            callee: r.get(0)?,
+            callee_name: r.get(1)?,
+            target: r.get(2)?,
+            confidence: r.get(3)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -489,4 +493,51 @@ pub(crate) fn definition_summary(conn: &Connection, id: i64) -> Result<(String, 
             "SELECT qualified_name, kind, start_line, end_line FROM symbols WHERE id = ?1",
         )?
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?)
+}
+
+/// A call site nothing resolved, with where it is.
+pub(crate) struct UnresolvedCall {
+    pub path: String,
+    pub line: u32,
+    pub callee: String,
+    /// The enclosing definition's qualified name, or the file's module.
+    pub caller: String,
+}
+
+/// The call sites named `name` that no edge resolves (only those written
+/// with a receiver, `x.name(...)`, when `with_receiver`): at most `limit`, in
+/// file order, and how many there are in all.
+pub(crate) fn unresolved_calls_named(
+    conn: &Connection,
+    name: &str,
+    with_receiver: bool,
+    limit: usize,
+) -> Result<(Vec<UnresolvedCall>, usize)> {
+    let receiver = if with_receiver {
+        " AND c.callee != c.callee_name"
+    } else {
+        ""
+    };
+    let condition = format!(
+        "c.callee_name = ?1 AND NOT EXISTS (SELECT 1 FROM edges g WHERE g.call_id = c.id){receiver}"
+    );
+    let total: i64 = conn.query_row(
+        &format!("SELECT count(*) FROM calls c WHERE {condition}"),
+        [name],
+        |r| r.get(0),
+    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT f.path, c.line, c.callee, coalesce(e.qualified_name, f.module, f.path)
+         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id
+         WHERE {condition} ORDER BY f.path, c.line LIMIT {limit}"
+    ))?;
+    let rows = stmt.query_map([name], |r| {
+        Ok(UnresolvedCall {
+            path: r.get(0)?,
+            line: r.get(1)?,
+            callee: r.get(2)?,
+            caller: r.get(3)?,
+        })
+    })?;
+    Ok((rows.collect::<rusqlite::Result<_>>()?, total as usize))
 }

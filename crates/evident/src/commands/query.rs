@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use evident_index::{Index, SymbolQuery};
+use evident_index::{Evidence, Index, SymbolQuery};
 
 use super::{emit, open_index, parse_line, parse_position, query_root, timed};
 use crate::cli::{
@@ -63,14 +63,23 @@ pub fn def(repo: &Option<PathBuf>, json: bool, position: &str) -> Result<ExitCod
 
 pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<ExitCode> {
     let index = open_index(&query_root(repo)?)?;
-    let results = timed("callers", || {
-        index.callers(&args.symbol, args.path.as_deref(), args.depth)
+    let (resolved, possible) = timed("callers", || {
+        index.callers_and_possible(&args.symbol, args.path.as_deref(), args.depth)
     })?;
     let symbol = args.symbol;
+    // Resolved and possible callers are counted apart: "none resolved" is not "none".
+    if !resolved.is_empty() || possible.total > 0 {
+        eprintln!(
+            "{} resolved call site(s){}",
+            resolved.len(),
+            render::possible_count(&possible, "; ")
+        );
+    }
+    let all: Vec<Evidence> = resolved.into_iter().chain(possible.sites).collect();
     emit(
         json,
-        &results,
-        &format!("no resolved calls reach {symbol:?}"),
+        &all,
+        &format!("no calls reach {symbol:?}: none resolved, and no unresolved call has its name"),
     )
 }
 
@@ -105,7 +114,9 @@ pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<Ex
             GraphFormat::Mermaid => render::mermaid(&impact.edges),
         }
     );
-    Ok(found_anything(!impact.nodes.is_empty()))
+    Ok(found_anything(
+        !impact.nodes.is_empty() || impact.possible.total > 0,
+    ))
 }
 
 pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCode> {
