@@ -472,3 +472,87 @@ fn unresolved_calls_are_possible_callers_and_never_the_enclosing_namesake() {
     assert_eq!(def[0].qualified_name.as_deref(), Some("app.Flask.url_for"));
     assert_ne!(def[0].confidence.as_deref(), Some("name_only"));
 }
+
+/// Inherited constructors and `super()`, from the languages' semantics: a
+/// Python class without `__init__` runs its base's, and `super().m()` calls
+/// the base's `m`; a JavaScript class without `constructor` runs its base's;
+/// Java's implicit constructor is the class's own, so `new` stays on the class.
+#[test]
+fn inherited_constructors_and_super_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "rerank.py",
+                "class Reranker:\n    def __init__(self, model):\n        self.model = model\n\n    def rerank(self, items):\n        return sorted(items)\n\n\nclass GuardedReranker(Reranker):\n    def rerank(self, items):\n        return super().rerank(items)[:10]\n\n\nclass Strict(GuardedReranker):\n    pass\n\n\ndef build():\n    return GuardedReranker(\"m\"), Strict(\"s\")\n",
+            ),
+            (
+                "shapes.js",
+                "class Base {\n  constructor(x) { this.x = x; }\n  greet() { return 1; }\n}\nclass Child extends Base {\n  greet() { return super.greet() + 1; }\n}\nfunction make() { return new Child(1); }\n",
+            ),
+            (
+                "Shapes.java",
+                "class Shape {\n  Shape() {}\n}\nclass Square extends Shape {\n  static Square make() { return new Square(); }\n}\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "rerank.py:11 super().rerank -> rerank.Reranker.rerank",
+        "rerank.py:19 GuardedReranker -> rerank.Reranker.__init__",
+        "rerank.py:19 Strict -> rerank.Reranker.__init__",
+        "shapes.js:6 super.greet -> shapes.Base.greet",
+        "shapes.js:8 Child -> shapes.Base.constructor",
+        "Shapes.java:5 Square -> Shapes.Square",
+    ] {
+        assert!(
+            all.iter().any(|e| e.starts_with(expected)),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+}
+
+/// An inherited constructor across files stays right incrementally: removing
+/// the base's `__init__`, then adding it back, gives the index a rebuild gives.
+#[test]
+fn inherited_constructors_follow_edits_to_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let base_with_init =
+        "class Reranker:\n    def __init__(self, model):\n        self.model = model\n";
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("base.py", base_with_init),
+            (
+                "guarded.py",
+                "from base import Reranker\n\n\nclass GuardedReranker(Reranker):\n    pass\n",
+            ),
+            (
+                "app.py",
+                "from guarded import GuardedReranker\n\n\ndef build():\n    return GuardedReranker(\"m\")\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let target = |root: &Path| {
+        edges(root)
+            .into_iter()
+            .find(|e| e.starts_with("app.py:5 GuardedReranker"))
+    };
+    assert!(target(root).unwrap().contains("-> base.Reranker.__init__"));
+    evident_testkit::fs::write_in(root, "base.py", "class Reranker:\n    pass\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(target(root)
+        .unwrap()
+        .contains("-> guarded.GuardedReranker "));
+    common::assert_equals_rebuild(root, "after removing __init__");
+    evident_testkit::fs::write_in(root, "base.py", base_with_init);
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(target(root).unwrap().contains("-> base.Reranker.__init__"));
+    common::assert_equals_rebuild(root, "after adding __init__ back");
+}

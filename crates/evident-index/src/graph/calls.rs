@@ -289,6 +289,27 @@ impl<'r> Graph<'r> {
             || !self.file_by_path.contains_key(target) && target.rsplit('/').next() == Some(name)
     }
 
+    /// A method `name` of a base of the class enclosing `enclosing`, in
+    /// declaration order of the bases (each searched up its own bases).
+    fn base_method(&self, enclosing: Option<i64>, name: &str) -> Vec<(i64, Confidence)> {
+        let Some((Some(class), _)) = self.owner_class(enclosing) else {
+            return Vec::new();
+        };
+        let bases = self
+            .symbols
+            .get(&class)
+            .map(|c| c.bases.clone())
+            .unwrap_or_default();
+        bases
+            .iter()
+            .find_map(|b| {
+                let base = crate::lang::extract::last_identifier(b);
+                let found = self.method_of(None, base, name, true, 0);
+                (!found.is_empty()).then_some(found)
+            })
+            .unwrap_or_default()
+    }
+
     /// A class-like definition means its constructor when called.
     fn constructor_of(&self, id: i64) -> i64 {
         let Some(s) = self.symbols.get(&id) else {
@@ -306,7 +327,26 @@ impl<'r> Graph<'r> {
                 return found[0];
             }
         }
-        id
+        // None of its own: where constructors are inherited, the first base's
+        // that has one (declaration order, depth-first: Python's MRO for
+        // single inheritance). The depth bounds cyclic or very deep bases.
+        if !lang.inherited_constructors || self.constructor_depth.get() >= MAX_REEXPORT_DEPTH {
+            return id;
+        }
+        self.constructor_depth.set(self.constructor_depth.get() + 1);
+        let inherited = s.bases.iter().find_map(|base| {
+            let base = crate::lang::extract::last_identifier(base);
+            self.resolve_bare(s.file, s.parent, base)
+                .into_iter()
+                .map(|(ctor, _)| ctor)
+                .find(|ctor| {
+                    self.symbols
+                        .get(ctor)
+                        .is_some_and(|c| !c.kind.is_class_like())
+                })
+        });
+        self.constructor_depth.set(self.constructor_depth.get() - 1);
+        inherited.unwrap_or(id)
     }
 
     /// Top-level definitions named `name` in the file or package directory at
@@ -614,6 +654,14 @@ impl<'r> Graph<'r> {
         // (`a().b`, `x[0].m`) the receiver's type is unknown.
         if callee.contains('(') || callee.contains('[') {
             let name = crate::lang::extract::last_identifier(callee);
+            // `super().m(...)` (and `super(Cls, self).m`): a method of a base class.
+            let head = callee.split('(').next().unwrap_or("").trim();
+            if lang.base_receivers.contains(&head) && callee.ends_with(&format!(").{name}")) {
+                let found = self.base_method(enclosing, name);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
             if let Some(found) = self.constructed_receiver(file, enclosing, callee, name) {
                 return found;
             }
@@ -638,22 +686,7 @@ impl<'r> Graph<'r> {
         if via_base || via_self {
             if let Some((class, owner)) = self.owner_class(enclosing) {
                 let found = if via_base {
-                    let class_sym = class.and_then(|c| self.symbols.get(&c));
-                    class_sym
-                        .map(|c| c.bases.clone())
-                        .unwrap_or_default()
-                        .iter()
-                        .find_map(|b| {
-                            let f = self.method_of(
-                                None,
-                                crate::lang::extract::last_identifier(b),
-                                last,
-                                true,
-                                0,
-                            );
-                            (!f.is_empty()).then_some(f)
-                        })
-                        .unwrap_or_default()
+                    self.base_method(enclosing, last)
                 } else {
                     self.method_of(class, &owner, last, false, 0)
                         .into_iter()
@@ -844,7 +877,14 @@ pub(crate) fn resolve_calls(
     resolver: &Resolver,
     invalid: &Invalidation,
 ) -> Result<usize> {
-    let calls = if invalid.all {
+    // A constructor added to or removed from a class changes what every call
+    // of its subclasses runs, wherever they are: resolve everything again.
+    let constructors_changed = invalid.dirty_names().any(|name| {
+        lang::LANGUAGES
+            .iter()
+            .any(|l| l.inherited_constructors && l.constructors.contains(&name.as_str()))
+    });
+    let calls = if invalid.all || constructors_changed {
         rows::all_calls_without_edges(conn)?
     } else {
         let paths = invalid

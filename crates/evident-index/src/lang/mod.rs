@@ -75,6 +75,10 @@ pub struct LanguageSpec {
     /// File stems that stand for their directory as a module: `pkg/__init__.py`
     /// is the module `pkg`.
     pub package_stems: &'static [&'static str],
+    /// A class without a constructor of its own runs its base's (Python's
+    /// `__init__`, JavaScript's `constructor`; not Java's, whose implicit
+    /// constructor is the class's own).
+    pub inherited_constructors: bool,
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -144,6 +148,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &["cls"],
         module_path_heads: &[],
         package_stems: &["__init__"],
+        inherited_constructors: true,
     },
     LanguageSpec {
         name: "rust",
@@ -164,6 +169,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &["Self"],
         module_path_heads: &["crate", "super", "self"],
         package_stems: &["mod", "lib"],
+        inherited_constructors: false,
     },
     LanguageSpec {
         name: "javascript",
@@ -184,6 +190,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &[],
         module_path_heads: &[],
         package_stems: &["index"],
+        inherited_constructors: true,
     },
     LanguageSpec {
         name: "typescript",
@@ -204,6 +211,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &[],
         module_path_heads: &[],
         package_stems: &["index"],
+        inherited_constructors: true,
     },
     LanguageSpec {
         name: "tsx",
@@ -224,6 +232,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &[],
         module_path_heads: &[],
         package_stems: &["index"],
+        inherited_constructors: true,
     },
     LanguageSpec {
         name: "go",
@@ -244,6 +253,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &[],
         module_path_heads: &[],
         package_stems: &[],
+        inherited_constructors: false,
     },
     LanguageSpec {
         name: "java",
@@ -264,6 +274,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         class_names: &[],
         module_path_heads: &[],
         package_stems: &[],
+        inherited_constructors: false,
     },
 ];
 
