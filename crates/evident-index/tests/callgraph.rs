@@ -556,3 +556,58 @@ fn inherited_constructors_follow_edits_to_the_base() {
     assert!(target(root).unwrap().contains("-> base.Reranker.__init__"));
     common::assert_equals_rebuild(root, "after adding __init__ back");
 }
+
+/// `def` at an identifier that is not a call, by scope (the languages' rules):
+/// a module-level constant or function referenced anywhere in its file, a
+/// function referenced (not called) before its hoisted definition in
+/// JavaScript; and in Python a class attribute is not visible by bare name
+/// inside a method (the class body is not an enclosing scope there).
+#[test]
+fn def_answers_references_by_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "limits.py",
+                "LIMIT = 10\n\n\ndef helper():\n    return LIMIT\n\n\ndef run(items):\n    fn = helper\n    return [fn(i) for i in items[:LIMIT]]\n\n\nclass Box:\n    SIZE = 3\n\n    def grow(self):\n        return SIZE\n",
+            ),
+            (
+                "hoist.js",
+                "function main() {\n  const handler = later;\n  return handler();\n}\nfunction later() { return 1; }\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let def = |path: &str, line: u32, col: u32| -> Vec<String> {
+        index
+            .definition_at(path, line, Some(col))
+            .unwrap()
+            .iter()
+            .map(|e| format!("{}:{}", e.path, e.start_line))
+            .collect()
+    };
+    assert_eq!(def("limits.py", 5, 12), ["limits.py:1"], "LIMIT in helper");
+    assert_eq!(
+        def("limits.py", 9, 10),
+        ["limits.py:4"],
+        "helper, referenced"
+    );
+    assert_eq!(
+        def("limits.py", 10, 35),
+        ["limits.py:1"],
+        "LIMIT in a slice"
+    );
+    assert!(
+        def("limits.py", 17, 16).is_empty(),
+        "SIZE in a method is not the class attribute"
+    );
+    assert_eq!(
+        def("limits.py", 4, 5),
+        ["limits.py:4"],
+        "a definition's own name"
+    );
+    assert_eq!(def("hoist.js", 2, 20), ["hoist.js:5"], "hoisted function");
+}

@@ -511,7 +511,7 @@ impl Index {
             let Some(word) = word.or_else(|| calls.first().map(|c| c.callee_name.clone())) else {
                 return Ok(Vec::new());
             };
-            ids = rows::definitions_at(conn, file_id, &word, line)?;
+            ids = self.in_scope(file_id, &word, line)?;
             if ids.is_empty() {
                 ids = rows::definitions_imported_as(conn, file_id, &word)?;
             }
@@ -534,6 +534,36 @@ impl Index {
         ids.sort_unstable();
         ids.dedup();
         self.definitions_by_id(&ids)
+    }
+
+    /// The definitions `word` names at `line` by scope: the innermost
+    /// enclosing scope that defines it, out to the module (module-level names
+    /// are visible from anywhere in the file, hoisted or not). A class body is
+    /// a scope only for the lines directly in it, unless the language reaches
+    /// members implicitly (Java's `this`); the definition's own name counts.
+    fn in_scope(&self, file_id: i64, word: &str, line: u32) -> Result<Vec<i64>> {
+        let conn = self.connection();
+        let implicit_this = crate::lang::by_name(&rows::file_language(conn, file_id)?)
+            .is_some_and(|spec| spec.implicit_this);
+        let visible: Vec<rows::InScope> = rows::definitions_in_scope(conn, file_id, word, line)?
+            .into_iter()
+            .filter(|d| {
+                let in_class = d
+                    .parent_kind
+                    .as_deref()
+                    .and_then(Kind::parse)
+                    .is_some_and(|k| k.is_class_like());
+                !in_class || implicit_this || d.start_line == line
+            })
+            .collect();
+        let Some(innermost) = visible.first().map(|d| d.scope_start) else {
+            return Ok(Vec::new());
+        };
+        Ok(visible
+            .iter()
+            .filter(|d| d.scope_start == innermost)
+            .map(|d| d.id)
+            .collect())
     }
 
     /// The definitions a call on the line resolves to, each with its edge's confidence.

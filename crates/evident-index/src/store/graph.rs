@@ -442,18 +442,46 @@ pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Resul
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Definitions named `name` in a file whose lines cover `line`.
-pub(crate) fn definitions_at(
+/// A definition visible by name from a line of its file, and how deep its scope is.
+pub(crate) struct InScope {
+    pub id: i64,
+    /// The first line of the enclosing definition (0 at module level): larger is innermost.
+    pub scope_start: u32,
+    pub parent_kind: Option<String>,
+    pub start_line: u32,
+}
+
+/// The definitions named `name` in a file that are at module level or
+/// children of a definition enclosing `line`, innermost scope first.
+pub(crate) fn definitions_in_scope(
     conn: &Connection,
     file_id: i64,
     name: &str,
     line: u32,
-) -> Result<Vec<i64>> {
+) -> Result<Vec<InScope>> {
     let mut stmt = conn.prepare(
-        "SELECT id FROM symbols WHERE file_id = ?1 AND name = ?2 AND start_line <= ?3 AND end_line >= ?3",
+        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line
+         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+         WHERE s.file_id = ?1 AND s.name = ?2
+           AND (s.parent_id IS NULL OR (p.start_line <= ?3 AND p.end_line >= ?3))
+         ORDER BY 2 DESC, s.start_line",
     )?;
-    let rows = stmt.query_map(params![file_id, name, line], |r| r.get(0))?;
+    let rows = stmt.query_map(params![file_id, name, line], |r| {
+        Ok(InScope {
+            id: r.get(0)?,
+            scope_start: r.get(1)?,
+            parent_kind: r.get(2)?,
+            start_line: r.get(3)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The language a file was indexed as.
+pub(crate) fn file_language(conn: &Connection, file_id: i64) -> Result<String> {
+    Ok(conn
+        .prepare_cached("SELECT lang FROM files WHERE id = ?1")?
+        .query_row([file_id], |r| r.get(0))?)
 }
 
 /// Top-level definitions a file imports under the local name `binding`.
