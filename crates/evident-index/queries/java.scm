@@ -12,6 +12,12 @@
 (constructor_declaration name: (identifier) @name) @definition.method
 (class_body (field_declaration (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant)
+; Other fields: without modifiers, or with modifiers that do not make a constant.
+(class_body (field_declaration . type: (_)
+  declarator: (variable_declarator name: (identifier) @name)) @definition.variable)
+((class_body (field_declaration (modifiers) @_modifiers
+  declarator: (variable_declarator name: (identifier) @name)) @definition.variable)
+  (#not-match? @_modifiers "static(.|\n)*final|final(.|\n)*static"))
 
 ; ---------- imports ----------
 ; import a.b.C;  import static a.b.C.m;

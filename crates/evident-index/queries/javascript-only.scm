@@ -1,2 +1,5 @@
 ; JavaScript's grammar only (TypeScript wraps heritage in `extends_clause`, see typescript.scm).
 (class_declaration name: (_) @name (class_heritage [(identifier) (member_expression)] @base)) @definition.class
+
+; Class fields: `class A { count = 0; static limit = 3 }`.
+(class_body (field_definition property: (property_identifier) @name) @definition.variable)

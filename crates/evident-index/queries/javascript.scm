@@ -9,6 +9,15 @@
   value: [(arrow_function) (function_expression)])) @definition.function
 (program (lexical_declaration "const" (variable_declarator name: (identifier) @name
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant)
+(program (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name
+  value: [(number) (string) (template_string) (object) (array)])) @definition.constant))
+; Module-level bindings of computed values: `const app = express()`, `let n = a.b`.
+(program (lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
+          (binary_expression) (ternary_expression)])) @definition.variable)
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
+          (binary_expression) (ternary_expression)])) @definition.variable))
 
 ; ---------- imports ----------
 ; import './side';  (kept only when the statement binds nothing else)

@@ -12,6 +12,11 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: (identifier) @name)) @definition.variable
   (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
+; Class attributes: `Class.NAME`, `Class.name`.
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name)) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name)) @definition.variable)
+  (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
 
 ; ---------- imports ----------
 (import_statement name: (dotted_name) @import.module) @import

@@ -7,6 +7,8 @@
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
+; Class fields and properties: `class A { private count: number = 0 }`.
+(class_body (public_field_definition name: (property_identifier) @name) @definition.variable)
 (method_signature name: (_) @name) @definition.method
 (abstract_method_signature name: (_) @name) @definition.method
 (function_signature name: (_) @name) @definition.function

@@ -69,6 +69,14 @@ fn has_call(f: &FileFacts, callee: &str, within: Option<&str>) -> bool {
 fn python() {
     let f = facts("sample.py");
     insta::assert_snapshot!(render(&f));
+    // Class attributes are definitions of the class (a constant when in capitals).
+    let debug = def(&f, "DEBUG");
+    assert_eq!(
+        (debug.kind, debug.qualified_name.as_str()),
+        (Kind::Constant, "pkg.sample.Config.DEBUG")
+    );
+    assert_eq!(def(&f, "name").kind, Kind::Variable);
+    assert_eq!(def(&f, "name").qualified_name, "pkg.sample.Config.name");
     assert_eq!(f.module, "pkg.sample");
     let init = def(&f, "__init__");
     assert_eq!(
@@ -145,6 +153,15 @@ fn rust() {
 fn javascript() {
     let f = facts("sample.js");
     insta::assert_snapshot!(render(&f));
+    // Exported and computed module bindings, and class fields.
+    assert_eq!(def(&f, "VERSION").kind, Kind::Constant);
+    assert_eq!(def(&f, "client").kind, Kind::Variable);
+    let count = def(&f, "count");
+    assert_eq!(
+        (count.kind, count.qualified_name.as_str()),
+        (Kind::Variable, "pkg/sample.Counter.count")
+    );
+    assert_eq!(def(&f, "limit").qualified_name, "pkg/sample.Counter.limit");
     assert!(has_import(&f, "react", Some("default"), Some("React")));
     assert!(has_import(
         &f,
@@ -181,6 +198,15 @@ fn javascript() {
 fn typescript() {
     let f = facts("sample.ts");
     insta::assert_snapshot!(render(&f));
+    // Class fields and properties.
+    for field in ["balance", "id"] {
+        let d = def(&f, field);
+        assert_eq!(d.kind, Kind::Variable, "{field}");
+        assert!(
+            d.qualified_name.ends_with(&format!("Account.{field}")),
+            "{field}"
+        );
+    }
     assert!(has_import(
         &f,
         "./http/client",
@@ -251,6 +277,15 @@ fn go() {
 fn java() {
     let f = facts("Sample.java");
     insta::assert_snapshot!(render(&f));
+    // Fields: constants when static final, variables otherwise, each once.
+    assert_eq!(def(&f, "count").kind, Kind::Variable);
+    assert_eq!(def(&f, "label").kind, Kind::Variable);
+    assert_eq!(def(&f, "MAX").kind, Kind::Constant);
+    assert_eq!(
+        f.definitions.iter().filter(|d| d.name == "MAX").count(),
+        1,
+        "a static final field is a constant only"
+    );
     assert_eq!(f.module, "com.example.app");
     let run = def(&f, "run");
     assert_eq!(
