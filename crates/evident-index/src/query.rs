@@ -69,6 +69,10 @@ pub struct Status {
     pub calls: u64,
     /// Calls resolved to at least one definition.
     pub resolved_calls: u64,
+    /// Calls to a name imported from outside the repository.
+    pub external_calls: u64,
+    /// Calls to the language's own functions and objects.
+    pub builtin_calls: u64,
     pub syntax_errors: u64,
     pub skipped: Vec<(String, String)>,
     pub staleness: Staleness,
@@ -400,6 +404,8 @@ impl Index {
             resolved_imports: counts.resolved_imports,
             calls: counts.calls,
             resolved_calls: counts.resolved_calls,
+            external_calls: counts.external_calls,
+            builtin_calls: counts.builtin_calls,
             syntax_errors: counts.syntax_errors,
             skipped,
             staleness: self.staleness()?,

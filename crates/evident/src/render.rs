@@ -223,8 +223,16 @@ pub fn status(s: &Status) -> String {
     let _ = writeln!(out, "files:      {files} ({})", langs.join(", "));
     let _ = writeln!(
         out,
-        "contents:   {} definitions, {} imports ({} resolved in the repo), {} calls ({} resolved)",
-        s.definitions, s.imports, s.resolved_imports, s.calls, s.resolved_calls
+        "contents:   {} definitions, {} imports ({} resolved in the repo), {} calls ({} resolved, {} external, {} builtin, {} unresolved)",
+        s.definitions,
+        s.imports,
+        s.resolved_imports,
+        s.calls,
+        s.resolved_calls,
+        s.external_calls,
+        s.builtin_calls,
+        s.calls
+            .saturating_sub(s.resolved_calls + s.external_calls + s.builtin_calls)
     );
     if s.syntax_errors > 0 {
         let _ = writeln!(
@@ -282,6 +290,8 @@ pub fn status_json(s: &Status) -> String {
         "resolved_imports": s.resolved_imports,
         "calls": s.calls,
         "resolved_calls": s.resolved_calls,
+        "external_calls": s.external_calls,
+        "builtin_calls": s.builtin_calls,
         "syntax_errors": s.syntax_errors,
         "skipped": s.skipped.iter().map(|(p, r)| json!({"path": p, "reason": r})).collect::<Vec<_>>(),
         "stale": {

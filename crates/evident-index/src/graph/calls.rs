@@ -310,6 +310,87 @@ impl<'r> Graph<'r> {
             .unwrap_or_default()
     }
 
+    /// Where a call nothing in the repository answers goes outside it:
+    /// `("os.path.join", "external")` through an import that no repository
+    /// file satisfies, `("unittest.TestCase.assertEqual", "external")` for a
+    /// method of `self` inherited from a base outside the repository, or
+    /// `("len", "builtin")`. `None`: nothing is known.
+    pub(crate) fn outside(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        callee: &str,
+    ) -> Option<(String, &'static str)> {
+        let lang = self.lang_of(file)?;
+        let callee = callee.trim().trim_start_matches("new ").trim();
+        if callee.contains(['(', '[']) {
+            return None; // a chained call: its receiver's type is unknown
+        }
+        let normalized = callee.replace("::", ".").replace("?.", ".");
+        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
+        let (&head, rest) = segments.split_first()?;
+        if let Some(name) = self.imported_from_outside(file, &segments) {
+            return Some((name, "external"));
+        }
+        if rest.len() == 1 && lang.self_receivers.contains(&head) {
+            let (class, _) = self.owner_class(enclosing)?;
+            let base = self.outside_base(class?, 0)?;
+            return Some((format!("{base}{}{}", lang.separator, rest[0]), "external"));
+        }
+        (lang.builtins.contains(&head) && !self.by_name.contains_key(head))
+            .then(|| (segments.join(lang.separator), "builtin"))
+    }
+
+    /// `segments` (`head`, then attributes) when `head` is bound by an import
+    /// that no repository file satisfies: the import's full name, then the rest.
+    fn imported_from_outside(&self, file: i64, segments: &[&str]) -> Option<String> {
+        let lang = self.lang_of(file)?;
+        let (head, rest) = segments.split_first()?;
+        let import = self.imports.get(&file)?.iter().find(|i| {
+            i.target.is_none() && i.binding() == Some(head) && !i.module.starts_with('.')
+        })?;
+        let module = import.module.replace("::", ".").replace('/', ".");
+        let mut name = match (import.name.as_deref(), &import.alias) {
+            (Some("*"), _) => module,
+            (Some(imported), _) => format!("{module}.{imported}"),
+            (None, Some(_)) => module,
+            // `import os.path` binds `os`: the name starts at the module's first segment.
+            (None, None) if module.split('.').next() == Some(*head) => head.to_string(),
+            (None, None) => module,
+        };
+        for part in rest {
+            name = format!("{name}.{part}");
+        }
+        Some(name.replace('.', lang.separator))
+    }
+
+    /// The first base outside the repository of a class, up its bases inside it.
+    fn outside_base(&self, class: i64, depth: usize) -> Option<String> {
+        if depth >= MAX_REEXPORT_DEPTH {
+            return None;
+        }
+        let class = self.symbols.get(&class)?;
+        for base in &class.bases {
+            let normalized = base.replace("::", ".");
+            let segments: Vec<&str> = normalized.split('.').collect();
+            if let Some(name) = self.imported_from_outside(class.file, &segments) {
+                return Some(name);
+            }
+            let base_name = crate::lang::extract::last_identifier(base);
+            for (id, _) in self.resolve_bare(class.file, class.parent, base_name) {
+                // resolve_bare maps classes to constructors; step back to the class.
+                let base_class = match self.symbols.get(&id) {
+                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(id),
+                    _ => id,
+                };
+                if let Some(name) = self.outside_base(base_class, depth + 1) {
+                    return Some(name);
+                }
+            }
+        }
+        None
+    }
+
     /// A class-like definition means its constructor when called.
     fn constructor_of(&self, id: i64) -> i64 {
         let Some(s) = self.symbols.get(&id) else {
@@ -907,6 +988,12 @@ pub(crate) fn resolve_calls(
     }
     for call in &calls {
         let mut targets = graph.resolve(call.file, call.enclosing, &call.callee);
+        if targets.is_empty() {
+            if let Some((target, kind)) = graph.outside(call.file, call.enclosing, &call.callee) {
+                rows::insert_external(conn, call, &target, kind)?;
+            }
+            continue;
+        }
         targets.sort_unstable();
         targets.dedup_by_key(|(id, _)| *id);
         for (callee_id, confidence) in targets {

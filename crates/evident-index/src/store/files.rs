@@ -272,6 +272,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM calls WHERE file_id = ?1",
         "DELETE FROM edges WHERE file_id = ?1",
+        "DELETE FROM externals WHERE file_id = ?1",
         "DELETE FROM assignments WHERE file_id = ?1",
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;

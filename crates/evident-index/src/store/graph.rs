@@ -131,6 +131,7 @@ pub(crate) fn calls_into(conn: &Connection, file_id: i64) -> Result<Vec<i64>> {
 /// Every call site, after dropping every edge (a full resolution).
 pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>> {
     conn.execute("DELETE FROM edges", [])?;
+    conn.execute("DELETE FROM externals", [])?;
     let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee FROM calls")?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -177,7 +178,8 @@ pub(crate) fn dirty_calls_without_edges<'a>(
            SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
            WHERE i.target IN (SELECT path FROM dirty_paths)
              AND (i.binding IS NULL OR c.callee_head = i.binding);
-         DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);",
+         DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);
+         DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
     )?;
     let mut stmt = conn.prepare(
         "SELECT c.id, c.file_id, c.enclosing_id, c.callee FROM calls c
@@ -194,6 +196,20 @@ fn call_site(r: &rusqlite::Row<'_>) -> rusqlite::Result<CallSite> {
         enclosing: r.get(2)?,
         callee: r.get(3)?,
     })
+}
+
+/// A call that reaches outside the repository (`kind`: external or builtin).
+pub(crate) fn insert_external(
+    conn: &Connection,
+    call: &CallSite,
+    target: &str,
+    kind: &str,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO externals(call_id, file_id, target, kind) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![call.id, call.file, target, kind])?;
+    Ok(())
 }
 
 /// One resolved edge.
@@ -547,7 +563,8 @@ pub(crate) fn unresolved_calls_named(
         ""
     };
     let condition = format!(
-        "c.callee_name = ?1 AND NOT EXISTS (SELECT 1 FROM edges g WHERE g.call_id = c.id){receiver}"
+        "c.callee_name = ?1 AND NOT EXISTS (SELECT 1 FROM edges g WHERE g.call_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM externals x WHERE x.call_id = c.id){receiver}"
     );
     let total: i64 = conn.query_row(
         &format!("SELECT count(*) FROM calls c WHERE {condition}"),

@@ -102,6 +102,17 @@ CREATE TABLE edges (
     confidence TEXT NOT NULL             -- exact | inferred | name_only
 );
 
+-- Calls that reach outside the repository: a name imported from a module
+-- that is not in it (`os.path.join`, `requests.get`, a method inherited from
+-- `unittest.TestCase`), or a builtin (`len`, `console.log`). Named, not dropped:
+-- unresolved means that nothing is known.
+CREATE TABLE externals (
+    call_id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,            -- the calling file
+    target  TEXT NOT NULL,               -- the dotted name outside the repository
+    kind    TEXT NOT NULL                -- external | builtin
+);
+
 CREATE TABLE skipped (
     path   TEXT PRIMARY KEY,
     reason TEXT NOT NULL
@@ -151,6 +162,7 @@ CREATE INDEX IF NOT EXISTS assignments_file ON assignments(file_id);
 CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
 CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
+CREATE INDEX IF NOT EXISTS externals_file ON externals(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 ";
 
@@ -301,7 +313,7 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> 
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 8] = [
+    const QUERIES: [&str; 9] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -314,6 +326,8 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
         "SELECT 'edge', f.path, c.line, c.callee, t.path, s.qualified_name, s.start_line, g.confidence
          FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
          JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",
+        "SELECT 'external', f.path, c.line, c.callee, x.target, x.kind
+         FROM externals x JOIN calls c ON c.id = x.call_id JOIN files f ON f.id = c.file_id",
         "SELECT 'skipped', path, reason FROM skipped",
         "SELECT 'chunk', f.path, c.kind, c.name, c.qualified_name, c.start_line, c.end_line, s.qualified_name
          FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id",

@@ -231,6 +231,8 @@ pub(crate) struct Counts {
     pub resolved_imports: u64,
     pub calls: u64,
     pub resolved_calls: u64,
+    pub external_calls: u64,
+    pub builtin_calls: u64,
     pub syntax_errors: u64,
 }
 
@@ -243,6 +245,8 @@ pub(crate) fn counts(conn: &Connection) -> Result<Counts> {
         resolved_imports: count("SELECT count(*) FROM imports WHERE target IS NOT NULL")?,
         calls: count("SELECT count(*) FROM calls")?,
         resolved_calls: count("SELECT count(DISTINCT call_id) FROM edges")?,
+        external_calls: count("SELECT count(*) FROM externals WHERE kind = 'external'")?,
+        builtin_calls: count("SELECT count(*) FROM externals WHERE kind = 'builtin'")?,
         syntax_errors: count("SELECT count(*) FROM files WHERE syntax_errors = 1")?,
     })
 }
