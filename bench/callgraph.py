@@ -10,7 +10,8 @@ Measures, in one run:
     command prints it with EVIDENT_PROFILE=1),
   - the same reverse BFS written naively in Python over the same SQLite file
     (the baseline), and the ratio,
-and prints how Django's call sites resolve (exact / inferred / name_only / unresolved).
+and prints how Django's call sites resolve (exact / inferred / name_only /
+external / builtin / unresolved).
 """
 import os
 import pathlib
@@ -88,6 +89,8 @@ def main():
              FROM calls c JOIN edges g ON g.call_id = c.id GROUP BY c.id) GROUP BY best"""
     ).fetchall())
     resolved = sum(by_best.values())
+    outside = dict(db.execute("SELECT kind, count(*) FROM externals GROUP BY kind").fetchall())
+    resolved += sum(outside.values())
     med = statistics.median
     print(f"corpus: Django {index_bench.VERSION} sdist; {args.runs} runs each")
     print(f"cold index                       median {med(cold):6.3f} s, of which resolving all calls {med(resolve):7.1f} ms")
@@ -99,6 +102,8 @@ def main():
     print(f"call sites: {calls}; exact {by_best.get('exact', 0)} ({100 * by_best.get('exact', 0) / calls:.1f}%), "
           f"inferred {by_best.get('inferred', 0)} ({100 * by_best.get('inferred', 0) / calls:.1f}%), "
           f"name_only {by_best.get('name_only', 0)} ({100 * by_best.get('name_only', 0) / calls:.1f}%), "
+          f"external {outside.get('external', 0)} ({100 * outside.get('external', 0) / calls:.1f}%), "
+          f"builtin {outside.get('builtin', 0)} ({100 * outside.get('builtin', 0) / calls:.1f}%), "
           f"unresolved {calls - resolved} ({100 * (calls - resolved) / calls:.1f}%)")
 
 
