@@ -21,14 +21,28 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
 
 /// `path:line callee -> target (confidence)` for every resolved call.
 fn edges(root: &Path) -> Vec<String> {
+    call_rows(
+        root,
+        "SELECT f.path, c.line, c.callee, t.qualified_name, g.confidence
+         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+         JOIN symbols t ON t.id = g.callee_id ORDER BY f.path, c.line, c.callee",
+    )
+}
+
+/// `path:line callee -> target (kind)` for every call resolved outside the repository.
+fn externals(root: &Path) -> Vec<String> {
+    call_rows(
+        root,
+        "SELECT f.path, c.line, c.callee, x.target, x.kind FROM externals x
+         JOIN calls c ON c.id = x.call_id JOIN files f ON f.id = c.file_id
+         ORDER BY f.path, c.line, c.callee",
+    )
+}
+
+/// The rows of `sql` (path, line, callee, target, label), read with SQLite itself.
+fn call_rows(root: &Path, sql: &str) -> Vec<String> {
     let conn = Connection::open(root.join(".evident/index.db")).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT f.path, c.line, c.callee, t.qualified_name, g.confidence
-             FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-             JOIN symbols t ON t.id = g.callee_id ORDER BY f.path, c.line, c.callee",
-        )
-        .unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
     stmt.query_map([], |r| {
         Ok(format!(
             "{}:{} {} -> {} ({})",
@@ -610,31 +624,6 @@ fn def_answers_references_by_scope() {
         "a definition's own name"
     );
     assert_eq!(def("hoist.js", 2, 20), ["hoist.js:5"], "hoisted function");
-}
-
-/// `target (kind)` of every call resolved outside the repository.
-fn externals(root: &Path) -> Vec<String> {
-    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT f.path, c.line, c.callee, x.target, x.kind FROM externals x
-             JOIN calls c ON c.id = x.call_id JOIN files f ON f.id = c.file_id
-             ORDER BY f.path, c.line, c.callee",
-        )
-        .unwrap();
-    stmt.query_map([], |r| {
-        Ok(format!(
-            "{}:{} {} -> {} ({})",
-            r.get::<_, String>(0)?,
-            r.get::<_, u32>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, String>(4)?
-        ))
-    })
-    .unwrap()
-    .map(Result::unwrap)
-    .collect()
 }
 
 /// Calls that leave the repository are named, not dropped (Python's rules:

@@ -316,11 +316,7 @@ pub fn impact_text(impact: &evident_index::Impact) -> String {
     }
     for node in &impact.nodes {
         let depth = node.depth.unwrap_or(0);
-        let chain = node
-            .via
-            .as_ref()
-            .map(|v| v.join(" -> "))
-            .unwrap_or_default();
+        let chain = chain(node);
         let _ = writeln!(
             out,
             "{}[{depth}] {}  {}:{}  ({}; {})",
@@ -456,16 +452,20 @@ pub fn diff_text(report: &evident_index::DiffReport) -> String {
     out
 }
 
+/// `a -> b -> target`: how a node reaches what it affects.
+fn chain(node: &Evidence) -> String {
+    node.via
+        .as_ref()
+        .map(|v| v.join(" -> "))
+        .unwrap_or_default()
+}
+
 /// What may break because of one touched definition: the nearest affected
 /// definitions with their chains back to it, and how many more.
 fn may_break(t: &evident_index::Touched) -> String {
     let mut out = String::new();
     for node in &t.affected_definitions {
-        let chain = node
-            .via
-            .as_ref()
-            .map(|v| v.join(" -> "))
-            .unwrap_or_default();
+        let chain = chain(node);
         let _ = writeln!(
             out,
             "           may break: {}  {}:{}  ({chain})",
