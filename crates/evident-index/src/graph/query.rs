@@ -505,30 +505,26 @@ impl Index {
         if let Some(call) = at_word.first() {
             return self.name_only_candidates(call);
         }
-        let mut ids: Vec<i64> = Vec::new();
+        // Not a call: the word by scope, then the file's imports.
+        let Some(word) = word else {
+            return Ok(Vec::new());
+        };
+        let mut ids = self.in_scope(file_id, &word, line)?;
         if ids.is_empty() {
-            // A definition's own name, or an imported name: look the word up.
-            let Some(word) = word.or_else(|| calls.first().map(|c| c.callee_name.clone())) else {
-                return Ok(Vec::new());
-            };
-            ids = self.in_scope(file_id, &word, line)?;
-            if ids.is_empty() {
-                ids = rows::definitions_imported_as(conn, file_id, &word)?;
-            }
-            if ids.is_empty() {
-                // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
-                let module = rows::module_imported_as(conn, file_id, &word);
-                if let Some((path, module, lines)) = module {
-                    let end = lines.clamp(1, 10);
-                    let snippet = self
-                        .reader()
-                        .snippet(&path, 1, end, Budget::DEFINITION)
-                        .unwrap_or_default();
-                    let mut ev = Evidence::new(&path, 1, end, Kind::Module, &module, snippet);
-                    ev.qualified_name = Some(module);
-                    ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
-                    return Ok(vec![ev]);
-                }
+            ids = rows::definitions_imported_as(conn, file_id, &word)?;
+        }
+        if ids.is_empty() {
+            // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
+            if let Some((path, module, lines)) = rows::module_imported_as(conn, file_id, &word) {
+                let end = lines.clamp(1, 10);
+                let snippet = self
+                    .reader()
+                    .snippet(&path, 1, end, Budget::DEFINITION)
+                    .unwrap_or_default();
+                let mut ev = Evidence::new(&path, 1, end, Kind::Module, &module, snippet);
+                ev.qualified_name = Some(module);
+                ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
+                return Ok(vec![ev]);
             }
         }
         ids.sort_unstable();
