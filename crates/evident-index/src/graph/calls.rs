@@ -104,6 +104,9 @@ pub(crate) struct Graph<'r> {
     assignments: FxHashMap<(i64, Option<i64>), FxHashMap<String, String>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
+    /// Each class's first base outside the repository, once looked up: every
+    /// unresolved `self.m()` in a class asks the same question.
+    outside_bases: std::cell::RefCell<FxHashMap<i64, Option<String>>>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -175,6 +178,7 @@ impl<'r> Graph<'r> {
             resolver,
             assignments,
             constructor_depth: std::cell::Cell::new(0),
+            outside_bases: Default::default(),
             files,
             file_by_path,
             files_by_dir,
@@ -334,7 +338,16 @@ impl<'r> Graph<'r> {
         }
         if rest.len() == 1 && lang.self_receivers.contains(&head) {
             let (class, _) = self.owner_class(enclosing)?;
-            let base = self.outside_base(class?, 0)?;
+            let class = class?;
+            let cached = self.outside_bases.borrow().get(&class).cloned();
+            let base = match cached {
+                Some(base) => base,
+                None => {
+                    let base = self.outside_base(class, 0);
+                    self.outside_bases.borrow_mut().insert(class, base.clone());
+                    base
+                }
+            }?;
             return Some((format!("{base}{}{}", lang.separator, rest[0]), "external"));
         }
         (lang.builtins.contains(&head) && !self.by_name.contains_key(head))
