@@ -26,3 +26,12 @@
 
 ; ---------- calls ----------
 (call_expression function: (_) @call.callee) @call
+
+; ---------- bindings and declared types, for the types that flow ----------
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @assign.value))) @assign
+(parameter_declaration name: (identifier) @assign.name type: (_) @assign.type) @assign
+(field_declaration name: (field_identifier) @assign.name type: (_) @assign.type) @assign
+(var_spec name: (identifier) @assign.name type: (_) @assign.type) @assign
+((function_declaration result: (_) @assign.type @assign) (#set! assign.name "return"))
+((method_declaration result: (_) @assign.type @assign) (#set! assign.name "return"))

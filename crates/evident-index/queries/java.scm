@@ -34,3 +34,9 @@
 ; ---------- local bindings from constructors: `T x = new T()` ----------
 (local_variable_declaration declarator: (variable_declarator name: (identifier) @assign.name
   value: (object_creation_expression type: (_) @assign.value))) @assign
+
+; ---------- declared types, for the types that flow ----------
+(field_declaration type: (_) @assign.type declarator: (variable_declarator name: (identifier) @assign.name)) @assign
+(local_variable_declaration type: (_) @assign.type declarator: (variable_declarator name: (identifier) @assign.name)) @assign
+(formal_parameter type: (_) @assign.type name: (identifier) @assign.name) @assign
+((method_declaration type: (_) @assign.type @assign) (#set! assign.name "return"))

@@ -49,3 +49,19 @@
 
 ; ---------- local bindings from constructors: `const x = new Cls()` ----------
 (variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value)) @assign
+
+; ---------- more bindings, for the types that flow (see `Binding`) ----------
+(variable_declarator name: (identifier) @assign.name
+  value: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
+(variable_declarator name: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign
+(for_in_statement left: (identifier) @assign.name right: [(identifier) (member_expression)] @assign.alias) @assign
+; `this.store = new Store()`: an attribute of the instance.
+(assignment_expression left: (member_expression object: (this)) @assign.name
+  right: (new_expression constructor: (_) @assign.value)) @assign
+(assignment_expression left: (member_expression object: (this)) @assign.name
+  right: [(identifier) (member_expression)] @assign.alias) @assign
+; What a function returns.
+((return_statement (new_expression constructor: (_) @assign.value) @assign) (#set! assign.name "return"))
+((return_statement (call_expression function: [(identifier) (member_expression)] @assign.value) @assign)
+  (#set! assign.name "return"))
+((return_statement [(identifier) (member_expression)] @assign.alias @assign) (#set! assign.name "return"))

@@ -29,9 +29,26 @@
 
 ; ---------- calls ----------
 (call function: (_) @call.callee) @call
+; `@register` applies (calls) the decorator; `@route("/")` is a call already.
+(decorator [(identifier) (attribute)] @call.callee) @call
 
-; ---------- local bindings from constructors: `x = Cls(...)` ----------
-; Only CapWords callees: by convention those are classes, and other calls'
-; results have no type to find methods on.
-((assignment left: (identifier) @assign.name right: (call function: [(identifier) (attribute)] @assign.value)) @assign
-  (#match? @assign.value "(^|[.])[A-Z][A-Za-z0-9_]*$"))
+; ---------- bindings, for the types that flow (see `Binding`) ----------
+; `x = f(...)`, `self.x = f(...)`, `for x in f(...)`: the call's result.
+(assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: (call function: [(identifier) (attribute)] @assign.value)) @assign
+(for_statement left: (identifier) @assign.name
+  right: (call function: [(identifier) (attribute)] @assign.value)) @assign
+; `b = f`, `r = a.run`, `self.x = x`: another name.
+(assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: [(identifier) (attribute)] @assign.alias) @assign
+; Annotations: `x: Foo = ...`, `def f(x: Foo)`.
+(assignment left: [(identifier) (attribute object: (identifier))] @assign.name type: (type) @assign.type) @assign
+(typed_parameter (identifier) @assign.name type: (type) @assign.type) @assign
+(typed_default_parameter name: (identifier) @assign.name type: (type) @assign.type) @assign
+; Parameter defaults: `def f(handler=default)`.
+(default_parameter name: (identifier) @assign.name value: [(identifier) (attribute)] @assign.alias) @assign
+; What a function returns (or yields): `-> Foo`, `return Foo()`, `return inner`.
+((function_definition return_type: (type) @assign.type @assign) (#set! assign.name "return"))
+((return_statement (call function: [(identifier) (attribute)] @assign.value) @assign) (#set! assign.name "return"))
+((return_statement [(identifier) (attribute)] @assign.alias @assign) (#set! assign.name "return"))
+((yield (call function: [(identifier) (attribute)] @assign.value) @assign) (#set! assign.name "return"))

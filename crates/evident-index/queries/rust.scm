@@ -55,3 +55,8 @@
 ; ---------- local bindings from constructors: `let x = Type::new()`, `Type { .. }` ----------
 (let_declaration pattern: (identifier) @assign.name value: (call_expression function: (scoped_identifier) @assign.value)) @assign
 (let_declaration pattern: (identifier) @assign.name value: (struct_expression name: (_) @assign.value)) @assign
+
+; ---------- declared types, for the types that flow ----------
+(let_declaration pattern: (identifier) @assign.name type: (_) @assign.type) @assign
+(parameter pattern: (identifier) @assign.name type: (_) @assign.type) @assign
+((function_item return_type: (_) @assign.type @assign) (#set! assign.name "return"))

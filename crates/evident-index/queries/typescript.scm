@@ -17,3 +17,11 @@
 ; import fs = require('fs');
 (import_statement (import_require_clause (identifier) @import.alias
   source: (string (string_fragment) @import.module))) @import
+
+; ---------- declared types, for the types that flow ----------
+(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+(optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+(variable_declarator name: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+(public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+((function_declaration return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
+((method_definition return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))

@@ -104,6 +104,11 @@ impl<'a> SnippetReader<'a> {
         Ok(self.load(rel)?.len())
     }
 
+    /// The whole text of a repository file (through the sandbox).
+    pub fn text(&mut self, rel: &str) -> Result<&str> {
+        Ok(&self.load(rel)?.text)
+    }
+
     /// One line (1-based) of a repository file.
     pub fn line(&mut self, rel: &str, line: u32) -> Result<Option<String>> {
         let lines = self.load(rel)?;

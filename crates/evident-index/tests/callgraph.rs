@@ -158,8 +158,8 @@ fn go_rules() {
             // package-qualified call through an aliased import, resolved via go.mod
             "goapp/main.go:8 store.Open -> db.Open (exact)",
             "goapp/main.go:10 run -> main.run (exact)",
-            // a method on a receiver of unknown type: unique name only
-            "goapp/internal/db/db.go:10 c.flush -> db.Conn.flush (name_only)",
+            // a method of the receiver `(c *Conn)`: its declared type
+            "goapp/internal/db/db.go:10 c.flush -> db.Conn.flush (inferred)",
         ],
     );
 }
@@ -176,8 +176,9 @@ fn java_rules() {
             // implicit this
             "java/com/acme/App.java:8 helper -> com.acme.App.helper (exact)",
             "java/com/acme/Worker.java:5 init -> com.acme.Worker.init (exact)",
-            // `new Worker()` → the constructor (same package, no import)
-            "java/com/acme/App.java:9 Worker -> com.acme.Worker.Worker (name_only)",
+            // `new Worker()` → the constructor: a class of the same package
+            // is in scope without an import
+            "java/com/acme/App.java:9 Worker -> com.acme.Worker.Worker (exact)",
             // `Worker w = new Worker(); w.run()`
             "java/com/acme/App.java:10 w.run -> com.acme.Worker.run (inferred)",
         ],

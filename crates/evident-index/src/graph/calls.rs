@@ -27,6 +27,7 @@ use rusqlite::Connection;
 
 use crate::error::Result;
 use crate::evidence::Kind;
+use crate::lang::extract::Binding;
 use crate::lang::imports::Resolver;
 use crate::lang::{self, LanguageSpec};
 use crate::store::graph as rows;
@@ -35,6 +36,22 @@ use crate::store::graph as rows;
 const NAME_ONLY_MAX: usize = 6;
 /// Re-export chains (`__init__.py`, `index.ts`, `mod.rs`) followed at most this deep.
 const MAX_REEXPORT_DEPTH: usize = 4;
+/// Bindings followed at most this deep (an alias of a call's result of ...).
+const MAX_FLOW_DEPTH: usize = 6;
+
+/// A stored binding with where it is evaluated: `(file, scope, stored value)`.
+pub(crate) type BindingSite = (i64, Option<i64>, String);
+
+/// What a name or an expression holds, as far as the types that flow tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Value {
+    /// The class itself (`Widget`, `W = Widget`): calling it constructs one.
+    Class(i64),
+    /// An instance of the class: attributes and methods are looked up on it.
+    Instance(i64),
+    /// A function or method (or anything else callable that was defined).
+    Callable(i64),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Confidence {
@@ -100,8 +117,15 @@ pub(crate) struct Graph<'r> {
     /// including Rust `impl` and Go receiver methods that no class encloses.
     methods_by_owner: FxHashMap<Rc<str>, FxHashMap<Rc<str>, Vec<i64>>>,
     imports: FxHashMap<i64, Vec<Import>>,
-    /// `(file, enclosing definition)` → variable → constructor expression.
-    assignments: FxHashMap<(i64, Option<i64>), FxHashMap<String, String>>,
+    /// `(file, enclosing definition)` → name → its bindings (stored form of
+    /// [`Binding`]), every one: a name bound in two branches has two.
+    assignments: FxHashMap<(i64, Option<i64>), FxHashMap<String, Vec<String>>>,
+    /// Class → attribute → bindings and the scope each is evaluated in:
+    /// `self.x = ...` in any method, and the class body's own names.
+    attributes: FxHashMap<i64, FxHashMap<String, Vec<BindingSite>>>,
+    /// How deep the evaluation of bindings is nested (aliases of aliases,
+    /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
+    flow_depth: std::cell::Cell<usize>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -168,15 +192,18 @@ impl<'r> Graph<'r> {
         })?;
         let mut assignments = FxHashMap::default();
         rows::for_each_assignment(conn, |file, enclosing, name, value| {
-            // The last binding in a scope wins.
             assignments
                 .entry((file, enclosing))
                 .or_insert_with(FxHashMap::default)
-                .insert(name, value);
+                .entry(name)
+                .or_insert_with(Vec::new)
+                .push(value);
         })?;
         let mut graph = Graph {
             resolver,
             assignments,
+            attributes: FxHashMap::default(),
+            flow_depth: std::cell::Cell::new(0),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             files,
@@ -190,7 +217,46 @@ impl<'r> Graph<'r> {
             imports,
         };
         graph.build_lookups();
+        graph.build_attributes();
         Ok(graph)
+    }
+
+    /// Sorts the bindings that name a class's attributes into `attributes`.
+    fn build_attributes(&mut self) {
+        let mut attributes: FxHashMap<i64, FxHashMap<String, Vec<BindingSite>>> =
+            FxHashMap::default();
+        for ((file, scope), names) in &self.assignments {
+            let Some(lang) = self.lang_of(*file) else {
+                continue;
+            };
+            let scope_is_class = scope
+                .and_then(|s| self.symbols.get(&s))
+                .is_some_and(|s| s.kind.is_class_like());
+            for (name, values) in names {
+                let (class, attribute) = match name.split_once('.') {
+                    Some((head, attribute)) if lang.self_receivers.contains(&head) => {
+                        match self.owner_class(*scope) {
+                            Some((Some(class), _)) => (class, attribute),
+                            _ => continue,
+                        }
+                    }
+                    None if scope_is_class => (scope.unwrap_or_default(), name.as_str()),
+                    _ => continue,
+                };
+                let slot = attributes
+                    .entry(class)
+                    .or_default()
+                    .entry(attribute.to_string())
+                    .or_default();
+                slot.extend(values.iter().map(|v| (*file, *scope, v.clone())));
+            }
+        }
+        for slots in attributes.values_mut() {
+            for slot in slots.values_mut() {
+                slot.sort();
+            }
+        }
+        self.attributes = attributes;
     }
 
     fn build_lookups(&mut self) {
@@ -293,25 +359,20 @@ impl<'r> Graph<'r> {
             || !self.file_by_path.contains_key(target) && target.rsplit('/').next() == Some(name)
     }
 
-    /// A method `name` of a base of the class enclosing `enclosing`, in
-    /// declaration order of the bases (each searched up its own bases).
+    /// A method `name` of a base of the class enclosing `enclosing`, the
+    /// first in method resolution order (what `super().name` runs).
     fn base_method(&self, enclosing: Option<i64>, name: &str) -> Vec<(i64, Confidence)> {
         let Some((Some(class), _)) = self.owner_class(enclosing) else {
             return Vec::new();
         };
-        let bases = self
-            .symbols
-            .get(&class)
-            .map(|c| c.bases.clone())
-            .unwrap_or_default();
-        bases
-            .iter()
-            .find_map(|b| {
-                let base = crate::lang::extract::last_identifier(b);
-                let found = self.method_of(None, base, name, true, 0);
-                (!found.is_empty()).then_some(found)
-            })
-            .unwrap_or_default()
+        for base in self.linearization(class).into_iter().skip(1) {
+            let owner = self.symbols[&base].name.to_string();
+            let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
     }
 
     /// Where a call nothing in the repository answers goes outside it:
@@ -328,7 +389,15 @@ impl<'r> Graph<'r> {
         let lang = self.lang_of(file)?;
         let callee = callee.trim().trim_start_matches("new ").trim();
         if callee.contains(['(', '[']) {
-            return None; // a chained call: its receiver's type is unknown
+            // `super().m`: a method of the class's first base outside the repository.
+            let head = callee.split('(').next().unwrap_or("").trim();
+            let method = callee.rsplit_once(").").map(|(_, m)| m);
+            return match method {
+                Some(m) if lang.base_receivers.contains(&head) && !m.contains(['(', '[', '.']) => {
+                    self.outside_method(enclosing, m)
+                }
+                _ => None, // a chained call: its receiver's type is unknown
+            };
         }
         let normalized = callee.replace("::", ".").replace("?.", ".");
         let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
@@ -337,21 +406,33 @@ impl<'r> Graph<'r> {
             return Some((name, "external"));
         }
         if rest.len() == 1 && lang.self_receivers.contains(&head) {
-            let (class, _) = self.owner_class(enclosing)?;
-            let class = class?;
-            let cached = self.outside_bases.borrow().get(&class).cloned();
-            let base = match cached {
-                Some(base) => base,
-                None => {
-                    let base = self.outside_base(class, 0);
-                    self.outside_bases.borrow_mut().insert(class, base.clone());
-                    base
-                }
-            }?;
-            return Some((format!("{base}{}{}", lang.separator, rest[0]), "external"));
+            return self.outside_method(enclosing, rest[0]);
         }
-        (lang.builtins.contains(&head) && !self.by_name.contains_key(head))
+        // Resolution found no definition of the name in scope, imported, or
+        // (few enough to guess) anywhere: unless a local rebinds it, it is the language's.
+        (lang.builtins.contains(&head) && self.bindings(file, enclosing, head).is_empty())
             .then(|| (segments.join(lang.separator), "builtin"))
+    }
+
+    /// Method `method` of the enclosing class's first base outside the repository.
+    fn outside_method(
+        &self,
+        enclosing: Option<i64>,
+        method: &str,
+    ) -> Option<(String, &'static str)> {
+        let (class, _) = self.owner_class(enclosing)?;
+        let class = class?;
+        let lang = self.lang_of(self.symbols.get(&class)?.file)?;
+        let cached = self.outside_bases.borrow().get(&class).cloned();
+        let base = match cached {
+            Some(base) => base,
+            None => {
+                let base = self.outside_base(class, 0);
+                self.outside_bases.borrow_mut().insert(class, base.clone());
+                base
+            }
+        }?;
+        Some((format!("{base}{}{method}", lang.separator), "external"))
     }
 
     /// `segments` (`head`, then attributes) when `head` is bound by an import
@@ -508,10 +589,36 @@ impl<'r> Graph<'r> {
                     return exact(ids);
                 }
             }
+            // Java's implicit `this` reaches inherited methods too.
+            if s.kind.is_class_like() && lang.implicit_this {
+                let owner = s.name.to_string();
+                let inherited = self.method_of(Some(id), &owner, name, true, 0);
+                if !inherited.is_empty() {
+                    return inherited;
+                }
+            }
             at = s.parent;
         }
         if let Some(ids) = self.top(file, name) {
             return exact(ids);
+        }
+        if lang.directory_is_package {
+            let dir = self.files.get(&file).map_or("", |f| parent_dir(&f.path));
+            let same_package: Vec<i64> = self
+                .files_by_dir
+                .get(dir)
+                .into_iter()
+                .flatten()
+                .filter(|other| {
+                    **other != file && self.lang_of(**other).map(|l| l.name) == Some(lang.name)
+                })
+                .filter_map(|other| self.top(*other, name))
+                .flatten()
+                .copied()
+                .collect();
+            if !same_package.is_empty() {
+                return exact(&same_package);
+            }
         }
         for import in self.imports.get(&file).into_iter().flatten() {
             if import.binding() != Some(name) {
@@ -618,52 +725,53 @@ impl<'r> Graph<'r> {
         if depth >= MAX_REEXPORT_DEPTH {
             return Vec::new();
         }
-        let Some(class) = class.and_then(|c| self.symbols.get(&c)) else {
+        let Some(class) = class else {
             return Vec::new();
         };
-        for base in &class.bases {
-            let base_name = crate::lang::extract::last_identifier(base);
-            let base_ids = self.resolve_bare(class.file, class.parent, base_name);
-            for (base_id, _) in base_ids {
-                // resolve_bare maps classes to constructors; step back to the class.
-                let base_class = match self.symbols.get(&base_id) {
-                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(base_id),
-                    _ => base_id,
-                };
-                let found = self.method_of(Some(base_class), base_name, name, true, depth + 1);
-                if !found.is_empty() {
-                    return found;
-                }
+        // The bases in method resolution order; each is searched alone.
+        for base in self.linearization(class).into_iter().skip(1) {
+            let owner = self.symbols[&base].name.to_string();
+            let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
+            if !found.is_empty() {
+                return found;
             }
         }
         Vec::new()
     }
 
-    /// The classes a constructor expression makes: `Cls` → `Cls`,
-    /// `Cls.__init__` → `Cls`, `Db::new` → `Db` (a Rust-style constructor).
-    fn classes_constructed_by(&self, file: i64, enclosing: Option<i64>, value: &str) -> Vec<i64> {
+    /// Classes a written type names: each identifier in it (`Optional[Repo]`,
+    /// `*Store`, `"Conn"`, `Self`) that resolves to a class-like definition in
+    /// the repository by scope or import (never by name alone).
+    fn types_named(&self, file: i64, scope: Option<i64>, ty: &str) -> Vec<i64> {
+        let Some(lang) = self.lang_of(file) else {
+            return Vec::new();
+        };
         let mut classes = Vec::new();
-        for (id, _) in self.resolve(file, enclosing, value) {
-            let Some(s) = self.symbols.get(&id) else {
+        let tokens = ty.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'));
+        for token in tokens.map(|t| t.trim_matches(|c| c == '.' || c == ':')) {
+            if token.is_empty() || token.starts_with(|c: char| c.is_ascii_digit()) {
                 continue;
-            };
-            if s.kind.is_class_like() {
-                classes.push(id);
-            } else if let Some(p) = s
-                .parent
-                .filter(|p| self.symbols.get(p).is_some_and(|p| p.kind.is_class_like()))
-            {
-                classes.push(p);
-            } else if let Some(owner) = (s.kind == Kind::Method)
-                .then(|| self.owner_from_qualified(s))
-                .flatten()
-            {
-                let same_file = self.top(s.file, &owner).cloned().unwrap_or_default();
-                classes.extend(
-                    same_file
-                        .into_iter()
-                        .filter(|c| self.symbols[c].kind.is_class_like()),
-                );
+            }
+            if lang.class_names.contains(&token) {
+                match self.owner_class(scope) {
+                    Some((Some(class), _)) => classes.push(class),
+                    // A Rust `impl` method: the type its qualified name names.
+                    Some((None, owner)) => classes.extend(
+                        self.resolve_bare(file, None, &owner)
+                            .into_iter()
+                            .filter_map(|(id, _)| match self.value_of_definition(id) {
+                                Value::Class(class) => Some(class),
+                                _ => None,
+                            }),
+                    ),
+                    None => {}
+                }
+                continue;
+            }
+            for value in self.values_of_expr(file, scope, token) {
+                if let Value::Class(class) = value {
+                    classes.push(class);
+                }
             }
         }
         classes.sort_unstable();
@@ -671,66 +779,413 @@ impl<'r> Graph<'r> {
         classes
     }
 
-    /// Method `method` of each class `value` constructs, as an inferred edge.
-    fn method_of_constructed(
+    /// A resolved definition as a value: a class (a constructor stands for
+    /// its class), or something callable.
+    fn value_of_definition(&self, id: i64) -> Value {
+        let Some(s) = self.symbols.get(&id) else {
+            return Value::Callable(id);
+        };
+        if s.kind.is_class_like() {
+            return Value::Class(id);
+        }
+        let Some(lang) = self.lang_of(s.file) else {
+            return Value::Callable(id);
+        };
+        let class = s.parent.filter(|p| {
+            self.symbols.get(p).is_some_and(|c| {
+                c.kind.is_class_like()
+                    && lang
+                        .constructors
+                        .iter()
+                        .any(|k| *k == &*s.name || *k == "$class" && c.name == s.name)
+            })
+        });
+        class.map_or(Value::Callable(id), Value::Class)
+    }
+
+    /// The bindings of `name` visible from `scope`: those of the innermost
+    /// enclosing scope that binds it (class bodies only where members are
+    /// reached without `this`), out to the file's top level.
+    fn bindings(&self, file: i64, scope: Option<i64>, name: &str) -> Vec<(Option<i64>, &str)> {
+        let implicit_this = self.lang_of(file).is_some_and(|l| l.implicit_this);
+        let mut at = scope;
+        loop {
+            let visible = match at.and_then(|id| self.symbols.get(&id)) {
+                Some(s) => !s.kind.is_class_like() || implicit_this,
+                None => true,
+            };
+            if visible {
+                if let Some(values) = self.assignments.get(&(file, at)).and_then(|m| m.get(name)) {
+                    return values.iter().map(|v| (at, v.as_str())).collect();
+                }
+            }
+            match at {
+                Some(id) => at = self.symbols.get(&id).and_then(|s| s.parent),
+                None => return Vec::new(),
+            }
+        }
+    }
+
+    /// What one stored binding makes its name: see [`Binding`].
+    fn values_of_binding(&self, file: i64, scope: Option<i64>, stored: &str) -> Vec<Value> {
+        match Binding::decode(stored) {
+            (Binding::Type, ty) => self
+                .types_named(file, scope, ty)
+                .into_iter()
+                .map(Value::Instance)
+                .collect(),
+            (Binding::CallResult, callee) => self.call_results(file, scope, callee),
+            (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
+        }
+    }
+
+    /// Runs `f` one level deeper into the flow, or returns nothing past the limit.
+    fn deeper(&self, f: impl FnOnce() -> Vec<Value>) -> Vec<Value> {
+        let depth = self.flow_depth.get();
+        if depth >= MAX_FLOW_DEPTH {
+            return Vec::new();
+        }
+        self.flow_depth.set(depth + 1);
+        let mut values = f();
+        self.flow_depth.set(depth);
+        values.sort_unstable();
+        values.dedup();
+        values
+    }
+
+    /// What calling `callee` gives back: an instance of a class called, what
+    /// a function called returns.
+    fn call_results(&self, file: i64, scope: Option<i64>, callee: &str) -> Vec<Value> {
+        self.deeper(|| {
+            let mut results = Vec::new();
+            for value in self.values_of_expr(file, scope, callee) {
+                match value {
+                    Value::Class(class) => results.push(Value::Instance(class)),
+                    Value::Callable(function) => results.extend(self.returns(function)),
+                    Value::Instance(_) => {}
+                }
+            }
+            results
+        })
+    }
+
+    /// What a function returns or yields, by its return type and its `return`s.
+    fn returns(&self, function: i64) -> Vec<Value> {
+        let Some(s) = self.symbols.get(&function) else {
+            return Vec::new();
+        };
+        let Some(returns) = self
+            .assignments
+            .get(&(s.file, Some(function)))
+            .and_then(|m| m.get("return"))
+        else {
+            return Vec::new();
+        };
+        let mut values: Vec<Value> = returns
+            .iter()
+            .flat_map(|stored| self.values_of_binding(s.file, Some(function), stored))
+            .collect();
+        // A declared type says it all; `return` statements add to a missing one.
+        if values.iter().any(|v| matches!(v, Value::Instance(_))) {
+            values.retain(|v| matches!(v, Value::Instance(_)));
+        }
+        values
+    }
+
+    /// What an expression without calls (`x`, `self.store`, `mod.f`) is.
+    fn values_of_expr(&self, file: i64, scope: Option<i64>, expression: &str) -> Vec<Value> {
+        let Some(lang) = self.lang_of(file) else {
+            return Vec::new();
+        };
+        let expression = expression.trim();
+        if let Some(open) = expression.find('(') {
+            // `f(...).attr`: attributes of what the call gives back.
+            let Some(close) = expression.rfind(')') else {
+                return Vec::new();
+            };
+            let rest = expression[close + 1..].trim_start_matches('.');
+            let callee = &expression[..open];
+            if callee.contains('[') || expression[open..close].contains(')') && rest.is_empty() {
+                return Vec::new();
+            }
+            let mut values = self.call_results(file, scope, callee.trim());
+            for attribute in rest.split('.').filter(|a| !a.is_empty()) {
+                values = self.attribute_values(&values, attribute, true);
+            }
+            return values;
+        }
+        if expression.contains('[') {
+            return Vec::new();
+        }
+        let normalized = expression.replace("::", ".").replace("?.", ".");
+        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
+        let Some((&head, rest)) = segments.split_first() else {
+            return Vec::new();
+        };
+        self.deeper(|| {
+            let mut values: Vec<Value> = Vec::new();
+            let mut consumed = 1;
+            if lang.self_receivers.contains(&head) {
+                if let Some((Some(class), _)) = self.owner_class(scope) {
+                    values.push(Value::Instance(class));
+                }
+            } else {
+                let bindings = self.bindings(file, scope, head);
+                for (at, stored) in bindings {
+                    values.extend(self.values_of_binding(file, at, stored));
+                }
+            }
+            if values.is_empty() {
+                // Not a binding: resolve the longest written prefix as
+                // definitions (imports, modules, classes and their members).
+                for take in (1..=segments.len()).rev() {
+                    let prefix = segments[..take].join(lang.separator);
+                    let found: Vec<Value> = self
+                        .resolve(file, scope, &prefix)
+                        .into_iter()
+                        .filter(|(_, c)| *c != Confidence::NameOnly)
+                        .map(|(id, _)| self.value_of_definition(id))
+                        .collect();
+                    if !found.is_empty() {
+                        values = found;
+                        consumed = take;
+                        break;
+                    }
+                }
+            }
+            let last = segments.len().saturating_sub(1);
+            for (i, attribute) in rest.iter().enumerate().skip(consumed - 1) {
+                values = self.attribute_values(&values, attribute, i + 1 < last);
+            }
+            values
+        })
+    }
+
+    /// The values of `attribute` on each of `values`: bindings of the
+    /// attribute in the class and its bases, else its method (through its
+    /// return when more attributes follow: a property).
+    fn attribute_values(&self, values: &[Value], attribute: &str, more_follow: bool) -> Vec<Value> {
+        let mut out = Vec::new();
+        for value in values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
+            };
+            for class in self.linearization(class) {
+                if let Some(bound) = self.attributes.get(&class).and_then(|a| a.get(attribute)) {
+                    for (file, scope, stored) in bound {
+                        out.extend(self.values_of_binding(*file, *scope, stored));
+                    }
+                    break;
+                }
+                if let Some(methods) = self.child(class, attribute) {
+                    for method in methods {
+                        match self.value_of_definition(*method) {
+                            Value::Callable(f) if more_follow => out.extend(self.returns(f)),
+                            value => out.push(value),
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// A class and its bases in the repository, in method resolution order
+    /// (C3, as Python defines it; for single inheritance, the chain of bases).
+    fn linearization(&self, class: i64) -> Vec<i64> {
+        self.c3(class, 0).unwrap_or_else(|| vec![class])
+    }
+
+    fn c3(&self, class: i64, depth: usize) -> Option<Vec<i64>> {
+        if depth > MAX_REEXPORT_DEPTH * 2 {
+            return None;
+        }
+        let bases = self.bases_of(class);
+        let mut sequences: Vec<Vec<i64>> = Vec::new();
+        for base in &bases {
+            sequences.push(self.c3(*base, depth + 1)?);
+        }
+        sequences.push(bases);
+        let mut order = vec![class];
+        loop {
+            sequences.retain(|s| !s.is_empty());
+            if sequences.is_empty() {
+                return Some(order);
+            }
+            // The first head that is in no other sequence's tail.
+            let head = sequences
+                .iter()
+                .map(|s| s[0])
+                .find(|h| !sequences.iter().any(|s| s[1..].contains(h)))?;
+            order.push(head);
+            for s in &mut sequences {
+                if s[0] == head {
+                    s.remove(0);
+                }
+            }
+        }
+    }
+
+    /// The classes in the repository that a class's bases name, in order.
+    fn bases_of(&self, class: i64) -> Vec<i64> {
+        let Some(c) = self.symbols.get(&class) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for base in &c.bases {
+            let base_name = crate::lang::extract::last_identifier(base);
+            for (base_id, _) in self.resolve_bare(c.file, c.parent, base_name) {
+                // resolve_bare maps classes to constructors; step back to the class.
+                let base_class = match self.symbols.get(&base_id) {
+                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(base_id),
+                    _ => base_id,
+                };
+                if base_class != class
+                    && self
+                        .symbols
+                        .get(&base_class)
+                        .is_some_and(|s| s.kind.is_class_like())
+                    && !out.contains(&base_class)
+                {
+                    out.push(base_class);
+                }
+            }
+        }
+        out
+    }
+
+    /// Method `method` of each class among `values`, as inferred edges.
+    fn methods_of_values(&self, values: &[Value], method: &str) -> Vec<(i64, Confidence)> {
+        let mut found = Vec::new();
+        for value in values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
+            };
+            let owner = self.symbols[&class].name.to_string();
+            found.extend(
+                self.method_of(Some(class), &owner, method, false, 0)
+                    .into_iter()
+                    .map(|(id, _)| (id, Confidence::Inferred)),
+            );
+        }
+        found
+    }
+
+    /// A bare call of a name bound inside a function (not at the top level,
+    /// where the name is a definition of its own): what the binding holds.
+    fn called_through_local(
         &self,
         file: i64,
         enclosing: Option<i64>,
-        value: &str,
-        method: &str,
+        name: &str,
     ) -> Option<Vec<(i64, Confidence)>> {
-        if self.constructor_depth.get() >= MAX_REEXPORT_DEPTH {
+        let bindings = self.bindings(file, enclosing, name);
+        if bindings.is_empty() || bindings.iter().all(|(scope, _)| scope.is_none()) {
             return None;
         }
-        self.constructor_depth.set(self.constructor_depth.get() + 1);
-        let classes = self.classes_constructed_by(file, enclosing, value);
-        self.constructor_depth.set(self.constructor_depth.get() - 1);
-        let found: Vec<(i64, Confidence)> = classes
-            .into_iter()
-            .flat_map(|class| {
-                let owner = self.symbols[&class].name.to_string();
-                self.method_of(Some(class), &owner, method, false, 0)
-            })
-            .map(|(id, _)| (id, Confidence::Inferred))
-            .collect();
+        let mut values = Vec::new();
+        for (scope, stored) in bindings {
+            values.extend(self.values_of_binding(file, scope, stored));
+        }
+        let found = self.callables(&values);
         (!found.is_empty()).then_some(found)
     }
 
-    /// `Cls(args).m` → method `m` of class `Cls` (inferred: the call could return anything).
-    fn constructed_receiver(
-        &self,
-        file: i64,
-        enclosing: Option<i64>,
-        callee: &str,
-        method: &str,
-    ) -> Option<Vec<(i64, Confidence)>> {
-        let open = callee.find('(')?;
-        let close = callee.rfind(')')?;
-        let tail = callee[close + 1..].trim_start_matches('.');
-        if tail != method || callee[..open].contains(['(', '[']) {
-            return None;
+    /// A call that reached a variable (`shortcut = original`, `W = Widget`)
+    /// reaches what the variable holds, when that is known.
+    fn through_variables(&self, found: Vec<(i64, Confidence)>) -> Vec<(i64, Confidence)> {
+        let mut out = Vec::with_capacity(found.len());
+        for (id, confidence) in found {
+            let variable = self
+                .symbols
+                .get(&id)
+                .filter(|s| matches!(s.kind, Kind::Variable | Kind::Constant));
+            let held = variable
+                .map(|v| {
+                    let values = self.deeper(|| {
+                        let bound = self
+                            .assignments
+                            .get(&(v.file, v.parent))
+                            .and_then(|m| m.get(&*v.name));
+                        bound
+                            .into_iter()
+                            .flatten()
+                            .flat_map(|stored| self.values_of_binding(v.file, v.parent, stored))
+                            .collect()
+                    });
+                    self.callables(&values)
+                })
+                .unwrap_or_default();
+            if held.is_empty() {
+                out.push((id, confidence));
+            } else {
+                out.extend(held);
+            }
         }
-        self.method_of_constructed(file, enclosing, callee[..open].trim(), method)
+        out
     }
 
-    /// The constructor a local variable was bound to in the call's scope (or an enclosing one).
-    fn assigned(&self, file: i64, enclosing: Option<i64>, variable: &str) -> Option<&str> {
-        let mut scope = enclosing;
-        loop {
-            let bound = |scope| {
-                self.assignments
-                    .get(&(file, scope))?
-                    .get(variable)
-                    .map(String::as_str)
+    /// What calling each value runs: a class's constructor, a function.
+    fn callables(&self, values: &[Value]) -> Vec<(i64, Confidence)> {
+        values
+            .iter()
+            .filter_map(|value| match *value {
+                Value::Class(class) => Some((self.constructor_of(class), Confidence::Inferred)),
+                Value::Callable(function) => Some((function, Confidence::Inferred)),
+                Value::Instance(_) => None,
+            })
+            .collect()
+    }
+
+    /// What `receiver.attribute` names, for `def` at an attribute that is
+    /// not called: definitions (a method, a class attribute, a module's
+    /// top-level name) and the bindings `(file, scope, stored value)` of
+    /// attributes assigned in methods (`self.store = ...`).
+    pub(crate) fn attribute_targets(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        receiver: &str,
+        attribute: &str,
+    ) -> (Vec<i64>, Vec<BindingSite>) {
+        let (mut ids, mut sites) = (Vec::new(), Vec::new());
+        let values = self.values_of_expr(file, scope, receiver);
+        for value in &values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
             };
-            if let Some(value) = bound(scope) {
-                return Some(value);
-            }
-            scope = self.symbols.get(&scope?)?.parent;
-            if scope.is_none() {
-                return bound(None);
+            for class in self.linearization(class) {
+                if let Some(found) = self.child(class, attribute) {
+                    ids.extend(found);
+                    break;
+                }
+                if let Some(bound) = self.attributes.get(&class).and_then(|a| a.get(attribute)) {
+                    sites.extend(bound.iter().cloned());
+                    break;
+                }
             }
         }
+        if values.is_empty() {
+            // A module or a class named by the receiver: its member, as a call would reach it.
+            ids.extend(
+                self.resolve(file, scope, &format!("{receiver}.{attribute}"))
+                    .into_iter()
+                    .filter(|(_, c)| *c != Confidence::NameOnly)
+                    // `models.Model`: the class the name names, not its constructor.
+                    .map(|(id, _)| match self.value_of_definition(id) {
+                        Value::Class(class) if *self.symbols[&class].name == *attribute => class,
+                        _ => id,
+                    }),
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        sites.sort();
+        sites.dedup();
+        (ids, sites)
     }
 
     /// Resolves one call site.
@@ -744,20 +1199,22 @@ impl<'r> Graph<'r> {
             return Vec::new();
         };
         let callee = callee.trim().trim_start_matches("new ").trim();
-        // Chained calls: `Cls(...).m` is a method of a fresh `Cls`; otherwise
-        // (`a().b`, `x[0].m`) the receiver's type is unknown.
+        // Chained calls: `Cls(...).m` is a method of a fresh `Cls`, `f().m` of
+        // what `f` returns; otherwise (`x[0].m`) the receiver's type is unknown.
         if callee.contains('(') || callee.contains('[') {
             let name = crate::lang::extract::last_identifier(callee);
-            // `super().m(...)` (and `super(Cls, self).m`): a method of a base class.
+            // `super().m(...)` (and `super(Cls, self).m`): a method of a base
+            // class; when none in the repository has it, it is outside.
             let head = callee.split('(').next().unwrap_or("").trim();
             if lang.base_receivers.contains(&head) && callee.ends_with(&format!(").{name}")) {
-                let found = self.base_method(enclosing, name);
+                return self.base_method(enclosing, name);
+            }
+            if let Some(receiver) = callee.strip_suffix(name).and_then(|r| r.strip_suffix('.')) {
+                let found =
+                    self.methods_of_values(&self.values_of_expr(file, enclosing, receiver), name);
                 if !found.is_empty() {
                     return found;
                 }
-            }
-            if let Some(found) = self.constructed_receiver(file, enclosing, callee, name) {
-                return found;
             }
             return self.name_only(name, 1, |s| s.kind == Kind::Method);
         }
@@ -773,7 +1230,13 @@ impl<'r> Graph<'r> {
                     return vec![(self.constructor_of(class), Confidence::Exact)];
                 }
             }
-            return self.resolve_bare(file, enclosing, last);
+            // A name bound inside the function (`fn = a`, `s = factory()`)
+            // hides what the module calls so.
+            if let Some(found) = self.called_through_local(file, enclosing, last) {
+                return found;
+            }
+            let found = self.resolve_bare(file, enclosing, last);
+            return self.through_variables(found);
         }
         let via_base = head.len() == 1 && lang.base_receivers.contains(&head[0]);
         let via_self = head.len() == 1 && lang.self_receivers.contains(&head[0]);
@@ -804,15 +1267,16 @@ impl<'r> Graph<'r> {
             }
             return self.name_only(last, 1, |s| s.kind == Kind::Method);
         }
-        // `x = Cls(); x.m()`: a local bound to a constructor in this scope.
-        if head.len() == 1 {
-            if let Some(value) = self.assigned(file, enclosing, head[0]) {
-                // A variable bound to itself (`x = x.copy()`) is not a constructor.
-                if crate::lang::extract::first_identifier(value) != head[0] {
-                    if let Some(found) = self.method_of_constructed(file, enclosing, value, last) {
-                        return found;
-                    }
-                }
+        // `x = Cls(); x.m()`, `def f(x: Cls)`, `self.store.open()`: the
+        // receiver's type through its bindings.
+        if lang.self_receivers.contains(&head[0])
+            || !self.bindings(file, enclosing, head[0]).is_empty()
+        {
+            let receiver = head.join(".");
+            let found =
+                self.methods_of_values(&self.values_of_expr(file, enclosing, &receiver), last);
+            if !found.is_empty() {
+                return found;
             }
         }
         // `m.f()` / `pkg.mod.f()` / `Alias::new()` through the file's imports.

@@ -493,29 +493,120 @@ impl Index {
             .iter()
             .filter(|c| word.as_deref().is_none_or(|w| w == c.callee_name))
             .collect();
+        // A bare name (not `x.name`) is first what its scope binds it to: a
+        // parameter or local, a definition, an import; only then a call's target.
+        let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));
+        if let (Some(word), false) = (word.as_deref(), attribute) {
+            let found = self.bare_name(file_id, &rel, word, line, col.unwrap_or(1))?;
+            if !found.is_empty() {
+                return Ok(found);
+            }
+        }
         let resolved: Vec<(i64, Option<&str>)> = at_word
             .iter()
             .filter_map(|c| c.target.map(|id| (id, c.confidence.as_deref())))
             .collect();
         if !resolved.is_empty() {
-            return self.call_targets(&resolved);
+            return self.call_targets(&resolved, word.as_deref());
+        }
+        // `recv.name` not called (or called but unresolved): through the receiver's type.
+        if let (Some(word), true, Some(c)) = (word.as_deref(), attribute, col) {
+            if let Some(receiver) = receiver_before(&text, c.saturating_sub(1) as usize) {
+                let found = self.attribute_definitions(file_id, line, &receiver, word)?;
+                if !found.is_empty() {
+                    return Ok(found);
+                }
+            }
         }
         // A call nothing resolved: never the enclosing definition that shares
         // its name; same-name definitions are listed as candidates, labelled.
         if let Some(call) = at_word.first() {
             return self.name_only_candidates(call);
         }
-        // Not a call: the word by scope, then the file's imports.
-        let Some(word) = word else {
-            return Ok(Vec::new());
-        };
-        let mut ids = self.in_scope(file_id, &word, line)?;
+        Ok(Vec::new())
+    }
+
+    /// `receiver.attribute` at `line`: definitions and attribute bindings
+    /// found through the receiver's inferred type (loads the call graph's
+    /// symbol table, so only asked for attributes).
+    fn attribute_definitions(
+        &self,
+        file_id: i64,
+        line: u32,
+        receiver: &str,
+        attribute: &str,
+    ) -> Result<Vec<Evidence>> {
+        let conn = self.connection();
+        let paths = rows::all_paths(conn)?;
+        let resolver =
+            crate::lang::imports::Resolver::new(paths.iter().map(String::as_str), self.root());
+        let graph = crate::graph::calls::Graph::load(conn, &resolver)?;
+        let scope = rows::scope_at(conn, file_id, line)?;
+        let (ids, sites) = graph.attribute_targets(file_id, scope, receiver, attribute);
+        let mut out = self.definitions_by_id(&ids)?;
+        for ev in &mut out {
+            ev.confidence = Some("inferred".into());
+            ev.reason = Some(format!(
+                "`{attribute}` of `{receiver}`, through its inferred type"
+            ));
+        }
+        let mut reader = self.reader();
+        for (file, scope, stored) in sites {
+            if let Some((path, at)) = rows::binding_site(conn, file, scope, attribute, &stored)? {
+                let snippet = reader
+                    .snippet(&path, at, at, Budget::DEFINITION)
+                    .unwrap_or_default();
+                let mut ev = Evidence::new(&path, at, at, Kind::Variable, attribute, snippet);
+                ev.confidence = Some("inferred".into());
+                ev.reason = Some(format!("`{attribute}` of `{receiver}` is assigned here"));
+                out.push(ev);
+            }
+        }
+        Ok(out)
+    }
+
+    /// What a bare name at `line:col` is bound to: a parameter or local of an
+    /// enclosing function (read from the file), else a definition by scope,
+    /// an import's target, or an imported module.
+    fn bare_name(
+        &self,
+        file_id: i64,
+        rel: &str,
+        word: &str,
+        line: u32,
+        col: u32,
+    ) -> Result<Vec<Evidence>> {
+        let conn = self.connection();
+        let spec = crate::lang::by_name(&rows::file_language(conn, file_id)?);
+        if let Some(spec) = spec {
+            let mut reader = self.reader();
+            let local = match reader.text(rel) {
+                Ok(text) => crate::lang::locals::bindings_at(spec, text, line, col, word),
+                Err(_) => crate::lang::locals::Local::Outside,
+            };
+            if let crate::lang::locals::Local::Bound(lines) = local {
+                let mut out = Vec::new();
+                for at in lines {
+                    let snippet = reader
+                        .snippet(rel, at, at, Budget::DEFINITION)
+                        .unwrap_or_default();
+                    let mut ev = Evidence::new(rel, at, at, Kind::Variable, word, snippet);
+                    ev.confidence = Some("exact".into());
+                    ev.reason = Some(format!(
+                        "`{word}` is bound here, in the scope around line {line}"
+                    ));
+                    out.push(ev);
+                }
+                return Ok(out);
+            }
+        }
+        let mut ids = self.in_scope(file_id, word, line)?;
         if ids.is_empty() {
-            ids = rows::definitions_imported_as(conn, file_id, &word)?;
+            ids = rows::definitions_imported_as(conn, file_id, word)?;
         }
         if ids.is_empty() {
             // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
-            if let Some((path, module, lines)) = rows::module_imported_as(conn, file_id, &word) {
+            if let Some((path, module, lines)) = rows::module_imported_as(conn, file_id, word) {
                 let end = lines.clamp(1, 10);
                 let snippet = self
                     .reader()
@@ -562,8 +653,23 @@ impl Index {
             .collect())
     }
 
-    /// The definitions a call on the line resolves to, each with its edge's confidence.
-    fn call_targets(&self, resolved: &[(i64, Option<&str>)]) -> Result<Vec<Evidence>> {
+    /// The definitions a call on the line resolves to, each with its edge's
+    /// confidence. A constructor reached through its class's name (`Foo()`)
+    /// answers with the class: that is what the name names.
+    fn call_targets(
+        &self,
+        resolved: &[(i64, Option<&str>)],
+        word: Option<&str>,
+    ) -> Result<Vec<Evidence>> {
+        let conn = self.connection();
+        let resolved: Vec<(i64, Option<&str>)> = resolved
+            .iter()
+            .map(|(id, confidence)| {
+                let class = word.and_then(|w| rows::class_of_constructor(conn, *id, w));
+                (class.unwrap_or(*id), *confidence)
+            })
+            .collect();
+        let resolved = &resolved[..];
         let mut ids: Vec<i64> = resolved.iter().map(|(id, _)| *id).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -723,6 +829,63 @@ struct Walk {
 }
 
 /// The identifier covering character column `col` (0-based) of `line`.
+/// The receiver written before the attribute at `col` (`self.store` in
+/// `self.store.open`, `f(x)` in `f(x).name`), when there is one.
+fn receiver_before(line: &str, col: usize) -> Option<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut i = col.min(chars.len());
+    while i > 0 && is_ident(chars[i - 1]) {
+        i -= 1;
+    }
+    let end = i.checked_sub(1).filter(|e| chars[*e] == '.')?;
+    let mut start = end;
+    while start > 0 {
+        let c = chars[start - 1];
+        if is_ident(c) || c == '.' {
+            start -= 1;
+        } else if c == ')' {
+            let mut depth = 0;
+            let mut j = start;
+            while j > 0 {
+                j -= 1;
+                match chars[j] {
+                    ')' => depth += 1,
+                    '(' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if depth != 0 {
+                return None;
+            }
+            start = j;
+        } else {
+            break;
+        }
+    }
+    let receiver: String = chars[start..end].iter().collect();
+    (!receiver.is_empty() && !receiver.starts_with('.')).then_some(receiver)
+}
+
+/// Whether the identifier at `col` is an attribute (`x.name`, `a::name`).
+fn after_a_dot(line: &str, col: usize) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut i = col.min(chars.len());
+    while i > 0 && is_ident(chars[i - 1]) {
+        i -= 1;
+    }
+    while i > 0 && chars[i - 1].is_whitespace() {
+        i -= 1;
+    }
+    i > 0 && (chars[i - 1] == '.' || (i > 1 && chars[i - 1] == ':' && chars[i - 2] == ':'))
+}
+
 fn identifier_at(line: &str, col: usize) -> Option<String> {
     let chars: Vec<char> = line.chars().collect();
     let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';

@@ -89,12 +89,48 @@ pub struct Call {
     pub enclosing: Option<usize>,
 }
 
-/// A local variable bound to a constructor call: `x = Cls(...)`.
+/// What a binding says about a name, for the types that flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// `x = f(...)`: the result of calling `f` (a class: an instance of it).
+    CallResult,
+    /// `b = a.func`: whatever the expression is.
+    Alias,
+    /// `x: Foo`, `def f(x: Foo)`, `-> Foo`: declared to be a `Foo`.
+    Type,
+}
+
+impl Binding {
+    /// The stored form: `f()` for a call's result, `:Foo` for a type, the
+    /// expression itself for an alias.
+    pub fn encode(self, expression: &str) -> String {
+        match self {
+            Binding::CallResult => format!("{expression}()"),
+            Binding::Alias => expression.to_string(),
+            Binding::Type => format!(":{expression}"),
+        }
+    }
+
+    /// The binding and its expression, from the stored form.
+    pub fn decode(stored: &str) -> (Binding, &str) {
+        if let Some(ty) = stored.strip_prefix(':') {
+            (Binding::Type, ty)
+        } else if let Some(callee) = stored.strip_suffix("()") {
+            (Binding::CallResult, callee)
+        } else {
+            (Binding::Alias, stored)
+        }
+    }
+}
+
+/// A name bound in a scope: `x = Cls(...)`, `b = f`, `x: Foo`, a parameter's
+/// annotation, or (name `return`) what a function returns. A name written
+/// `self.x` is an attribute of the enclosing method's class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignment {
     pub line: u32,
     pub name: String,
-    /// The constructor expression (`Cls`, `pkg.Cls`, `Db::new`).
+    /// As [`Binding::encode`] writes it.
     pub value: String,
     /// Index into the file's definitions of the enclosing definition.
     pub enclosing: Option<usize>,
@@ -135,6 +171,8 @@ enum Role {
     Assign,
     AssignName,
     AssignValue,
+    AssignAlias,
+    AssignType,
     Ignored,
 }
 
@@ -163,6 +201,8 @@ fn role_of(capture: &str) -> Role {
         "assign" => Role::Assign,
         "assign.name" => Role::AssignName,
         "assign.value" => Role::AssignValue,
+        "assign.alias" => Role::AssignAlias,
+        "assign.type" => Role::AssignType,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }
@@ -171,6 +211,9 @@ fn role_of(capture: &str) -> Role {
 /// A definition or a scope while nesting is worked out.
 struct Scoped {
     start_byte: usize,
+    /// Where the definition itself starts, after its wrapper's decorators:
+    /// a decorator runs in the scope around the definition.
+    own_start_byte: usize,
     end_byte: usize,
     start_line: u32,
     end_line: u32,
@@ -247,7 +290,9 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 Role::CallName => method = Some(node),
                 Role::Assign => assign = Some(node),
                 Role::AssignName => assign_name = Some(node),
-                Role::AssignValue => assign_value = Some(node),
+                Role::AssignValue => assign_value = Some((node, Binding::CallResult)),
+                Role::AssignAlias => assign_value = Some((node, Binding::Alias)),
+                Role::AssignType => assign_value = Some((node, Binding::Type)),
                 Role::Ignored => {}
             }
         }
@@ -255,6 +300,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
             let outer = wrapper_of(spec, node);
             let entry = scoped.entry(node.id()).or_insert_with(|| Scoped {
                 start_byte: outer.start_byte(),
+                own_start_byte: node.start_byte(),
                 end_byte: outer.end_byte(),
                 start_line: outer.start_position().row as u32 + 1,
                 end_line: end_line_of(outer),
@@ -302,13 +348,24 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 alias: import_alias,
             });
         }
-        if let (Some(node), Some(name), Some(value)) = (assign, assign_name, assign_value) {
-            assigns.push((
-                node.start_byte(),
-                node.start_position().row as u32 + 1,
-                text(name).to_string(),
-                normalize_space(text(value), MAX_CALLEE_CHARS),
-            ));
+        if let (Some(node), Some((value, binding))) = (assign, assign_value) {
+            let name = match assign_name {
+                Some(name) => Some(text(name).to_string()),
+                None => query
+                    .property_settings(m.pattern_index)
+                    .iter()
+                    .find(|p| &*p.key == "assign.name")
+                    .and_then(|p| p.value.as_deref().map(str::to_string)),
+            };
+            if let Some(name) = name {
+                let value = normalize_space(text(value), MAX_CALLEE_CHARS);
+                assigns.push((
+                    node.start_byte(),
+                    node.start_position().row as u32 + 1,
+                    name,
+                    binding.encode(&value),
+                ));
+            }
         }
         if let Some(node) = call {
             let callee_text = match (callee, object, method) {
@@ -425,6 +482,8 @@ fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>)> {
 /// Where a definition or scope sits, for finding a call's enclosing definition.
 struct Span {
     start: usize,
+    /// Calls from `start` up to here (decorators) belong to the scope around.
+    own_start: usize,
     end: usize,
     /// Index into the definitions; `None` for a pure scope.
     definition: Option<usize>,
@@ -496,10 +555,14 @@ fn qualify(
             definitions.len() - 1
         });
         definition_index.push(index);
+        // A variable's value runs in the scope around it (`registry = Registry()`
+        // at module level is the module's call), so it encloses no call.
+        let encloses = !matches!(item.kind, Some(Kind::Variable | Kind::Constant));
         spans.push(Span {
             start: item.start_byte,
+            own_start: item.own_start_byte,
             end: item.end_byte,
-            definition: index,
+            definition: index.filter(|_| encloses),
             parent: *parent,
         });
     }
@@ -512,7 +575,7 @@ fn innermost(spans: &[Span], byte: usize) -> Option<usize> {
     let mut at = spans.partition_point(|s| s.start <= byte).checked_sub(1);
     while let Some(i) = at {
         let span = &spans[i];
-        if span.start <= byte && byte < span.end && span.definition.is_some() {
+        if span.own_start <= byte && byte < span.end && span.definition.is_some() {
             return span.definition;
         }
         at = span.parent;

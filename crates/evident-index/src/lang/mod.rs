@@ -7,6 +7,7 @@
 pub mod docs;
 pub mod extract;
 pub mod imports;
+pub mod locals;
 
 use std::sync::OnceLock;
 
@@ -47,6 +48,8 @@ pub struct LanguageSpec {
     pub extensions: &'static [&'static str],
     grammar: fn() -> Grammar,
     query_sources: &'static [&'static str],
+    /// Parameters and locals for `def` (`*-locals.scm`, see `locals.rs`).
+    locals_sources: &'static [&'static str],
     /// Separator of qualified names (`.` or `::`).
     pub separator: &'static str,
     pub module_naming: ModuleNaming,
@@ -79,6 +82,9 @@ pub struct LanguageSpec {
     /// `__init__`, JavaScript's `constructor`; not Java's, whose implicit
     /// constructor is the class's own).
     pub inherited_constructors: bool,
+    /// Files of one directory share one package scope: their top-level names
+    /// are visible to each other without an import (Go, Java).
+    pub directory_is_package: bool,
     /// Names the language itself provides (functions, types, global objects):
     /// a call through one, when nothing in the repository has the name, is a
     /// `builtin` target.
@@ -119,6 +125,25 @@ impl LanguageSpec {
                 .unwrap_or_else(|e| panic!("queries for {} do not compile: {e}", self.name))
         })
     }
+
+    /// The compiled locals query, built once per process; `None` when the
+    /// language has none.
+    pub fn locals_query(&self) -> Option<&'static Query> {
+        if self.locals_sources.is_empty() {
+            return None;
+        }
+        let index = LANGUAGES
+            .iter()
+            .position(|l| l.name == self.name)
+            .expect("spec comes from LANGUAGES");
+        static QUERIES: OnceLock<Vec<OnceLock<Query>>> = OnceLock::new();
+        let cells = QUERIES.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
+        Some(cells[index].get_or_init(|| {
+            let source = self.locals_sources.concat();
+            Query::new(&self.grammar(), &source)
+                .unwrap_or_else(|e| panic!("locals query for {} does not compile: {e}", self.name))
+        }))
+    }
 }
 
 const PY_QUERY: &str = include_str!("../../queries/python.scm");
@@ -128,6 +153,13 @@ const JS_ONLY_QUERY: &str = include_str!("../../queries/javascript-only.scm");
 const TS_QUERY: &str = include_str!("../../queries/typescript.scm");
 const GO_QUERY: &str = include_str!("../../queries/go.scm");
 const JAVA_QUERY: &str = include_str!("../../queries/java.scm");
+const PY_LOCALS: &str = include_str!("../../queries/python-locals.scm");
+const RS_LOCALS: &str = include_str!("../../queries/rust-locals.scm");
+const JS_LOCALS: &str = include_str!("../../queries/javascript-locals.scm");
+const JS_ONLY_LOCALS: &str = include_str!("../../queries/javascript-only-locals.scm");
+const TS_LOCALS: &str = include_str!("../../queries/typescript-locals.scm");
+const GO_LOCALS: &str = include_str!("../../queries/go-locals.scm");
+const JAVA_LOCALS: &str = include_str!("../../queries/java-locals.scm");
 
 const C_STYLE_COMMENTS: &[&str] = &["comment"];
 
@@ -184,6 +216,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["py", "pyi"],
         grammar: || tree_sitter_python::LANGUAGE.into(),
         query_sources: &[PY_QUERY],
+        locals_sources: &[PY_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::PythonDotted,
         import_resolution: ImportResolution::Python,
@@ -199,6 +232,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &["__init__"],
         inherited_constructors: true,
+        directory_is_package: false,
         builtins: &[
             "abs",
             "all",
@@ -308,6 +342,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["rs"],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         query_sources: &[RS_QUERY],
+        locals_sources: &[RS_LOCALS],
         separator: "::",
         module_naming: ModuleNaming::RustCrate,
         import_resolution: ImportResolution::Rust,
@@ -323,6 +358,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &["crate", "super", "self"],
         package_stems: &["mod", "lib"],
         inherited_constructors: false,
+        directory_is_package: false,
         builtins: &[
             "Some", "Ok", "Err", "Box", "Vec", "String", "Option", "Result", "drop", "Default",
             "From", "Into", "Iterator", "HashMap", "HashSet", "BTreeMap", "BTreeSet",
@@ -333,6 +369,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["js", "jsx", "mjs", "cjs"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
         query_sources: &[JS_QUERY, JS_ONLY_QUERY],
+        locals_sources: &[JS_LOCALS, JS_ONLY_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::JsRelative,
@@ -348,6 +385,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &["index"],
         inherited_constructors: true,
+        directory_is_package: false,
         builtins: JS_BUILTINS,
     },
     LanguageSpec {
@@ -355,6 +393,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["ts", "mts", "cts"],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         query_sources: &[JS_QUERY, TS_QUERY],
+        locals_sources: &[JS_LOCALS, TS_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::JsRelative,
@@ -370,6 +409,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &["index"],
         inherited_constructors: true,
+        directory_is_package: false,
         builtins: JS_BUILTINS,
     },
     LanguageSpec {
@@ -377,6 +417,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["tsx"],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         query_sources: &[JS_QUERY, TS_QUERY],
+        locals_sources: &[JS_LOCALS, TS_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::JsRelative,
@@ -392,6 +433,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &["index"],
         inherited_constructors: true,
+        directory_is_package: false,
         builtins: JS_BUILTINS,
     },
     LanguageSpec {
@@ -399,6 +441,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["go"],
         grammar: || tree_sitter_go::LANGUAGE.into(),
         query_sources: &[GO_QUERY],
+        locals_sources: &[GO_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::GoModule,
@@ -414,6 +457,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &[],
         inherited_constructors: false,
+        directory_is_package: true,
         builtins: &[
             "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
             "max", "min", "new", "panic", "print", "println", "real", "recover",
@@ -424,6 +468,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         extensions: &["java"],
         grammar: || tree_sitter_java::LANGUAGE.into(),
         query_sources: &[JAVA_QUERY],
+        locals_sources: &[JAVA_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
         import_resolution: ImportResolution::JavaClass,
@@ -439,6 +484,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_path_heads: &[],
         package_stems: &[],
         inherited_constructors: false,
+        directory_is_package: true,
         builtins: &[
             "System",
             "Math",

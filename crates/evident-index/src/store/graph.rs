@@ -500,34 +500,78 @@ pub(crate) fn file_language(conn: &Connection, file_id: i64) -> Result<String> {
         .query_row([file_id], |r| r.get(0))?)
 }
 
-/// Top-level definitions a file imports under the local name `binding`.
+/// Top-level definitions a file imports under the local name `binding`,
+/// through re-exports (`from .impl import f` in a package's `__init__.py`,
+/// `export * from`) up to a few files deep.
 pub(crate) fn definitions_imported_as(
     conn: &Connection,
     file_id: i64,
     binding: &str,
 ) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare(
-        "SELECT s.id FROM imports i JOIN files tf ON tf.path = i.target
-         JOIN symbols s ON s.file_id = tf.id AND s.parent_id IS NULL AND s.name = coalesce(i.name, ?2)
-         WHERE i.file_id = ?1 AND i.binding = ?2",
+    let mut frontier: Vec<(String, String)> = conn
+        .prepare_cached(
+            "SELECT i.target, i.name FROM imports i
+             WHERE i.file_id = ?1 AND i.binding = ?2 AND i.target IS NOT NULL AND i.name IS NOT NULL",
+        )?
+        .query_map(params![file_id, binding], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut top = conn.prepare_cached(
+        "SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE f.path = ?1 AND s.parent_id IS NULL AND s.name = ?2",
     )?;
-    let rows = stmt.query_map(params![file_id, binding], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut onward = conn.prepare_cached(
+        "SELECT i.target, coalesce(nullif(i.name, '*'), ?2) FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE f.path = ?1 AND i.target IS NOT NULL AND i.target != ?1
+           AND (i.binding = ?2 OR i.name = '*')",
+    )?;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..4 {
+        let mut found: Vec<i64> = Vec::new();
+        let mut next = Vec::new();
+        for (target, name) in frontier {
+            if !seen.insert((target.clone(), name.clone())) {
+                continue;
+            }
+            let ids: Vec<i64> = top
+                .query_map(params![target, name], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            if ids.is_empty() {
+                let more: Vec<(String, String)> = onward
+                    .query_map(params![target, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                next.extend(more);
+            }
+            found.extend(ids);
+        }
+        if !found.is_empty() || next.is_empty() {
+            return Ok(found);
+        }
+        frontier = next;
+    }
+    Ok(Vec::new())
 }
 
-/// The module a file imports under the local name `binding`: `(path, module, line count)`.
+/// The module a file imports under the local name `binding` (`import a.b as
+/// m`, `from pkg import mod`): `(path, module, line count)`.
 pub(crate) fn module_imported_as(
     conn: &Connection,
     file_id: i64,
     binding: &str,
 ) -> Option<(String, String, u32)> {
-    conn.query_row(
-        "SELECT tf.path, tf.module, tf.line_count FROM imports i JOIN files tf ON tf.path = i.target
-         WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
-        params![file_id, binding],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )
-    .ok()
+    let (path, module, lines, name): (String, String, u32, Option<String>) = conn
+        .query_row(
+            "SELECT tf.path, tf.module, tf.line_count, i.name FROM imports i JOIN files tf ON tf.path = i.target
+             WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
+            params![file_id, binding],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .ok()?;
+    // `from pkg import name` names a module only when the target is that module's file.
+    let names_module = name.is_none_or(|name| {
+        let last = module.rsplit(['.', ':', '/']).next().unwrap_or(&module);
+        last == name
+    });
+    names_module.then_some((path, module, lines))
 }
 
 /// `(qualified name, kind, start, end)` of a definition.
@@ -585,4 +629,61 @@ pub(crate) fn unresolved_calls_named(
         })
     })?;
     Ok((rows.collect::<rusqlite::Result<_>>()?, total as usize))
+}
+
+/// The class a constructor belongs to, when the class is named `class_name`
+/// (`Foo()` reaches `Foo.__init__`; the name `Foo` names the class).
+pub(crate) fn class_of_constructor(conn: &Connection, id: i64, class_name: &str) -> Option<i64> {
+    conn.prepare_cached(
+        "SELECT p.id FROM symbols s JOIN symbols p ON p.id = s.parent_id
+         WHERE s.id = ?1 AND p.name = ?2
+           AND p.kind IN ('class', 'struct', 'enum', 'trait', 'interface')",
+    )
+    .ok()?
+    .query_row(rusqlite::params![id, class_name], |r| r.get(0))
+    .ok()
+}
+
+/// The innermost definition (not a variable) whose lines hold `line`.
+pub(crate) fn scope_at(conn: &Connection, file_id: i64, line: u32) -> Result<Option<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM symbols WHERE file_id = ?1 AND start_line <= ?2 AND end_line >= ?2
+           AND kind NOT IN ('variable', 'constant')
+         ORDER BY start_line DESC, end_line ASC LIMIT 1",
+    )?;
+    let mut rows = stmt.query(params![file_id, line])?;
+    Ok(match rows.next()? {
+        Some(r) => Some(r.get(0)?),
+        None => None,
+    })
+}
+
+/// Where an attribute binding was made: `(path, line)` of the assignment
+/// in `scope` whose name ends in `attribute` and whose value is `stored`.
+pub(crate) fn binding_site(
+    conn: &Connection,
+    file_id: i64,
+    scope: Option<i64>,
+    attribute: &str,
+    stored: &str,
+) -> Result<Option<(String, u32)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, a.line, a.name FROM assignments a JOIN files f ON f.id = a.file_id
+         WHERE a.file_id = ?1 AND a.enclosing_id IS ?2 AND a.value = ?3 ORDER BY a.line",
+    )?;
+    let mut rows = stmt.query(params![file_id, scope, stored])?;
+    while let Some(r) = rows.next()? {
+        let name: String = r.get(2)?;
+        if name == attribute || name.rsplit('.').next() == Some(attribute) {
+            return Ok(Some((r.get(0)?, r.get(1)?)));
+        }
+    }
+    Ok(None)
+}
+
+/// Every file path, for an import resolver outside an indexing run.
+pub(crate) fn all_paths(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT path FROM files")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
