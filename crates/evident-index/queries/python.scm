@@ -41,6 +41,18 @@
 ; `b = f`, `r = a.run`, `self.x = x`: another name.
 (assignment left: [(identifier) (attribute object: (identifier))] @assign.name
   right: [(identifier) (attribute)] @assign.alias) @assign
+; `self.x = <any other expression>`, `self.a, self.b = ...`: where an
+; attribute is set, although its value says nothing of its type.
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @assign.name
+  right: [(binary_operator) (boolean_operator) (comparison_operator) (unary_operator) (not_operator)
+          (conditional_expression) (string) (concatenated_string) (integer) (float) (true) (false) (none)
+          (list) (tuple) (set) (dictionary) (list_comprehension) (set_comprehension)
+          (dictionary_comprehension) (generator_expression) (subscript) (lambda) (await)] @assign.opaque) @assign
+  (#any-of? @_self "self" "cls"))
+((assignment left: [(pattern_list (attribute object: (identifier) @_self attribute: (identifier)) @assign.name)
+                    (tuple_pattern (attribute object: (identifier) @_self attribute: (identifier)) @assign.name)]
+  right: (_) @assign.opaque) @assign
+  (#any-of? @_self "self" "cls"))
 ; Annotations: `x: Foo = ...`, `def f(x: Foo)`.
 (assignment left: [(identifier) (attribute object: (identifier))] @assign.name type: (type) @assign.type) @assign
 (typed_parameter (identifier) @assign.name type: (type) @assign.type) @assign

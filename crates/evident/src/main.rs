@@ -41,6 +41,16 @@ fn use_mimalloc_for_tree_sitter() {
 fn main() -> ExitCode {
     use_mimalloc_for_tree_sitter();
     let cli = Cli::parse();
+    if writes_only_to_a_pipe(&cli.command) {
+        // `evident def ... | head`: a reader that stops early ends the
+        // command quietly, as for any Unix filter, instead of a panic in
+        // `println!`. Only for commands that read the index and talk to no
+        // server: a socket write must never raise the signal.
+        // SAFETY: at startup, before any thread exists; SIG_DFL is a valid handler.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let started = std::time::Instant::now();
     let profile = std::env::var_os("EVIDENT_PROFILE").is_some();
     let result = run(cli);
@@ -69,6 +79,26 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Commands that only read the index and the repository and print.
+fn writes_only_to_a_pipe(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Symbol(_)
+            | Command::Read(_)
+            | Command::Importers { .. }
+            | Command::Outline { .. }
+            | Command::Status
+            | Command::Def { .. }
+            | Command::Callers(_)
+            | Command::Callees { .. }
+            | Command::Impact(_)
+            | Command::Diff(_)
+            | Command::Graph { .. }
+            | Command::Sources { .. }
+            | Command::Source(_)
+    )
 }
 
 /// Runs one command; each arm hands its arguments to the command's function.

@@ -762,3 +762,35 @@ fn knowledge_directories_outside_the_repository() {
         );
     }
 }
+
+/// `evident outline BIG | head -c 1`: the reader goes away before the output is
+/// written, and the command ends quietly (SIGPIPE), with no panic message.
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (_tmp, root) = fixture_repo();
+    let body: String = (0..3000).map(|i| format!("VALUE_{i} = {i}\n")).collect();
+    std::fs::write(root.join("big.py"), body).unwrap();
+    assert!(evident(&root, &["index"]).status.success());
+    let mut child = cli::command(BIN, &root)
+        .args(["outline", "big.py", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end at once: the command's first write fails.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc_sigpipe()),
+        "{:?}: {stderr}",
+        out.status
+    );
+}
+
+/// SIGPIPE's number on Linux and the BSDs.
+fn libc_sigpipe() -> i32 {
+    13
+}

@@ -470,13 +470,7 @@ impl<'r> Graph<'r> {
             if let Some(name) = self.imported_from_outside(class.file, &segments) {
                 return Some(name);
             }
-            let base_name = crate::lang::extract::last_identifier(base);
-            for (id, _) in self.resolve_bare(class.file, class.parent, base_name) {
-                // resolve_bare maps classes to constructors; step back to the class.
-                let base_class = match self.symbols.get(&id) {
-                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(id),
-                    _ => id,
-                };
+            for base_class in self.classes_named_by_base(class, base) {
                 if let Some(name) = self.outside_base(base_class, depth + 1) {
                     return Some(name);
                 }
@@ -510,10 +504,9 @@ impl<'r> Graph<'r> {
         }
         self.constructor_depth.set(self.constructor_depth.get() + 1);
         let inherited = s.bases.iter().find_map(|base| {
-            let base = crate::lang::extract::last_identifier(base);
-            self.resolve_bare(s.file, s.parent, base)
+            self.classes_named_by_base(s, base)
                 .into_iter()
-                .map(|(ctor, _)| ctor)
+                .map(|class| self.constructor_of(class))
                 .find(|ctor| {
                     self.symbols
                         .get(ctor)
@@ -836,6 +829,7 @@ impl<'r> Graph<'r> {
                 .collect(),
             (Binding::CallResult, callee) => self.call_results(file, scope, callee),
             (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
+            (Binding::Opaque, _) => Vec::new(),
         }
     }
 
@@ -1036,25 +1030,45 @@ impl<'r> Graph<'r> {
         };
         let mut out = Vec::new();
         for base in &c.bases {
-            let base_name = crate::lang::extract::last_identifier(base);
-            for (base_id, _) in self.resolve_bare(c.file, c.parent, base_name) {
-                // resolve_bare maps classes to constructors; step back to the class.
-                let base_class = match self.symbols.get(&base_id) {
-                    Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(base_id),
-                    _ => base_id,
-                };
-                if base_class != class
-                    && self
-                        .symbols
-                        .get(&base_class)
-                        .is_some_and(|s| s.kind.is_class_like())
-                    && !out.contains(&base_class)
-                {
+            for base_class in self.classes_named_by_base(c, base) {
+                if base_class != class && !out.contains(&base_class) {
                     out.push(base_class);
                 }
             }
         }
         out
+    }
+
+    /// The repository classes one written base of `class` names: a plain
+    /// name by scope and imports, a dotted one (`models.Model`,
+    /// `unittest.TestCase`) as a whole, never by its last name alone.
+    fn classes_named_by_base(&self, class: &Symbol, base: &str) -> Vec<i64> {
+        let dotted = base.contains('.') || base.contains("::");
+        let found = if dotted {
+            self.resolve(class.file, class.parent, base)
+        } else {
+            self.resolve_bare(class.file, class.parent, base)
+        };
+        let mut classes = Vec::new();
+        for (id, confidence) in found {
+            if dotted && confidence == Confidence::NameOnly {
+                continue;
+            }
+            // Resolution maps classes to constructors; step back to the class.
+            let class_id = match self.symbols.get(&id) {
+                Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(id),
+                _ => id,
+            };
+            if self
+                .symbols
+                .get(&class_id)
+                .is_some_and(|s| s.kind.is_class_like())
+                && !classes.contains(&class_id)
+            {
+                classes.push(class_id);
+            }
+        }
+        classes
     }
 
     /// Method `method` of each class among `values`, as inferred edges.

@@ -493,6 +493,13 @@ impl Index {
             .iter()
             .filter(|c| word.as_deref().is_none_or(|w| w == c.callee_name))
             .collect();
+        // A segment of an import's module path (`db` in `from django.db import
+        // models`): the module that much of the path names.
+        if let (Some(word), Some(c)) = (word.as_deref(), col) {
+            if let Some(found) = self.module_in_import(file_id, &rel, &text, line, c, word)? {
+                return Ok(vec![found]);
+            }
+        }
         // A bare name (not `x.name`) is first what its scope binds it to: a
         // parameter or local, a definition, an import; only then a call's target.
         let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));
@@ -524,6 +531,61 @@ impl Index {
             return self.name_only_candidates(call);
         }
         Ok(Vec::new())
+    }
+
+    /// The module named by an import's module path up to the word at `col`,
+    /// when the line holds an import whose module path the word is part of.
+    fn module_in_import(
+        &self,
+        file_id: i64,
+        rel: &str,
+        text: &str,
+        line: u32,
+        col: u32,
+        word: &str,
+    ) -> Result<Option<Evidence>> {
+        let conn = self.connection();
+        let modules = rows::import_modules_on_line(conn, file_id, line)?;
+        if modules.is_empty() {
+            return Ok(None);
+        }
+        let Some(prefix) = dotted_prefix_at(text, col.saturating_sub(1) as usize) else {
+            return Ok(None);
+        };
+        let spec = crate::lang::by_name(&rows::file_language(conn, file_id)?);
+        let Some(spec) = spec else {
+            return Ok(None);
+        };
+        let sep = spec.separator;
+        let in_a_module_path = modules.iter().any(|m| {
+            let m = m.replace('/', sep);
+            let p = prefix.replace('/', sep);
+            m == p || m.starts_with(&format!("{p}{sep}"))
+        });
+        if !in_a_module_path || !prefix.ends_with(word) {
+            return Ok(None);
+        }
+        let paths = rows::all_paths(conn)?;
+        let resolver =
+            crate::lang::imports::Resolver::new(paths.iter().map(String::as_str), self.root());
+        let Some(target) = resolver.resolve(spec, rel, &prefix, None) else {
+            return Ok(None);
+        };
+        let Some((lines, module)) = rows::file_lines_and_module(conn, &target)? else {
+            return Ok(None);
+        };
+        let end = lines.clamp(1, 10);
+        let snippet = self
+            .reader()
+            .snippet(&target, 1, end, Budget::DEFINITION)
+            .unwrap_or_default();
+        let mut ev = Evidence::new(&target, 1, end, Kind::Module, &module, snippet);
+        ev.qualified_name = Some(module);
+        ev.confidence = Some("exact".into());
+        ev.reason = Some(format!(
+            "the module `{prefix}` names (its first {end} lines)"
+        ));
+        Ok(Some(ev))
     }
 
     /// `receiver.attribute` at `line`: definitions and attribute bindings
@@ -600,7 +662,8 @@ impl Index {
                 return Ok(out);
             }
         }
-        let mut ids = self.in_scope(file_id, word, line)?;
+        let line_text = self.reader().line(rel, line)?.unwrap_or_default();
+        let mut ids = self.in_scope(file_id, word, line, &line_text)?;
         if ids.is_empty() {
             ids = rows::definitions_imported_as(conn, file_id, word)?;
         }
@@ -628,7 +691,7 @@ impl Index {
     /// are visible from anywhere in the file, hoisted or not). A class body is
     /// a scope only for the lines directly in it, unless the language reaches
     /// members implicitly (Java's `this`); the definition's own name counts.
-    fn in_scope(&self, file_id: i64, word: &str, line: u32) -> Result<Vec<i64>> {
+    fn in_scope(&self, file_id: i64, word: &str, line: u32, text: &str) -> Result<Vec<i64>> {
         let conn = self.connection();
         let implicit_this = crate::lang::by_name(&rows::file_language(conn, file_id)?)
             .is_some_and(|spec| spec.implicit_this);
@@ -640,7 +703,13 @@ impl Index {
                     .as_deref()
                     .and_then(Kind::parse)
                     .is_some_and(|k| k.is_class_like());
-                !in_class || implicit_this || d.start_line == line
+                // The definition's own line (after any decorators) names it.
+                let own_line = d.start_line <= line
+                    && line <= d.end_line
+                    && d.signature.lines().next().is_some_and(|first| {
+                        !first.trim().is_empty() && text.trim_start().starts_with(first.trim())
+                    });
+                !in_class || implicit_this || d.start_line == line || own_line
             })
             .collect();
         let Some(innermost) = visible.first().map(|d| d.scope_start) else {
@@ -829,6 +898,28 @@ struct Walk {
 }
 
 /// The identifier covering character column `col` (0-based) of `line`.
+/// The dotted path (`a.b.c`, `..pkg.mod`, `crate::a::b`) around `col`, cut
+/// after the identifier at `col`.
+fn dotted_prefix_at(line: &str, col: usize) -> Option<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let is_path = |c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.' || c == ':';
+    if col >= chars.len() || !is_path(chars[col]) {
+        return None;
+    }
+    let mut start = col;
+    while start > 0 && is_path(chars[start - 1]) {
+        start -= 1;
+    }
+    let mut end = col;
+    while end < chars.len()
+        && (chars[end].is_alphanumeric() || chars[end] == '_' || chars[end] == '$')
+    {
+        end += 1;
+    }
+    let prefix: String = chars[start..end].iter().collect();
+    (!prefix.is_empty()).then_some(prefix)
+}
+
 /// The receiver written before the attribute at `col` (`self.store` in
 /// `self.store.open`, `f(x)` in `f(x).name`), when there is one.
 fn receiver_before(line: &str, col: usize) -> Option<String> {

@@ -98,6 +98,8 @@ pub enum Binding {
     Alias,
     /// `x: Foo`, `def f(x: Foo)`, `-> Foo`: declared to be a `Foo`.
     Type,
+    /// `self.n = a + b`: bound here, to nothing the types can follow.
+    Opaque,
 }
 
 impl Binding {
@@ -108,12 +110,15 @@ impl Binding {
             Binding::CallResult => format!("{expression}()"),
             Binding::Alias => expression.to_string(),
             Binding::Type => format!(":{expression}"),
+            Binding::Opaque => "?".to_string(),
         }
     }
 
     /// The binding and its expression, from the stored form.
     pub fn decode(stored: &str) -> (Binding, &str) {
-        if let Some(ty) = stored.strip_prefix(':') {
+        if stored == "?" {
+            (Binding::Opaque, "")
+        } else if let Some(ty) = stored.strip_prefix(':') {
             (Binding::Type, ty)
         } else if let Some(callee) = stored.strip_suffix("()") {
             (Binding::CallResult, callee)
@@ -173,6 +178,7 @@ enum Role {
     AssignValue,
     AssignAlias,
     AssignType,
+    AssignOpaque,
     Ignored,
 }
 
@@ -203,6 +209,7 @@ fn role_of(capture: &str) -> Role {
         "assign.value" => Role::AssignValue,
         "assign.alias" => Role::AssignAlias,
         "assign.type" => Role::AssignType,
+        "assign.opaque" => Role::AssignOpaque,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }
@@ -293,6 +300,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
                 Role::AssignValue => assign_value = Some((node, Binding::CallResult)),
                 Role::AssignAlias => assign_value = Some((node, Binding::Alias)),
                 Role::AssignType => assign_value = Some((node, Binding::Type)),
+                Role::AssignOpaque => assign_value = Some((node, Binding::Opaque)),
                 Role::Ignored => {}
             }
         }

@@ -465,6 +465,8 @@ pub(crate) struct InScope {
     pub scope_start: u32,
     pub parent_kind: Option<String>,
     pub start_line: u32,
+    pub end_line: u32,
+    pub signature: String,
 }
 
 /// The definitions named `name` in a file that are at module level or
@@ -476,7 +478,7 @@ pub(crate) fn definitions_in_scope(
     line: u32,
 ) -> Result<Vec<InScope>> {
     let mut stmt = conn.prepare(
-        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line
+        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line, s.end_line, s.signature
          FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
          WHERE s.file_id = ?1 AND s.name = ?2
            AND (s.parent_id IS NULL OR (p.start_line <= ?3 AND p.end_line >= ?3))
@@ -488,6 +490,8 @@ pub(crate) fn definitions_in_scope(
             scope_start: r.get(1)?,
             parent_kind: r.get(2)?,
             start_line: r.get(3)?,
+            end_line: r.get(4)?,
+            signature: r.get(5)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -686,4 +690,30 @@ pub(crate) fn all_paths(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt = conn.prepare("SELECT path FROM files")?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The module paths of the imports written across `line` of a file.
+pub(crate) fn import_modules_on_line(
+    conn: &Connection,
+    file_id: i64,
+    line: u32,
+) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT module FROM imports WHERE file_id = ?1 AND start_line <= ?2 AND end_line >= ?2",
+    )?;
+    let rows = stmt.query_map(params![file_id, line], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A file's line count and module path, by path.
+pub(crate) fn file_lines_and_module(
+    conn: &Connection,
+    path: &str,
+) -> Result<Option<(u32, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT line_count, module FROM files WHERE path = ?1")?;
+    let mut rows = stmt.query(params![path])?;
+    Ok(match rows.next()? {
+        Some(r) => Some((r.get(0)?, r.get(1)?)),
+        None => None,
+    })
 }
