@@ -109,9 +109,8 @@ def main():
     ensure_jedi()
     import jedi
     corpus = index_bench.fetch_corpus()
-    if subprocess.run([evident, "index", "."], cwd=corpus, capture_output=True).returncode != 0:
-        # An index from another schema version: build it again.
-        subprocess.run([evident, "index", "--rebuild", "."], cwd=corpus, check=True, capture_output=True)
+    # Always from scratch: an index built by another build keeps that build's rows.
+    subprocess.run([evident, "index", "--rebuild", "."], cwd=corpus, check=True, capture_output=True)
     project = jedi.Project(str(corpus))
     # Draw more than needed: positions the oracle answers outside the repository drop out.
     positions, total = sample_positions(corpus, args.positions * 3, args.seed)

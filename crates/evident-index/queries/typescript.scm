@@ -10,6 +10,8 @@
 ; Class fields and properties: `class A { private count: number = 0 }`.
 (class_body (public_field_definition name: (property_identifier) @name) @definition.variable)
 (method_signature name: (_) @name) @definition.method
+; Interface and object-type properties: `interface Observer { next: (v) => void }`.
+(interface_body (property_signature name: (property_identifier) @name) @definition.variable)
 (abstract_method_signature name: (_) @name) @definition.method
 (function_signature name: (_) @name) @definition.function
 (internal_module name: (_) @name) @definition.module

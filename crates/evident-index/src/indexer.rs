@@ -463,6 +463,7 @@ fn write_outcome(
             }
             let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
             invalid.note_new_definitions(&parsed.rel, defined);
+            invalid.note_new_flow(&parsed.rel, calls::flow_facts(&parsed.facts));
             let new = NewFile {
                 rel: &parsed.rel,
                 lang: parsed.lang,

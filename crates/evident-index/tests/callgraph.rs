@@ -681,3 +681,56 @@ fn calls_outside_the_repository_are_named() {
         .any(|e| e.starts_with("more.py:6 self.check -> base_case.MyCase.check")));
     common::assert_equals_rebuild(root, "with external calls");
 }
+
+/// A type that flows through three files stays right incrementally: when
+/// `a.make` is changed to return another class of `d.py`, a call in `c.py`
+/// (which imports only `b.py`, which calls `a.make`) resolves as a rebuild
+/// does, although its old edge points into `d.py`, which did not change.
+#[test]
+fn types_that_flow_follow_edits_two_imports_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let a = |returns: &str| {
+        format!("from d import Store, Other\n\n\ndef make() -> {returns}:\n    ...\n")
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "d.py",
+                "class Store:\n    def open(self):\n        pass\n\n\nclass Other:\n    def open(self):\n        pass\n",
+            ),
+            ("a.py", a("Store").as_str()),
+            ("b.py", "from a import make\n\n\ndef make2():\n    return make()\n"),
+            (
+                "c.py",
+                "from b import make2\n\n\ndef run():\n    s = make2()\n    s.open()\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let target = |root: &Path| {
+        edges(root)
+            .into_iter()
+            .find(|e| e.starts_with("c.py:6 s.open"))
+    };
+    assert!(
+        target(root).unwrap().contains("-> d.Store.open"),
+        "{:?}",
+        target(root)
+    );
+    evident_testkit::fs::write_in(root, "a.py", &a("Other"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        target(root).unwrap().contains("-> d.Other.open"),
+        "{:?}",
+        target(root)
+    );
+    common::assert_equals_rebuild(root, "after changing what make returns");
+    // An edit that changes no binding (a comment) sends nothing down the
+    // importers: only `a.py`'s own call and the one that names `make` again.
+    evident_testkit::fs::write_in(root, "a.py", &format!("# a comment\n{}", a("Other")));
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_eq!(summary.resolved_calls, 1, "{summary:?}");
+    common::assert_equals_rebuild(root, "after a comment");
+}

@@ -1394,6 +1394,38 @@ pub(crate) struct Invalidation {
     pub name_balance: HashMap<String, i64>,
     /// Calls whose old edges pointed into changed files.
     pub calls: HashSet<i64>,
+    /// What changed files told the types that flow before this run
+    /// ([`flow_facts`]), until their new rows are noted.
+    pub flow_before: HashMap<String, Vec<String>>,
+    /// Files whose facts for the types that flow changed: every call in a
+    /// file that imports them, directly or not, may now resolve elsewhere.
+    pub flow_changed: HashSet<String>,
+}
+
+/// What a file tells the types that flow in other files: bindings at its top
+/// level, in class bodies, of attributes and of returns, and class bases.
+/// Locals are left out: they only matter to the file's own calls.
+pub(crate) fn flow_facts(facts: &crate::lang::extract::FileFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &facts.assignments {
+        let scope = a.enclosing.and_then(|i| facts.definitions.get(i));
+        let exported = scope.is_none_or(|d| d.kind.is_class_like())
+            || a.name == "return"
+            || a.name.contains('.');
+        if exported {
+            let owner = scope.map_or("", |d| d.qualified_name.as_str());
+            out.push(format!("{owner}\t{}\t{}", a.name, a.value));
+        }
+    }
+    for d in facts.definitions.iter().filter(|d| !d.bases.is_empty()) {
+        out.push(format!(
+            "{}\t<bases>\t{}",
+            d.qualified_name,
+            d.bases.join("\n")
+        ));
+    }
+    out.sort();
+    out
 }
 
 impl Invalidation {
@@ -1415,6 +1447,8 @@ impl Invalidation {
         for name in rows::names_defined_in(conn, file_id)? {
             *self.name_balance.entry(name).or_default() += 1;
         }
+        self.flow_before
+            .insert(path.to_string(), rows::flow_facts_of(conn, file_id)?);
         self.calls.extend(rows::calls_into(conn, file_id)?);
         Ok(())
     }
@@ -1431,6 +1465,26 @@ impl Invalidation {
                 *self.name_balance.entry(name.to_string()).or_default() -= 1;
             }
         }
+    }
+
+    /// Records what a file now tells the types that flow (see [`flow_facts`]).
+    pub fn note_new_flow(&mut self, path: &str, facts: Vec<String>) {
+        if self.all {
+            return;
+        }
+        if self.flow_before.remove(path).unwrap_or_default() != facts {
+            self.flow_changed.insert(path.to_string());
+        }
+    }
+
+    /// Files whose flow facts changed, removed files with facts included.
+    fn flow_changed_paths(&self) -> impl Iterator<Item = &String> {
+        let removed = self
+            .flow_before
+            .iter()
+            .filter(|(_, facts)| !facts.is_empty())
+            .map(|(path, _)| path);
+        self.flow_changed.iter().chain(removed)
     }
 
     /// Names whose number of definitions changed.
@@ -1459,9 +1513,13 @@ pub(crate) fn resolve_calls(
     let calls = if invalid.all || constructors_changed {
         rows::all_calls_without_edges(conn)?
     } else {
+        // A changed type flows on through every file that imports the
+        // changed one, however indirectly: all their calls are resolved again.
+        let flowing = rows::importers_closure(conn, invalid.flow_changed_paths())?;
         let paths = invalid
             .changed_paths
             .iter()
+            .chain(&flowing)
             .flat_map(|p| [p.as_str(), parent_dir(p)]);
         rows::dirty_calls_without_edges(conn, invalid.dirty_names(), paths, invalid.calls.iter())?
     };

@@ -974,7 +974,11 @@ fn after_a_dot(line: &str, col: usize) -> bool {
     while i > 0 && chars[i - 1].is_whitespace() {
         i -= 1;
     }
-    i > 0 && (chars[i - 1] == '.' || (i > 1 && chars[i - 1] == ':' && chars[i - 2] == ':'))
+    // `...name` spreads a name; it is not an attribute.
+    let spread = i > 1 && chars[i - 1] == '.' && chars[i - 2] == '.';
+    i > 0
+        && !spread
+        && (chars[i - 1] == '.' || (i > 1 && chars[i - 1] == ':' && chars[i - 2] == ':'))
 }
 
 fn identifier_at(line: &str, col: usize) -> Option<String> {
@@ -1005,6 +1009,33 @@ mod tests {
             Some("m")
         );
         assert_eq!(identifier_at("    return m.compute(x)", 12), None);
+    }
+
+    #[test]
+    fn attributes_receivers_and_module_paths_under_a_column() {
+        assert!(after_a_dot("self.store.open()", 11));
+        assert!(after_a_dot("crate::store::open()", 14));
+        assert!(
+            !after_a_dot("f(...args)", 5),
+            "a spread is not an attribute"
+        );
+        assert!(!after_a_dot("    store.open()", 5));
+        assert_eq!(
+            receiver_before("self.store.open()", 11).as_deref(),
+            Some("self.store")
+        );
+        assert_eq!(
+            receiver_before("x = make(a, b).close()", 15).as_deref(),
+            Some("make(a, b)")
+        );
+        assert_eq!(
+            dotted_prefix_at("from django.db import models", 12).as_deref(),
+            Some("django.db")
+        );
+        assert_eq!(
+            dotted_prefix_at("from django.db import models", 6).as_deref(),
+            Some("django")
+        );
     }
 
     #[test]

@@ -717,3 +717,63 @@ pub(crate) fn file_lines_and_module(
         None => None,
     })
 }
+
+/// A stored file's facts for the types that flow, as `graph::calls::flow_facts`
+/// writes them from extraction.
+pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT coalesce(e.qualified_name, ''), e.kind, a.name, a.value
+         FROM assignments a LEFT JOIN symbols e ON e.id = a.enclosing_id
+         WHERE a.file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    while let Some(r) = rows.next()? {
+        let (owner, kind, name, value): (String, Option<String>, String, String) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+        let class_like = kind
+            .as_deref()
+            .and_then(crate::evidence::Kind::parse)
+            .is_some_and(|k| k.is_class_like());
+        if kind.is_none() || class_like || name == "return" || name.contains('.') {
+            out.push(format!("{owner}\t{name}\t{value}"));
+        }
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT qualified_name, bases FROM symbols WHERE file_id = ?1 AND bases IS NOT NULL AND bases != ''",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    while let Some(r) = rows.next()? {
+        let (qualified, bases): (String, String) = (r.get(0)?, r.get(1)?);
+        out.push(format!("{qualified}\t<bases>\t{bases}"));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The files that import any of `paths`, directly or through other
+/// importers, `paths` themselves left out.
+pub(crate) fn importers_closure<'a>(
+    conn: &Connection,
+    paths: impl Iterator<Item = &'a String>,
+) -> Result<Vec<String>> {
+    let mut seen: std::collections::HashSet<String> = paths.cloned().collect();
+    let mut frontier: Vec<String> = seen.iter().cloned().collect();
+    let mut out = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.target = ?1",
+    )?;
+    while let Some(path) = frontier.pop() {
+        let importers: Vec<String> = stmt
+            .query_map([&path], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        for importer in importers {
+            if seen.insert(importer.clone()) {
+                out.push(importer.clone());
+                frontier.push(importer);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
