@@ -463,7 +463,8 @@ fn write_outcome(
             }
             let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
             invalid.note_new_definitions(&parsed.rel, defined);
-            invalid.note_new_flow(&parsed.rel, calls::flow_facts(&parsed.facts));
+            let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
+            invalid.note_new_flow(&parsed.rel, calls::flow_facts(&parsed.facts), defined);
             let new = NewFile {
                 rel: &parsed.rel,
                 lang: parsed.lang,

@@ -734,3 +734,40 @@ fn types_that_flow_follow_edits_two_imports_away() {
     assert_eq!(summary.resolved_calls, 1, "{summary:?}");
     common::assert_equals_rebuild(root, "after a comment");
 }
+
+/// A subclass that gains its base in another file: `self.handle()` in the
+/// base now reaches the subclass's `handle`, incrementally as in a rebuild.
+#[test]
+fn template_methods_follow_a_subclass_that_gains_its_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let base = "class Command:\n    def execute(self):\n        self.handle()\n";
+    let sub = |bases: &str| {
+        format!("from base import Command\n\n\nclass Migrate{bases}:\n    def handle(self):\n        pass\n")
+    };
+    // Another `handle` keeps a guess by name away: the call has no edge at first.
+    let other = "class Other:\n    def handle(self):\n        pass\n";
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("base.py", base),
+            ("other.py", other),
+            ("migrate.py", sub("").as_str()),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let target = |root: &Path| {
+        edges(root)
+            .into_iter()
+            .find(|e| e.starts_with("base.py:3 self.handle"))
+    };
+    assert_eq!(target(root), None);
+    evident_testkit::fs::write_in(root, "migrate.py", &sub("(Command)"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        target(root).is_some_and(|e| e.contains("-> migrate.Migrate.handle (inferred)")),
+        "{:?}",
+        edges(root)
+    );
+    common::assert_equals_rebuild(root, "after Migrate gains its base");
+}

@@ -36,6 +36,8 @@ use crate::store::graph as rows;
 const NAME_ONLY_MAX: usize = 6;
 /// Re-export chains (`__init__.py`, `index.ts`, `mod.rs`) followed at most this deep.
 const MAX_REEXPORT_DEPTH: usize = 4;
+/// Above this many subclass definitions a `self.m()` names no one of them.
+const MAX_OVERRIDES: usize = 10;
 /// Bindings followed at most this deep (an alias of a call's result of ...).
 const MAX_FLOW_DEPTH: usize = 6;
 
@@ -126,6 +128,8 @@ pub(crate) struct Graph<'r> {
     /// How deep the evaluation of bindings is nested (aliases of aliases,
     /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
     flow_depth: std::cell::Cell<usize>,
+    /// Class → the classes that name it as a base, built on first use.
+    subclasses: std::cell::OnceCell<FxHashMap<i64, Vec<i64>>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -204,6 +208,7 @@ impl<'r> Graph<'r> {
             assignments,
             attributes: FxHashMap::default(),
             flow_depth: std::cell::Cell::new(0),
+            subclasses: std::cell::OnceCell::new(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             files,
@@ -414,6 +419,70 @@ impl<'r> Graph<'r> {
             .then(|| (segments.join(lang.separator), "builtin"))
     }
 
+    /// The classes that name `class` as a base, computed for every class once.
+    fn subclasses_of(&self, class: i64) -> &[i64] {
+        let map = self.subclasses.get_or_init(|| {
+            let mut classes: Vec<i64> = self
+                .symbols
+                .iter()
+                .filter(|(_, s)| s.kind.is_class_like() && !s.bases.is_empty())
+                .map(|(id, _)| *id)
+                .collect();
+            classes.sort_unstable();
+            let mut map: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+            for sub in classes {
+                for base in self.bases_of(sub) {
+                    map.entry(base).or_default().push(sub);
+                }
+            }
+            map
+        });
+        map.get(&class).map_or(&[], Vec::as_slice)
+    }
+
+    /// The nearest definitions of method `name` below `class` (each path
+    /// down the subclasses stops at its first), as inferred edges.
+    fn overrides_below(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
+        let mut found = Vec::new();
+        let mut seen: FxHashSet<i64> = FxHashSet::default();
+        let mut frontier = vec![class];
+        for _ in 0..MAX_REEXPORT_DEPTH {
+            let mut next = Vec::new();
+            for c in frontier {
+                for sub in self.subclasses_of(c) {
+                    if !seen.insert(*sub) {
+                        continue;
+                    }
+                    match self.child(*sub, name) {
+                        Some(ids) => found.extend(ids.iter().map(|id| (*id, Confidence::Inferred))),
+                        None => next.push(*sub),
+                    }
+                }
+            }
+            if next.is_empty() || found.len() > MAX_OVERRIDES {
+                break;
+            }
+            frontier = next;
+        }
+        if found.len() > MAX_OVERRIDES {
+            return Vec::new(); // too many to be evidence of anything
+        }
+        found
+    }
+
+    /// A class's first base outside the repository, looked up once per pass.
+    fn outside_base_cached(&self, class: i64) -> Option<String> {
+        let cached = self.outside_bases.borrow().get(&class).cloned();
+        match cached {
+            Some(base) => base,
+            None => {
+                let base = self.outside_base(class, 0);
+                self.outside_bases.borrow_mut().insert(class, base.clone());
+                base
+            }
+        }
+    }
+
     /// Method `method` of the enclosing class's first base outside the repository.
     fn outside_method(
         &self,
@@ -423,15 +492,7 @@ impl<'r> Graph<'r> {
         let (class, _) = self.owner_class(enclosing)?;
         let class = class?;
         let lang = self.lang_of(self.symbols.get(&class)?.file)?;
-        let cached = self.outside_bases.borrow().get(&class).cloned();
-        let base = match cached {
-            Some(base) => base,
-            None => {
-                let base = self.outside_base(class, 0);
-                self.outside_bases.borrow_mut().insert(class, base.clone());
-                base
-            }
-        }?;
+        let base = self.outside_base_cached(class)?;
         Some((format!("{base}{}{method}", lang.separator), "external"))
     }
 
@@ -1278,6 +1339,15 @@ impl<'r> Graph<'r> {
                 if !found.is_empty() {
                     return found;
                 }
+                // Neither the class nor its bases define it: `self.m()` runs
+                // a subclass's `m` (a template method), unless a base outside
+                // the repository may provide it.
+                if let (Some(class), false) = (class, via_base) {
+                    let found = self.overrides_below(class, last);
+                    if !found.is_empty() && self.outside_base_cached(class).is_none() {
+                        return found;
+                    }
+                }
             }
             return self.name_only(last, 1, |s| s.kind == Kind::Method);
         }
@@ -1400,6 +1470,9 @@ pub(crate) struct Invalidation {
     /// Files whose facts for the types that flow changed: every call in a
     /// file that imports them, directly or not, may now resolve elsewhere.
     pub flow_changed: HashSet<String>,
+    /// Names defined in files whose classes' bases changed: a `self.m()`
+    /// in a base class may now reach (or no longer reach) a subclass's `m`.
+    pub rebased_names: HashSet<String>,
 }
 
 /// What a file tells the types that flow in other files: bindings at its top
@@ -1467,13 +1540,31 @@ impl Invalidation {
         }
     }
 
-    /// Records what a file now tells the types that flow (see [`flow_facts`]).
-    pub fn note_new_flow(&mut self, path: &str, facts: Vec<String>) {
+    /// Records what a file now tells the types that flow (see [`flow_facts`]),
+    /// and the names it defines.
+    pub fn note_new_flow<'a>(
+        &mut self,
+        path: &str,
+        facts: Vec<String>,
+        names: impl IntoIterator<Item = &'a str>,
+    ) {
         if self.all {
             return;
         }
-        if self.flow_before.remove(path).unwrap_or_default() != facts {
+        let before = self.flow_before.remove(path).unwrap_or_default();
+        if before != facts {
             self.flow_changed.insert(path.to_string());
+            let bases = |facts: &[String]| -> Vec<String> {
+                facts
+                    .iter()
+                    .filter(|f| f.contains("\t<bases>\t"))
+                    .cloned()
+                    .collect()
+            };
+            if bases(&before) != bases(&facts) {
+                self.rebased_names
+                    .extend(names.into_iter().map(str::to_string));
+            }
         }
     }
 
@@ -1487,12 +1578,14 @@ impl Invalidation {
         self.flow_changed.iter().chain(removed)
     }
 
-    /// Names whose number of definitions changed.
+    /// Names whose number of definitions changed, and those defined by
+    /// classes whose bases changed.
     fn dirty_names(&self) -> impl Iterator<Item = &String> {
         self.name_balance
             .iter()
             .filter(|(_, n)| **n != 0)
             .map(|(name, _)| name)
+            .chain(&self.rebased_names)
     }
 }
 
