@@ -432,12 +432,19 @@ impl Index {
                     .ok()
                     .map(|b| String::from_utf8_lossy(&b).into_owned()),
             });
+            // Qualified names as the index has them: a Rust file's crate name
+            // is the first segment of its stored module.
+            let crate_name = change.new_path.as_deref().and_then(|p| {
+                let module = crate::store::reads::file_module(self.connection(), p)?;
+                lang::crate_name_of_module(lang::for_path(p)?, &module).map(str::to_string)
+            });
             let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {
                 let path = path.as_ref()?;
-                Some(extract::extract(
+                Some(extract::extract_in_crate(
                     lang::for_path(path)?,
                     path,
                     text.as_ref()?,
+                    crate_name.as_deref(),
                 ))
             };
             let old_facts = facts(&change.old_path, &old_text);

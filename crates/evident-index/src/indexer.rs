@@ -118,7 +118,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     }
     // One indexing run at a time per repository: a second one waits here, then
     // finds the index up to date. (Readers never wait: WAL.)
-    let _run_lock = store::lock_for_indexing(&root)?;
+    let run_lock = store::lock_for_indexing(&root)?;
     if options.rebuild {
         store::remove_index(&root)?;
     }
@@ -163,6 +163,22 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         })
         .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
+    // Rust qualified names start with the crate's name from its Cargo.toml:
+    // when a crate is renamed, added or removed, every stored name may be
+    // wrong, so the index is built again (rare, and always right).
+    let crates = resolver.rust_crates_signature();
+    if store::meta(&conn, "rust_crates")?.unwrap_or_default() != crates {
+        if !created && !options.rebuild {
+            drop(conn);
+            drop(run_lock);
+            let again = IndexOptions {
+                rebuild: true,
+                ..options.clone()
+            };
+            return index_repo(&root, &again);
+        }
+        store::set_meta(&conn, "rust_crates", &crates)?;
+    }
 
     profile.phase("walk and compare");
 
@@ -392,7 +408,8 @@ fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolv
     let source = String::from_utf8_lossy(&bytes);
     let (facts, targets, chunks) = match candidate.format {
         Format::Code(spec) => {
-            let facts = extract::extract(spec, &candidate.rel, &source);
+            let crate_name = resolver.rust_crate_name(&candidate.rel);
+            let facts = extract::extract_in_crate(spec, &candidate.rel, &source, crate_name);
             let targets = facts
                 .imports
                 .iter()

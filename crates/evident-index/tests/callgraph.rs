@@ -771,3 +771,84 @@ fn template_methods_follow_a_subclass_that_gains_its_base() {
     );
     common::assert_equals_rebuild(root, "after Migrate gains its base");
 }
+
+/// A Cargo workspace: qualified names start with each crate's name (from its
+/// Cargo.toml), so two crates' `crate::util::helper` differ, and a path or a
+/// `use` through another crate of the workspace resolves exactly.
+#[test]
+fn workspace_crates_name_their_own_definitions_and_reach_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+            ("crates/store-core/Cargo.toml", "[package]\nname = \"store-core\"\nversion = \"0.1.0\"\n"),
+            ("crates/store-core/src/lib.rs", "pub mod util;\n"),
+            ("crates/store-core/src/util.rs", "pub fn helper() {}\n"),
+            ("crates/app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+            ("crates/app/src/lib.rs", "pub mod util;\nuse store_core::util::helper;\n\npub fn run() {\n    helper();\n    store_core::util::helper();\n    crate::util::helper();\n}\n"),
+            ("crates/app/src/util.rs", "pub fn helper() {}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "crates/app/src/lib.rs:5 helper -> store_core::util::helper (exact)",
+        "crates/app/src/lib.rs:6 store_core::util::helper -> store_core::util::helper (exact)",
+        "crates/app/src/lib.rs:7 crate::util::helper -> app::util::helper (exact)",
+    ] {
+        assert!(
+            all.iter().any(|e| e == expected),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+    // Renaming a crate renames its definitions, incrementally as in a rebuild.
+    evident_testkit::fs::write_in(
+        root,
+        "crates/store-core/Cargo.toml",
+        "[package]\nname = \"store-base\"\nversion = \"0.1.0\"\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        edges(root)
+            .iter()
+            .any(|e| e.contains("-> store_base::util::helper")),
+        "{:?}",
+        edges(root)
+    );
+    common::assert_equals_rebuild(root, "after renaming a crate");
+}
+
+/// A mixin's `self.assertEqual()` leaves the repository through the classes
+/// that use it, and follows a subclass that gains its outside base,
+/// incrementally as in a rebuild.
+#[test]
+fn a_mixin_reaches_outside_through_its_subclasses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mixin = "class Checks:\n    def check(self):\n        self.assertEqual(1, 1)\n";
+    let test = |bases: &str| {
+        format!("import unittest\nfrom mixin import Checks\n\n\nclass T({bases}):\n    pass\n")
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[("mixin.py", mixin), ("t.py", test("Checks").as_str())],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let target = |root: &Path| {
+        externals(root)
+            .into_iter()
+            .find(|e| e.starts_with("mixin.py:3 self.assertEqual"))
+    };
+    assert_eq!(target(root), None);
+    evident_testkit::fs::write_in(root, "t.py", &test("Checks, unittest.TestCase"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        target(root).is_some_and(|e| e.contains("unittest.TestCase.assertEqual")),
+        "{:?}",
+        externals(root)
+    );
+    common::assert_equals_rebuild(root, "after the subclass gains its outside base");
+}

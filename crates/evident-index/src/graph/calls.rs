@@ -36,6 +36,8 @@ use crate::store::graph as rows;
 const NAME_ONLY_MAX: usize = 6;
 /// Re-export chains (`__init__.py`, `index.ts`, `mod.rs`) followed at most this deep.
 const MAX_REEXPORT_DEPTH: usize = 4;
+/// Class hierarchies followed at most this deep to a base outside the repository.
+const MAX_BASE_DEPTH: usize = 8;
 /// Above this many subclass definitions a `self.m()` names no one of them.
 const MAX_OVERRIDES: usize = 10;
 /// Bindings followed at most this deep (an alias of a call's result of ...).
@@ -130,6 +132,8 @@ pub(crate) struct Graph<'r> {
     flow_depth: std::cell::Cell<usize>,
     /// Class → the classes that name it as a base, built on first use.
     subclasses: std::cell::OnceCell<FxHashMap<i64, Vec<i64>>>,
+    /// While set, a class resolves to itself, not to its constructor.
+    classes_as_written: std::cell::Cell<bool>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -209,6 +213,7 @@ impl<'r> Graph<'r> {
             attributes: FxHashMap::default(),
             flow_depth: std::cell::Cell::new(0),
             subclasses: std::cell::OnceCell::new(),
+            classes_as_written: std::cell::Cell::new(false),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             files,
@@ -492,7 +497,27 @@ impl<'r> Graph<'r> {
         let (class, _) = self.owner_class(enclosing)?;
         let class = class?;
         let lang = self.lang_of(self.symbols.get(&class)?.file)?;
-        let base = self.outside_base_cached(class)?;
+        // A mixin with no such base of its own gets it from the classes that
+        // use it: the first subclass (breadth first) with a base outside.
+        let base = self.outside_base_cached(class).or_else(|| {
+            let mut seen: FxHashSet<i64> = FxHashSet::default();
+            let mut frontier = vec![class];
+            for _ in 0..MAX_REEXPORT_DEPTH {
+                let mut next = Vec::new();
+                for c in frontier {
+                    for sub in self.subclasses_of(c) {
+                        if seen.insert(*sub) {
+                            if let Some(base) = self.outside_base_cached(*sub) {
+                                return Some(base);
+                            }
+                            next.push(*sub);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            None
+        })?;
         Some((format!("{base}{}{method}", lang.separator), "external"))
     }
 
@@ -521,7 +546,7 @@ impl<'r> Graph<'r> {
 
     /// The first base outside the repository of a class, up its bases inside it.
     fn outside_base(&self, class: i64, depth: usize) -> Option<String> {
-        if depth >= MAX_REEXPORT_DEPTH {
+        if depth >= MAX_BASE_DEPTH {
             return None;
         }
         let class = self.symbols.get(&class)?;
@@ -540,8 +565,29 @@ impl<'r> Graph<'r> {
         None
     }
 
+    /// [`Graph::resolve`], with a class answered as the class rather than
+    /// the constructor a call of it runs (which may be a base class's).
+    fn resolve_as_written(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        expression: &str,
+    ) -> Vec<(i64, Confidence)> {
+        self.as_written(|| self.resolve(file, scope, expression))
+    }
+
+    fn as_written<T>(&self, f: impl FnOnce() -> T) -> T {
+        let before = self.classes_as_written.replace(true);
+        let out = f();
+        self.classes_as_written.set(before);
+        out
+    }
+
     /// A class-like definition means its constructor when called.
     fn constructor_of(&self, id: i64) -> i64 {
+        if self.classes_as_written.get() {
+            return id;
+        }
         let Some(s) = self.symbols.get(&id) else {
             return id;
         };
@@ -996,7 +1042,7 @@ impl<'r> Graph<'r> {
                 for take in (1..=segments.len()).rev() {
                     let prefix = segments[..take].join(lang.separator);
                     let found: Vec<Value> = self
-                        .resolve(file, scope, &prefix)
+                        .resolve_as_written(file, scope, &prefix)
                         .into_iter()
                         .filter(|(_, c)| *c != Confidence::NameOnly)
                         .map(|(id, _)| self.value_of_definition(id))
@@ -1106,9 +1152,9 @@ impl<'r> Graph<'r> {
     fn classes_named_by_base(&self, class: &Symbol, base: &str) -> Vec<i64> {
         let dotted = base.contains('.') || base.contains("::");
         let found = if dotted {
-            self.resolve(class.file, class.parent, base)
+            self.resolve_as_written(class.file, class.parent, base)
         } else {
-            self.resolve_bare(class.file, class.parent, base)
+            self.as_written(|| self.resolve_bare(class.file, class.parent, base))
         };
         let mut classes = Vec::new();
         for (id, confidence) in found {
@@ -1246,7 +1292,7 @@ impl<'r> Graph<'r> {
         if values.is_empty() {
             // A module or a class named by the receiver: its member, as a call would reach it.
             ids.extend(
-                self.resolve(file, scope, &format!("{receiver}.{attribute}"))
+                self.resolve_as_written(file, scope, &format!("{receiver}.{attribute}"))
                     .into_iter()
                     .filter(|(_, c)| *c != Confidence::NameOnly)
                     // `models.Model`: the class the name names, not its constructor.
@@ -1397,8 +1443,9 @@ impl<'r> Graph<'r> {
                 return found;
             }
         }
-        // Rust module paths: `crate::a::f()`, `super::f()`.
-        if lang.module_path_heads.contains(&head[0]) {
+        // Rust module paths: `crate::a::f()`, `super::f()`, another crate
+        // of the workspace: `evident_index::store::f()`.
+        if lang.module_path_heads.contains(&head[0]) || self.resolver.is_rust_crate(head[0]) {
             let path = self.files.get(&file).map(|f| f.path.as_str()).unwrap_or("");
             if let Some(target) = self.resolver.resolve(lang, path, &head_text, None) {
                 let ids = self.exported(&target, last, 0);
@@ -1473,6 +1520,10 @@ pub(crate) struct Invalidation {
     /// Names defined in files whose classes' bases changed: a `self.m()`
     /// in a base class may now reach (or no longer reach) a subclass's `m`.
     pub rebased_names: HashSet<String>,
+    /// The bases named in changed `class X(...)` lines, before and after:
+    /// their classes' `self.m()` calls may now reach a subclass or leave the
+    /// repository through one.
+    pub rebased_bases: HashSet<String>,
 }
 
 /// What a file tells the types that flow in other files: bindings at its top
@@ -1561,9 +1612,18 @@ impl Invalidation {
                     .cloned()
                     .collect()
             };
-            if bases(&before) != bases(&facts) {
+            let (old_bases, new_bases) = (bases(&before), bases(&facts));
+            if old_bases != new_bases {
                 self.rebased_names
                     .extend(names.into_iter().map(str::to_string));
+                for fact in old_bases.iter().chain(&new_bases) {
+                    let written = fact.rsplit('\t').next().unwrap_or("");
+                    self.rebased_bases.extend(
+                        written
+                            .lines()
+                            .map(|b| crate::lang::extract::last_identifier(b).to_string()),
+                    );
+                }
             }
         }
     }
@@ -1609,10 +1669,15 @@ pub(crate) fn resolve_calls(
         // A changed type flows on through every file that imports the
         // changed one, however indirectly: all their calls are resolved again.
         let flowing = rows::importers_closure(conn, invalid.flow_changed_paths())?;
+        // A class that gained or lost a subclass: its `self.m()` calls, and
+        // its ancestors' (subclass dispatch looks that far down).
+        let ancestry =
+            rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
         let paths = invalid
             .changed_paths
             .iter()
             .chain(&flowing)
+            .chain(&ancestry)
             .flat_map(|p| [p.as_str(), parent_dir(p)]);
         rows::dirty_calls_without_edges(conn, invalid.dirty_names(), paths, invalid.calls.iter())?
     };

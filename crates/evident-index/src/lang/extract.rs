@@ -245,10 +245,21 @@ struct RawImport {
 
 /// Parses `source` as `spec`'s language and extracts its facts.
 pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
+    extract_in_crate(spec, rel_path, source, None)
+}
+
+/// [`extract`] for a file of the Rust crate `crate_name` (see
+/// [`lang::module_path_in`]).
+pub fn extract_in_crate(
+    spec: &LanguageSpec,
+    rel_path: &str,
+    source: &str,
+    crate_name: Option<&str>,
+) -> FileFacts {
     let line_count = count_lines(source);
     let Some(tree) = parse(spec, source) else {
         return FileFacts {
-            module: lang::module_path(spec, rel_path),
+            module: lang::module_path_in(spec, rel_path, crate_name),
             line_count,
             has_syntax_errors: true,
             ..FileFacts::default()
@@ -390,7 +401,7 @@ pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
         }
     }
 
-    let module = package.unwrap_or_else(|| lang::module_path(spec, rel_path));
+    let module = package.unwrap_or_else(|| lang::module_path_in(spec, rel_path, crate_name));
     let definitions_and_scopes = nest(scoped);
     let (definitions, index_of_scoped) = qualify(spec, &module, definitions_and_scopes);
 

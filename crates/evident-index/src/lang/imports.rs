@@ -22,6 +22,9 @@ pub struct Resolver {
     go_modules: Vec<(String, String)>,
     /// File name → paths, for Java's class-name lookups.
     by_file_name: HashMap<String, Vec<String>>,
+    /// `(crate name, directory)` for every `Cargo.toml` with a `[package]`
+    /// name beside a `src/` of Rust files (`evident-index` → `evident_index`).
+    rust_crates: Vec<(String, String)>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -108,13 +111,65 @@ impl Resolver {
                 }
             }
         }
+        let mut rust_crates = Vec::new();
+        let mut crate_dirs: Vec<&str> = files
+            .iter()
+            .filter(|f| f.ends_with(".rs"))
+            .filter_map(|f| {
+                let (before, _) = f
+                    .split_once("/src/")
+                    .or_else(|| f.strip_prefix("src/").map(|rest| ("", rest)))?;
+                Some(before)
+            })
+            .collect();
+        crate_dirs.sort_unstable();
+        crate_dirs.dedup();
+        for dir in crate_dirs {
+            let Ok(text) = std::fs::read_to_string(root.join(dir).join("Cargo.toml")) else {
+                continue;
+            };
+            let name = toml::from_str::<toml::Table>(&text)
+                .ok()
+                .and_then(|t| t.get("package")?.get("name")?.as_str().map(str::to_string));
+            if let Some(name) = name {
+                rust_crates.push((name.replace('-', "_"), dir.to_string()));
+            }
+        }
         Resolver {
             files,
             dirs,
             python_roots,
             go_modules,
             by_file_name,
+            rust_crates,
         }
+    }
+
+    /// The name of the Rust crate whose `src/` holds `file`, from its
+    /// `Cargo.toml`: the first segment of the file's qualified names.
+    pub fn rust_crate_name(&self, file: &str) -> Option<&str> {
+        self.rust_crates
+            .iter()
+            .filter(|(_, dir)| {
+                let src = join(dir, "src");
+                file.starts_with(&format!("{src}/"))
+            })
+            .max_by_key(|(_, dir)| dir.len())
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// Whether `name` is a Rust crate of the workspace (`evident_index::x`).
+    pub fn is_rust_crate(&self, name: &str) -> bool {
+        self.rust_crates.iter().any(|(n, _)| n == name)
+    }
+
+    /// Every crate name with its directory, for noticing a change between runs.
+    pub fn rust_crates_signature(&self) -> String {
+        self.rust_crates
+            .iter()
+            .map(|(n, d)| format!("{n}={d}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     fn file(&self, path: &str) -> Option<String> {
@@ -227,16 +282,18 @@ impl Resolver {
                 (dir, rest)
             }
             // Edition 2018: `use child::x` names a child module of this one, if it exists;
-            // otherwise it is another crate.
+            // otherwise it is another crate: of the workspace, or outside it.
             Some(first) => {
                 let dir = Self::rust_module_dir(importer);
                 let child = join(&dir, first);
                 if self.file(&format!("{child}.rs")).is_none()
                     && self.file(&join(&child, "mod.rs")).is_none()
                 {
-                    return None;
+                    let (_, crate_dir) = self.rust_crates.iter().find(|(n, _)| n == first)?;
+                    (join(crate_dir, "src"), &segments[1..])
+                } else {
+                    (dir, &segments[..])
                 }
-                (dir, &segments[..])
             }
             None => return None,
         };

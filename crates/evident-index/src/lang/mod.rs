@@ -525,6 +525,24 @@ pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
 /// The module path of a file, the prefix of its qualified names, unless the
 /// file declares a package (`@package`), which takes precedence.
 pub fn module_path(spec: &LanguageSpec, rel_path: &str) -> String {
+    module_path_in(spec, rel_path, None)
+}
+
+/// The crate name a stored module path starts with (`evident_index` in
+/// `evident_index::store`), for languages whose module paths carry one.
+pub fn crate_name_of_module<'m>(spec: &LanguageSpec, module: &'m str) -> Option<&'m str> {
+    match spec.module_naming {
+        ModuleNaming::RustCrate => module
+            .split(spec.separator)
+            .next()
+            .filter(|c| *c != "crate"),
+        _ => None,
+    }
+}
+
+/// [`module_path`], with the name of the Rust crate the file belongs to (from
+/// its `Cargo.toml`) in place of `crate`, so two crates' modules differ.
+pub fn module_path_in(spec: &LanguageSpec, rel_path: &str, crate_name: Option<&str>) -> String {
     let stem = rel_path.rsplit_once('.').map_or(rel_path, |(stem, _)| stem);
     match spec.module_naming {
         ModuleNaming::PythonDotted => {
@@ -555,7 +573,7 @@ pub fn module_path(spec: &LanguageSpec, rel_path: &str) -> String {
             if matches!(segments.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
                 segments.pop();
             }
-            std::iter::once("crate")
+            std::iter::once(crate_name.unwrap_or("crate"))
                 .chain(segments)
                 .collect::<Vec<_>>()
                 .join("::")

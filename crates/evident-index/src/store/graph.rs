@@ -777,3 +777,41 @@ pub(crate) fn importers_closure<'a>(
     out.sort();
     Ok(out)
 }
+
+/// The files that define classes named in `names`, and those defining
+/// their bases (by last name), up to `depth` levels.
+pub(crate) fn files_of_classes_and_ancestors(
+    conn: &Connection,
+    names: &std::collections::HashSet<String>,
+    depth: usize,
+) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, s.bases FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE s.name = ?1 AND s.kind IN ('class', 'struct', 'enum', 'trait', 'interface')",
+    )?;
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut paths = std::collections::BTreeSet::new();
+    let mut frontier: Vec<String> = names.iter().cloned().collect();
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for name in frontier {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let rows: Vec<(String, Option<String>)> = stmt
+                .query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (path, bases) in rows {
+                paths.insert(path);
+                for base in bases.iter().flat_map(|b| b.lines()) {
+                    next.push(crate::lang::extract::last_identifier(base).to_string());
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    Ok(paths.into_iter().collect())
+}
