@@ -19,6 +19,17 @@
   value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
           (binary_expression) (ternary_expression)])) @definition.variable))
 
+; CommonJS: `exports.helper = function () {}`, `module.exports.helper = () => {}`.
+((expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)])) @definition.function
+  (#eq? @_exports "exports"))
+((expression_statement (assignment_expression
+  left: (member_expression object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+                           property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)])) @definition.function
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+
 ; ---------- imports ----------
 ; import './side';  (kept only when the statement binds nothing else)
 (import_statement source: (string (string_fragment) @import.module)) @import
