@@ -64,9 +64,12 @@ def setup(configure=None, runs=5):
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=runs)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--evident", help="this evident binary (no build), e.g. a copy kept while building another")
     if configure:
         configure(parser)
     args = parser.parse_args()
+    if args.evident:
+        return args, str(pathlib.Path(args.evident).resolve())
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-p", "evident", "--quiet"], cwd=ROOT, check=True)
     return args, str(ROOT / "target" / "release" / "evident")

@@ -514,6 +514,24 @@ impl Index {
             .filter_map(|c| c.target.map(|id| (id, c.confidence.as_deref())))
             .collect();
         if !resolved.is_empty() {
+            // `models.IntegerField(...)` runs an inherited `Field.__init__`;
+            // the word names the class, which the receiver's type finds.
+            let renamed = |id: i64| {
+                rows::definition(conn, id).is_ok_and(|d| Some(d.name.as_str()) != word.as_deref())
+                    && word
+                        .as_deref()
+                        .is_none_or(|w| rows::class_of_constructor(conn, id, w).is_none())
+            };
+            if let (true, Some(w), Some(c)) = (attribute, word.as_deref(), col) {
+                if resolved.iter().all(|(id, _)| renamed(*id)) {
+                    if let Some(receiver) = receiver_before(&text, c.saturating_sub(1) as usize) {
+                        let found = self.attribute_definitions(file_id, line, &receiver, w)?;
+                        if !found.is_empty() {
+                            return Ok(found);
+                        }
+                    }
+                }
+            }
             return self.call_targets(&resolved, word.as_deref());
         }
         // `recv.name` not called (or called but unresolved): through the receiver's type.

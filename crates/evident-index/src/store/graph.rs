@@ -648,10 +648,14 @@ pub(crate) fn class_of_constructor(conn: &Connection, id: i64, class_name: &str)
     .ok()
 }
 
-/// The innermost definition (not a variable) whose lines hold `line`.
+/// The innermost definition (not a variable) whose body holds `line`: a
+/// definition's own first line (`class Meta(self.form_class.Meta):`, its
+/// decorators, defaults) belongs to the scope around it, unless it is all
+/// on that line.
 pub(crate) fn scope_at(conn: &Connection, file_id: i64, line: u32) -> Result<Option<i64>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM symbols WHERE file_id = ?1 AND start_line <= ?2 AND end_line >= ?2
+           AND (start_line < ?2 OR end_line = start_line)
            AND kind NOT IN ('variable', 'constant')
          ORDER BY start_line DESC, end_line ASC LIMIT 1",
     )?;
