@@ -36,12 +36,24 @@ use crate::store::graph as rows;
 const NAME_ONLY_MAX: usize = 6;
 /// Re-export chains (`__init__.py`, `index.ts`, `mod.rs`) followed at most this deep.
 const MAX_REEXPORT_DEPTH: usize = 4;
+/// A name bound more often than this in one scope is followed no further.
+const MAX_BINDINGS: usize = 8;
 /// Class hierarchies followed at most this deep to a base outside the repository.
 const MAX_BASE_DEPTH: usize = 8;
 /// Above this many subclass definitions a `self.m()` names no one of them.
 const MAX_OVERRIDES: usize = 10;
 /// Bindings followed at most this deep (an alias of a call's result of ...).
 const MAX_FLOW_DEPTH: usize = 6;
+
+/// A file's bindings: enclosing definition → name → each binding's stored
+/// form ([`Binding::encode`]); a name bound in two branches has two.
+type FileBindings = FxHashMap<Option<i64>, FxHashMap<String, Vec<Rc<str>>>>;
+
+/// A class's attributes: name → its bindings, each with where it is evaluated.
+type Attributes = FxHashMap<String, Vec<BindingSite>>;
+
+/// An expression in a scope: `(file, scope, text)`.
+type ExprKey = (i64, Option<i64>, Box<str>);
 
 /// A stored binding with where it is evaluated: `(file, scope, stored value)`.
 pub(crate) type BindingSite = (i64, Option<i64>, String);
@@ -121,19 +133,33 @@ pub(crate) struct Graph<'r> {
     /// including Rust `impl` and Go receiver methods that no class encloses.
     methods_by_owner: FxHashMap<Rc<str>, FxHashMap<Rc<str>, Vec<i64>>>,
     imports: FxHashMap<i64, Vec<Import>>,
-    /// `(file, enclosing definition)` → name → its bindings (stored form of
-    /// [`Binding`]), every one: a name bound in two branches has two.
-    assignments: FxHashMap<(i64, Option<i64>), FxHashMap<String, Vec<String>>>,
+    conn: &'r Connection,
+    /// File → its bindings, read from the index when first needed (a pass
+    /// that resolves a few calls reads a few files'): see [`FileBindings`].
+    file_bindings: std::cell::RefCell<FxHashMap<i64, Rc<FileBindings>>>,
     /// Class → attribute → bindings and the scope each is evaluated in:
-    /// `self.x = ...` in any method, and the class body's own names.
-    attributes: FxHashMap<i64, FxHashMap<String, Vec<BindingSite>>>,
+    /// `self.x = ...` in any method, and the class body's own names; built
+    /// from the class's file when first needed.
+    attributes: std::cell::RefCell<FxHashMap<i64, Rc<Attributes>>>,
+    /// The first error reading bindings lazily; the pass reports it.
+    read_error: std::cell::RefCell<Option<crate::error::Error>>,
     /// How deep the evaluation of bindings is nested (aliases of aliases,
     /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
     flow_depth: std::cell::Cell<usize>,
-    /// Class → the classes that name it as a base, built on first use.
-    subclasses: std::cell::OnceCell<FxHashMap<i64, Vec<i64>>>,
+    /// Base name (its last identifier) → the classes that name it, built on first use.
+    subclasses: std::cell::OnceCell<FxHashMap<Rc<str>, Vec<i64>>>,
     /// While set, a class resolves to itself, not to its constructor.
     classes_as_written: std::cell::Cell<bool>,
+    /// Set when an evaluation was cut (the depth limit, or a cycle): what it
+    /// computed is partial and is not remembered.
+    truncated: std::cell::Cell<bool>,
+    /// Expressions being evaluated: meeting one again is a cycle.
+    in_progress: std::cell::RefCell<FxHashSet<ExprKey>>,
+    /// Complete evaluations, by expression and by function's returns: a pass
+    /// meets the same receivers and calls many times.
+    expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Vec<Value>>>,
+    returns_cache: std::cell::RefCell<FxHashMap<i64, Vec<Value>>>,
+    linearizations: std::cell::RefCell<FxHashMap<i64, Vec<i64>>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -146,7 +172,7 @@ fn parent_dir(path: &str) -> &str {
 }
 
 impl<'r> Graph<'r> {
-    pub(crate) fn load(conn: &Connection, resolver: &'r Resolver) -> Result<Graph<'r>> {
+    pub(crate) fn load(conn: &'r Connection, resolver: &'r Resolver) -> Result<Graph<'r>> {
         let mut files = FxHashMap::default();
         let mut file_by_path = FxHashMap::default();
         let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
@@ -198,22 +224,21 @@ impl<'r> Graph<'r> {
                 target: row.target,
             });
         })?;
-        let mut assignments = FxHashMap::default();
-        rows::for_each_assignment(conn, |file, enclosing, name, value| {
-            assignments
-                .entry((file, enclosing))
-                .or_insert_with(FxHashMap::default)
-                .entry(name)
-                .or_insert_with(Vec::new)
-                .push(value);
-        })?;
+
         let mut graph = Graph {
             resolver,
-            assignments,
-            attributes: FxHashMap::default(),
+            conn,
+            file_bindings: Default::default(),
+            attributes: Default::default(),
+            read_error: Default::default(),
             flow_depth: std::cell::Cell::new(0),
             subclasses: std::cell::OnceCell::new(),
             classes_as_written: std::cell::Cell::new(false),
+            truncated: std::cell::Cell::new(false),
+            in_progress: Default::default(),
+            expr_cache: Default::default(),
+            returns_cache: Default::default(),
+            linearizations: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             files,
@@ -227,46 +252,7 @@ impl<'r> Graph<'r> {
             imports,
         };
         graph.build_lookups();
-        graph.build_attributes();
         Ok(graph)
-    }
-
-    /// Sorts the bindings that name a class's attributes into `attributes`.
-    fn build_attributes(&mut self) {
-        let mut attributes: FxHashMap<i64, FxHashMap<String, Vec<BindingSite>>> =
-            FxHashMap::default();
-        for ((file, scope), names) in &self.assignments {
-            let Some(lang) = self.lang_of(*file) else {
-                continue;
-            };
-            let scope_is_class = scope
-                .and_then(|s| self.symbols.get(&s))
-                .is_some_and(|s| s.kind.is_class_like());
-            for (name, values) in names {
-                let (class, attribute) = match name.split_once('.') {
-                    Some((head, attribute)) if lang.self_receivers.contains(&head) => {
-                        match self.owner_class(*scope) {
-                            Some((Some(class), _)) => (class, attribute),
-                            _ => continue,
-                        }
-                    }
-                    None if scope_is_class => (scope.unwrap_or_default(), name.as_str()),
-                    _ => continue,
-                };
-                let slot = attributes
-                    .entry(class)
-                    .or_default()
-                    .entry(attribute.to_string())
-                    .or_default();
-                slot.extend(values.iter().map(|v| (*file, *scope, v.clone())));
-            }
-        }
-        for slots in attributes.values_mut() {
-            for slot in slots.values_mut() {
-                slot.sort();
-            }
-        }
-        self.attributes = attributes;
     }
 
     fn build_lookups(&mut self) {
@@ -314,6 +300,80 @@ impl<'r> Graph<'r> {
                 }
             }
         }
+    }
+
+    /// A file's bindings, read once.
+    fn bindings_of_file(&self, file: i64) -> Rc<FileBindings> {
+        if let Some(found) = self.file_bindings.borrow().get(&file) {
+            return found.clone();
+        }
+        let mut bindings = FileBindings::default();
+        let read = rows::for_each_assignment_in(self.conn, file, |enclosing, name, value| {
+            bindings
+                .entry(enclosing)
+                .or_default()
+                .entry(name)
+                .or_default()
+                .push(Rc::from(value));
+        });
+        if let Err(e) = read {
+            self.read_error.borrow_mut().get_or_insert(e);
+        }
+        let bindings = Rc::new(bindings);
+        self.file_bindings
+            .borrow_mut()
+            .insert(file, bindings.clone());
+        bindings
+    }
+
+    /// The bindings of `name` made directly in `scope` of `file`.
+    fn bound_in(&self, file: i64, scope: Option<i64>, name: &str) -> Option<Vec<Rc<str>>> {
+        self.bindings_of_file(file).get(&scope)?.get(name).cloned()
+    }
+
+    /// A class's attributes: `self.x = ...` in its methods and the names its
+    /// body binds, with the scope each binding is evaluated in.
+    fn attributes_of(&self, class: i64) -> Rc<Attributes> {
+        if let Some(found) = self.attributes.borrow().get(&class) {
+            return found.clone();
+        }
+        let mut attributes = Attributes::default();
+        if let Some(c) = self.symbols.get(&class) {
+            let file = c.file;
+            let lang = self.lang_of(file);
+            let bindings = self.bindings_of_file(file);
+            for (scope, names) in bindings.iter() {
+                for (name, values) in names {
+                    let attribute = match name.split_once('.') {
+                        Some((head, attribute))
+                            if lang.is_some_and(|l| l.self_receivers.contains(&head))
+                                && matches!(self.owner_class(*scope), Some((Some(owner), _)) if owner == class) =>
+                        {
+                            attribute
+                        }
+                        None if *scope == Some(class) => name.as_str(),
+                        _ => continue,
+                    };
+                    attributes
+                        .entry(attribute.to_string())
+                        .or_default()
+                        .extend(values.iter().map(|v| (file, *scope, v.to_string())));
+                }
+            }
+            for slot in attributes.values_mut() {
+                slot.sort();
+            }
+        }
+        let attributes = Rc::new(attributes);
+        self.attributes
+            .borrow_mut()
+            .insert(class, attributes.clone());
+        attributes
+    }
+
+    /// The first error met while reading bindings lazily, if any.
+    pub(crate) fn take_read_error(&self) -> Option<crate::error::Error> {
+        self.read_error.borrow_mut().take()
     }
 
     fn child(&self, parent: i64, name: &str) -> Option<&Vec<i64>> {
@@ -424,25 +484,38 @@ impl<'r> Graph<'r> {
             .then(|| (segments.join(lang.separator), "builtin"))
     }
 
-    /// The classes that name `class` as a base, computed for every class once.
-    fn subclasses_of(&self, class: i64) -> &[i64] {
-        let map = self.subclasses.get_or_init(|| {
-            let mut classes: Vec<i64> = self
+    /// The classes that name `class` as a base: those whose bases end in
+    /// its name (an index built once), kept when a base resolves to it.
+    fn subclasses_of(&self, class: i64) -> Vec<i64> {
+        let by_base_name = self.subclasses.get_or_init(|| {
+            let mut ids: Vec<i64> = self
                 .symbols
                 .iter()
                 .filter(|(_, s)| s.kind.is_class_like() && !s.bases.is_empty())
                 .map(|(id, _)| *id)
                 .collect();
-            classes.sort_unstable();
-            let mut map: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
-            for sub in classes {
-                for base in self.bases_of(sub) {
-                    map.entry(base).or_default().push(sub);
+            ids.sort_unstable();
+            let mut map: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
+            for id in ids {
+                for base in &self.symbols[&id].bases {
+                    let name = crate::lang::extract::last_identifier(base);
+                    map.entry(Rc::from(name)).or_default().push(id);
                 }
             }
             map
         });
-        map.get(&class).map_or(&[], Vec::as_slice)
+        let Some(name) = self.symbols.get(&class).map(|c| c.name.clone()) else {
+            return Vec::new();
+        };
+        let mut subs: Vec<i64> = by_base_name
+            .get(&*name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|sub| self.bases_of(*sub).contains(&class))
+            .collect();
+        subs.dedup();
+        subs
     }
 
     /// The nearest definitions of method `name` below `class` (each path
@@ -455,12 +528,12 @@ impl<'r> Graph<'r> {
             let mut next = Vec::new();
             for c in frontier {
                 for sub in self.subclasses_of(c) {
-                    if !seen.insert(*sub) {
+                    if !seen.insert(sub) {
                         continue;
                     }
-                    match self.child(*sub, name) {
+                    match self.child(sub, name) {
                         Some(ids) => found.extend(ids.iter().map(|id| (*id, Confidence::Inferred))),
-                        None => next.push(*sub),
+                        None => next.push(sub),
                     }
                 }
             }
@@ -506,11 +579,11 @@ impl<'r> Graph<'r> {
                 let mut next = Vec::new();
                 for c in frontier {
                     for sub in self.subclasses_of(c) {
-                        if seen.insert(*sub) {
-                            if let Some(base) = self.outside_base_cached(*sub) {
+                        if seen.insert(sub) {
+                            if let Some(base) = self.outside_base_cached(sub) {
                                 return Some(base);
                             }
-                            next.push(*sub);
+                            next.push(sub);
                         }
                     }
                 }
@@ -906,7 +979,7 @@ impl<'r> Graph<'r> {
     /// The bindings of `name` visible from `scope`: those of the innermost
     /// enclosing scope that binds it (class bodies only where members are
     /// reached without `this`), out to the file's top level.
-    fn bindings(&self, file: i64, scope: Option<i64>, name: &str) -> Vec<(Option<i64>, &str)> {
+    fn bindings(&self, file: i64, scope: Option<i64>, name: &str) -> Vec<(Option<i64>, Rc<str>)> {
         let implicit_this = self.lang_of(file).is_some_and(|l| l.implicit_this);
         let mut at = scope;
         loop {
@@ -915,8 +988,13 @@ impl<'r> Graph<'r> {
                 None => true,
             };
             if visible {
-                if let Some(values) = self.assignments.get(&(file, at)).and_then(|m| m.get(name)) {
-                    return values.iter().map(|v| (at, v.as_str())).collect();
+                if let Some(values) = self.bound_in(file, at, name) {
+                    // Bound this many times (minified code reuses one
+                    // letter), the name says nothing about a type.
+                    if values.len() > MAX_BINDINGS {
+                        return vec![(at, Rc::from("?"))];
+                    }
+                    return values.into_iter().map(|v| (at, v)).collect();
                 }
             }
             match at {
@@ -944,6 +1022,7 @@ impl<'r> Graph<'r> {
     fn deeper(&self, f: impl FnOnce() -> Vec<Value>) -> Vec<Value> {
         let depth = self.flow_depth.get();
         if depth >= MAX_FLOW_DEPTH {
+            self.truncated.set(true);
             return Vec::new();
         }
         self.flow_depth.set(depth + 1);
@@ -970,16 +1049,40 @@ impl<'r> Graph<'r> {
         })
     }
 
+    /// `compute()`, remembered in `cache` under `key` when it was complete
+    /// (nothing cut it short), so a remembered value never depends on where
+    /// it was first asked for.
+    fn remembered<K: std::hash::Hash + Eq>(
+        &self,
+        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        key: K,
+        compute: impl FnOnce() -> Vec<Value>,
+    ) -> Vec<Value> {
+        if let Some(values) = cache.borrow().get(&key) {
+            return values.clone();
+        }
+        let outer = self.truncated.replace(false);
+        let values = compute();
+        let cut = self.truncated.get();
+        self.truncated.set(outer || cut);
+        if !cut {
+            cache.borrow_mut().insert(key, values.clone());
+        }
+        values
+    }
+
     /// What a function returns or yields, by its return type and its `return`s.
     fn returns(&self, function: i64) -> Vec<Value> {
+        self.remembered(&self.returns_cache, function, || {
+            self.returns_uncached(function)
+        })
+    }
+
+    fn returns_uncached(&self, function: i64) -> Vec<Value> {
         let Some(s) = self.symbols.get(&function) else {
             return Vec::new();
         };
-        let Some(returns) = self
-            .assignments
-            .get(&(s.file, Some(function)))
-            .and_then(|m| m.get("return"))
-        else {
+        let Some(returns) = self.bound_in(s.file, Some(function), "return") else {
             return Vec::new();
         };
         let mut values: Vec<Value> = returns
@@ -995,6 +1098,28 @@ impl<'r> Graph<'r> {
 
     /// What an expression without calls (`x`, `self.store`, `mod.f`) is.
     fn values_of_expr(&self, file: i64, scope: Option<i64>, expression: &str) -> Vec<Value> {
+        let key: ExprKey = (file, scope, Box::from(expression.trim()));
+        if self.in_progress.borrow().contains(&key) {
+            self.truncated.set(true); // a cycle: `x = x.copy()`
+            return Vec::new();
+        }
+        if let Some(values) = self.expr_cache.borrow().get(&key) {
+            return values.clone();
+        }
+        self.in_progress.borrow_mut().insert(key.clone());
+        let values = self.remembered(&self.expr_cache, key.clone(), || {
+            self.values_of_expr_uncached(file, scope, expression)
+        });
+        self.in_progress.borrow_mut().remove(&key);
+        values
+    }
+
+    fn values_of_expr_uncached(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        expression: &str,
+    ) -> Vec<Value> {
         let Some(lang) = self.lang_of(file) else {
             return Vec::new();
         };
@@ -1033,7 +1158,7 @@ impl<'r> Graph<'r> {
             } else {
                 let bindings = self.bindings(file, scope, head);
                 for (at, stored) in bindings {
-                    values.extend(self.values_of_binding(file, at, stored));
+                    values.extend(self.values_of_binding(file, at, &stored));
                 }
             }
             if values.is_empty() {
@@ -1072,9 +1197,9 @@ impl<'r> Graph<'r> {
                 continue;
             };
             for class in self.linearization(class) {
-                if let Some(bound) = self.attributes.get(&class).and_then(|a| a.get(attribute)) {
+                if let Some(bound) = self.attributes_of(class).get(attribute).cloned() {
                     for (file, scope, stored) in bound {
-                        out.extend(self.values_of_binding(*file, *scope, stored));
+                        out.extend(self.values_of_binding(file, scope, &stored));
                     }
                     break;
                 }
@@ -1097,7 +1222,19 @@ impl<'r> Graph<'r> {
     /// A class and its bases in the repository, in method resolution order
     /// (C3, as Python defines it; for single inheritance, the chain of bases).
     fn linearization(&self, class: i64) -> Vec<i64> {
-        self.c3(class, 0).unwrap_or_else(|| vec![class])
+        if let Some(order) = self.linearizations.borrow().get(&class) {
+            return order.clone();
+        }
+        let outer = self.truncated.replace(false);
+        let order = self.c3(class, 0).unwrap_or_else(|| vec![class]);
+        let cut = self.truncated.get();
+        self.truncated.set(outer || cut);
+        if !cut {
+            self.linearizations
+                .borrow_mut()
+                .insert(class, order.clone());
+        }
+        order
     }
 
     fn c3(&self, class: i64, depth: usize) -> Option<Vec<i64>> {
@@ -1209,7 +1346,7 @@ impl<'r> Graph<'r> {
         }
         let mut values = Vec::new();
         for (scope, stored) in bindings {
-            values.extend(self.values_of_binding(file, scope, stored));
+            values.extend(self.values_of_binding(file, scope, &stored));
         }
         let found = self.callables(&values);
         (!found.is_empty()).then_some(found)
@@ -1227,14 +1364,11 @@ impl<'r> Graph<'r> {
             let held = variable
                 .map(|v| {
                     let values = self.deeper(|| {
-                        let bound = self
-                            .assignments
-                            .get(&(v.file, v.parent))
-                            .and_then(|m| m.get(&*v.name));
+                        let bound = self.bound_in(v.file, v.parent, &v.name);
                         bound
                             .into_iter()
                             .flatten()
-                            .flat_map(|stored| self.values_of_binding(v.file, v.parent, stored))
+                            .flat_map(|stored| self.values_of_binding(v.file, v.parent, &stored))
                             .collect()
                     });
                     self.callables(&values)
@@ -1283,7 +1417,7 @@ impl<'r> Graph<'r> {
                     ids.extend(found);
                     break;
                 }
-                if let Some(bound) = self.attributes.get(&class).and_then(|a| a.get(attribute)) {
+                if let Some(bound) = self.attributes_of(class).get(attribute).cloned() {
                     sites.extend(bound.iter().cloned());
                     break;
                 }
@@ -1707,5 +1841,9 @@ pub(crate) fn resolve_calls(
             rows::insert_edge(conn, call, callee_id, confidence.as_str())?;
         }
     }
+    if let Some(e) = graph.take_read_error() {
+        return Err(e);
+    }
+
     Ok(calls.len())
 }

@@ -623,6 +623,9 @@ impl Index {
         let graph = crate::graph::calls::Graph::load(conn, &resolver)?;
         let scope = rows::scope_at(conn, file_id, line)?;
         let (ids, sites) = graph.attribute_targets(file_id, scope, receiver, attribute);
+        if let Some(e) = graph.take_read_error() {
+            return Err(e);
+        }
         let mut out = self.definitions_by_id(&ids)?;
         for ev in &mut out {
             ev.confidence = Some("inferred".into());

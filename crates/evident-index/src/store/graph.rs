@@ -97,21 +97,6 @@ pub(crate) fn for_each_import(conn: &Connection, mut f: impl FnMut(ImportRow)) -
     Ok(())
 }
 
-/// Every assignment `(file, enclosing definition, variable, value)`, in line order per file.
-pub(crate) fn for_each_assignment(
-    conn: &Connection,
-    mut f: impl FnMut(i64, Option<i64>, String, String),
-) -> Result<()> {
-    let mut stmt = conn.prepare(
-        "SELECT file_id, enclosing_id, name, value FROM assignments ORDER BY file_id, line",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        f(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
-    }
-    Ok(())
-}
-
 /// The names a file defines (before its rows are replaced).
 pub(crate) fn names_defined_in(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
     let mut names = conn.prepare_cached("SELECT name FROM symbols WHERE file_id = ?1")?;
@@ -818,4 +803,20 @@ pub(crate) fn files_of_classes_and_ancestors(
         frontier = next;
     }
     Ok(paths.into_iter().collect())
+}
+
+/// One file's bindings: `(enclosing id, name, stored value)`, in line order.
+pub(crate) fn for_each_assignment_in(
+    conn: &Connection,
+    file_id: i64,
+    mut f: impl FnMut(Option<i64>, String, String),
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT enclosing_id, name, value FROM assignments WHERE file_id = ?1 ORDER BY line, id",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    while let Some(r) = rows.next()? {
+        f(r.get(0)?, r.get(1)?, r.get(2)?);
+    }
+    Ok(())
 }
