@@ -141,6 +141,11 @@ pub(crate) struct Graph<'r> {
     /// `self.x = ...` in any method, and the class body's own names; built
     /// from the class's file when first needed.
     attributes: std::cell::RefCell<FxHashMap<i64, Rc<Attributes>>>,
+    /// Each class's bases and subclasses in the repository, once found.
+    base_lists: std::cell::RefCell<FxHashMap<i64, Rc<[i64]>>>,
+    subclass_lists: std::cell::RefCell<FxHashMap<i64, Rc<[i64]>>>,
+    /// Files whose classes' attributes are in `attributes`.
+    attribute_files: std::cell::RefCell<FxHashSet<i64>>,
     /// The first error reading bindings lazily; the pass reports it.
     read_error: std::cell::RefCell<Option<crate::error::Error>>,
     /// How deep the evaluation of bindings is nested (aliases of aliases,
@@ -230,6 +235,9 @@ impl<'r> Graph<'r> {
             conn,
             file_bindings: Default::default(),
             attributes: Default::default(),
+            attribute_files: Default::default(),
+            base_lists: Default::default(),
+            subclass_lists: Default::default(),
             read_error: Default::default(),
             flow_depth: std::cell::Cell::new(0),
             subclasses: std::cell::OnceCell::new(),
@@ -337,38 +345,56 @@ impl<'r> Graph<'r> {
         if let Some(found) = self.attributes.borrow().get(&class) {
             return found.clone();
         }
-        let mut attributes = Attributes::default();
-        if let Some(c) = self.symbols.get(&class) {
-            let file = c.file;
-            let lang = self.lang_of(file);
-            let bindings = self.bindings_of_file(file);
-            for (scope, names) in bindings.iter() {
-                for (name, values) in names {
-                    let attribute = match name.split_once('.') {
-                        Some((head, attribute))
-                            if lang.is_some_and(|l| l.self_receivers.contains(&head))
-                                && matches!(self.owner_class(*scope), Some((Some(owner), _)) if owner == class) =>
-                        {
-                            attribute
+        let Some(file) = self.symbols.get(&class).map(|c| c.file) else {
+            return Rc::default();
+        };
+        if !self.attribute_files.borrow_mut().insert(file) {
+            return Rc::default(); // the file was read: the class has none
+        }
+        // Every class of the file at once: one pass over its bindings.
+        let lang = self.lang_of(file);
+        let bindings = self.bindings_of_file(file);
+        let mut by_class: FxHashMap<i64, Attributes> = FxHashMap::default();
+        for (scope, names) in bindings.iter() {
+            let scope_class =
+                scope.filter(|s| self.symbols.get(s).is_some_and(|s| s.kind.is_class_like()));
+            let mut owner: Option<Option<i64>> = None;
+            for (name, values) in names {
+                let (class, attribute) = match name.split_once('.') {
+                    Some((head, attribute))
+                        if lang.is_some_and(|l| l.self_receivers.contains(&head)) =>
+                    {
+                        let owner = *owner.get_or_insert_with(|| match self.owner_class(*scope) {
+                            Some((Some(c), _)) => Some(c),
+                            _ => None,
+                        });
+                        match owner {
+                            Some(c) => (c, attribute),
+                            None => continue,
                         }
-                        None if *scope == Some(class) => name.as_str(),
-                        _ => continue,
-                    };
-                    attributes
-                        .entry(attribute.to_string())
-                        .or_default()
-                        .extend(values.iter().map(|v| (file, *scope, v.to_string())));
-                }
+                    }
+                    None => match scope_class {
+                        Some(c) => (c, name.as_str()),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                by_class
+                    .entry(class)
+                    .or_default()
+                    .entry(attribute.to_string())
+                    .or_default()
+                    .extend(values.iter().map(|v| (file, *scope, v.to_string())));
             }
+        }
+        let mut cache = self.attributes.borrow_mut();
+        for (c, mut attributes) in by_class {
             for slot in attributes.values_mut() {
                 slot.sort();
             }
+            cache.insert(c, Rc::new(attributes));
         }
-        let attributes = Rc::new(attributes);
-        self.attributes
-            .borrow_mut()
-            .insert(class, attributes.clone());
-        attributes
+        cache.get(&class).cloned().unwrap_or_default()
     }
 
     /// The first error met while reading bindings lazily, if any.
@@ -486,7 +512,18 @@ impl<'r> Graph<'r> {
 
     /// The classes that name `class` as a base: those whose bases end in
     /// its name (an index built once), kept when a base resolves to it.
-    fn subclasses_of(&self, class: i64) -> Vec<i64> {
+    fn subclasses_of(&self, class: i64) -> Rc<[i64]> {
+        if let Some(found) = self.subclass_lists.borrow().get(&class) {
+            return found.clone();
+        }
+        let found: Rc<[i64]> = self.subclasses_uncached(class).into();
+        self.subclass_lists
+            .borrow_mut()
+            .insert(class, found.clone());
+        found
+    }
+
+    fn subclasses_uncached(&self, class: i64) -> Vec<i64> {
         let by_base_name = self.subclasses.get_or_init(|| {
             let mut ids: Vec<i64> = self
                 .symbols
@@ -527,7 +564,7 @@ impl<'r> Graph<'r> {
         for _ in 0..MAX_REEXPORT_DEPTH {
             let mut next = Vec::new();
             for c in frontier {
-                for sub in self.subclasses_of(c) {
+                for &sub in self.subclasses_of(c).iter() {
                     if !seen.insert(sub) {
                         continue;
                     }
@@ -578,7 +615,7 @@ impl<'r> Graph<'r> {
             for _ in 0..MAX_REEXPORT_DEPTH {
                 let mut next = Vec::new();
                 for c in frontier {
-                    for sub in self.subclasses_of(c) {
+                    for &sub in self.subclasses_of(c).iter() {
                         if seen.insert(sub) {
                             if let Some(base) = self.outside_base_cached(sub) {
                                 return Some(base);
@@ -1197,9 +1234,10 @@ impl<'r> Graph<'r> {
                 continue;
             };
             for class in self.linearization(class) {
-                if let Some(bound) = self.attributes_of(class).get(attribute).cloned() {
+                let attributes = self.attributes_of(class);
+                if let Some(bound) = attributes.get(attribute) {
                     for (file, scope, stored) in bound {
-                        out.extend(self.values_of_binding(file, scope, &stored));
+                        out.extend(self.values_of_binding(*file, *scope, stored));
                     }
                     break;
                 }
@@ -1243,10 +1281,10 @@ impl<'r> Graph<'r> {
         }
         let bases = self.bases_of(class);
         let mut sequences: Vec<Vec<i64>> = Vec::new();
-        for base in &bases {
+        for base in bases.iter() {
             sequences.push(self.c3(*base, depth + 1)?);
         }
-        sequences.push(bases);
+        sequences.push(bases.to_vec());
         let mut order = vec![class];
         loop {
             sequences.retain(|s| !s.is_empty());
@@ -1268,7 +1306,16 @@ impl<'r> Graph<'r> {
     }
 
     /// The classes in the repository that a class's bases name, in order.
-    fn bases_of(&self, class: i64) -> Vec<i64> {
+    fn bases_of(&self, class: i64) -> Rc<[i64]> {
+        if let Some(found) = self.base_lists.borrow().get(&class) {
+            return found.clone();
+        }
+        let found: Rc<[i64]> = self.bases_uncached(class).into();
+        self.base_lists.borrow_mut().insert(class, found.clone());
+        found
+    }
+
+    fn bases_uncached(&self, class: i64) -> Vec<i64> {
         let Some(c) = self.symbols.get(&class) else {
             return Vec::new();
         };
@@ -1417,7 +1464,7 @@ impl<'r> Graph<'r> {
                     ids.extend(found);
                     break;
                 }
-                if let Some(bound) = self.attributes_of(class).get(attribute).cloned() {
+                if let Some(bound) = self.attributes_of(class).get(attribute) {
                     sites.extend(bound.iter().cloned());
                     break;
                 }
