@@ -100,6 +100,46 @@ def matches(record, answer):
             and record["start_line"] <= line <= record["end_line"])
 
 
+class Score:
+    """Agreement of `evident def` with an oracle's answers, position by position."""
+
+    def __init__(self, oracle_name, verbose):
+        self.oracle_name, self.verbose = oracle_name, verbose
+        self.counts = collections.Counter()
+
+    @property
+    def asked(self):
+        return self.counts["asked"]
+
+    def add(self, evident, corpus, rel, line, column, word, oracle):
+        counts = self.counts
+        counts["asked"] += 1
+        answers, candidates = evident_answers(evident, corpus, rel, line, column)
+        exact = bool(answers) and all(r.get("confidence", "exact") == "exact" for r in answers)
+        agree = any(matches(r, a) for r in answers for a in oracle)
+        strict = bool(answers) and all(any(matches(r, a) for a in oracle) for r in answers) \
+            and all(any(matches(r, a) for r in answers) for a in oracle)
+        counts["agree"] += agree
+        counts["strict"] += strict
+        counts["exact"] += exact
+        counts["exact_agree"] += exact and agree
+        counts["exact_strict"] += exact and strict
+        counts["nothing"] += not answers and not candidates
+        counts["candidates_only"] += not answers and bool(candidates)
+        if not agree and self.verbose:
+            print(f"  {rel}:{line}:{column} {word}: evident "
+                  f"{[(r['path'], r['start_line'], r['name']) for r in answers]} "
+                  f"{self.oracle_name} {sorted(oracle)}")
+
+    def report(self):
+        counts, n, e = self.counts, max(self.counts["asked"], 1), self.counts["exact"]
+        print(f"  agreement:        {counts['agree'] / n:.1%}  (strict {counts['strict'] / n:.1%})")
+        print(f"  evident `exact`:  {e} positions, agreement {counts['exact_agree'] / max(e, 1):.1%}"
+              f"  (strict {counts['exact_strict'] / max(e, 1):.1%})")
+        print(f"  evident answered nothing: {counts['nothing'] / n:.1%}; "
+              f"only name_only candidates: {counts['candidates_only'] / n:.1%}")
+
+
 def main():
     def configure(parser):
         parser.add_argument("--positions", type=int, default=1000)
@@ -115,38 +155,16 @@ def main():
     # Draw more than needed: positions the oracle answers outside the repository drop out.
     positions, total = sample_positions(corpus, args.positions * 3, args.seed)
     random.Random(args.seed).shuffle(positions)
-    counts = collections.Counter()
+    score = Score("jedi", args.verbose)
     for rel, line, column, word in positions:
-        if counts["asked"] >= args.positions:
+        if score.asked >= args.positions:
             break
         oracle = jedi_answers(project, corpus, rel, line, column)
-        if not oracle:
-            continue
-        counts["asked"] += 1
-        answers, candidates = evident_answers(evident, corpus, rel, line, column)
-        exact = bool(answers) and all(r.get("confidence", "exact") == "exact" for r in answers)
-        agree = any(matches(r, a) for r in answers for a in oracle)
-        strict = bool(answers) and all(any(matches(r, a) for a in oracle) for r in answers) \
-            and all(any(matches(r, a) for r in answers) for a in oracle)
-        counts["agree"] += agree
-        counts["strict"] += strict
-        counts["exact"] += exact
-        counts["exact_agree"] += exact and agree
-        counts["exact_strict"] += exact and strict
-        counts["nothing"] += not answers and not candidates
-        counts["candidates_only"] += not answers and bool(candidates)
-        if not agree and args.verbose:
-            print(f"  {rel}:{line}:{column} {word}: evident "
-                  f"{[(r['path'], r['start_line'], r['name']) for r in answers]} jedi {sorted(oracle)}")
-    n = counts["asked"]
-    e = counts["exact"]
-    print(f"Django {index_bench.VERSION}: {n} positions where Jedi answers inside the repository "
+        if oracle:
+            score.add(evident, corpus, rel, line, column, word, oracle)
+    print(f"Django {index_bench.VERSION}: {score.asked} positions where Jedi answers inside the repository "
           f"(drawn from {total} identifier tokens, seed {args.seed})")
-    print(f"  agreement:        {counts['agree'] / n:.1%}  (strict {counts['strict'] / n:.1%})")
-    print(f"  evident `exact`:  {e} positions, agreement {counts['exact_agree'] / max(e, 1):.1%}"
-          f"  (strict {counts['exact_strict'] / max(e, 1):.1%})")
-    print(f"  evident answered nothing: {counts['nothing'] / n:.1%}; "
-          f"only name_only candidates: {counts['candidates_only'] / n:.1%}")
+    score.report()
 
 
 if __name__ == "__main__":

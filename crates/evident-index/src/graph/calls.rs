@@ -461,6 +461,12 @@ impl<'r> Graph<'r> {
         let Some((Some(class), _)) = self.owner_class(enclosing) else {
             return Vec::new();
         };
+        self.inherited_method(class, name)
+    }
+
+    /// Method `name` of the first of a class's bases (in method resolution
+    /// order) that defines it, as an inferred edge.
+    fn inherited_method(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
         for base in self.linearization(class).into_iter().skip(1) {
             let owner = self.symbols[&base].name.to_string();
             let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
@@ -935,18 +941,11 @@ impl<'r> Graph<'r> {
         if depth >= MAX_REEXPORT_DEPTH {
             return Vec::new();
         }
-        let Some(class) = class else {
-            return Vec::new();
-        };
-        // The bases in method resolution order; each is searched alone.
-        for base in self.linearization(class).into_iter().skip(1) {
-            let owner = self.symbols[&base].name.to_string();
-            let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
-            if !found.is_empty() {
-                return found;
-            }
+        match class {
+            // The bases in method resolution order; each is searched alone.
+            Some(class) => self.inherited_method(class, name),
+            None => Vec::new(),
         }
-        Vec::new()
     }
 
     /// Classes a written type names: each identifier in it (`Optional[Repo]`,

@@ -113,36 +113,34 @@ impl LanguageSpec {
 
     /// The compiled extraction query, built once per process.
     pub fn query(&self) -> &'static Query {
-        let index = LANGUAGES
-            .iter()
-            .position(|l| l.name == self.name)
-            .expect("spec comes from LANGUAGES");
         static QUERIES: OnceLock<Vec<OnceLock<Query>>> = OnceLock::new();
-        let cells = QUERIES.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
-        cells[index].get_or_init(|| {
-            let source = self.query_sources.concat();
-            Query::new(&self.grammar(), &source)
-                .unwrap_or_else(|e| panic!("queries for {} do not compile: {e}", self.name))
-        })
+        self.compiled(&QUERIES, self.query_sources, "queries")
     }
 
     /// The compiled locals query, built once per process; `None` when the
     /// language has none.
     pub fn locals_query(&self) -> Option<&'static Query> {
-        if self.locals_sources.is_empty() {
-            return None;
-        }
+        static QUERIES: OnceLock<Vec<OnceLock<Query>>> = OnceLock::new();
+        (!self.locals_sources.is_empty())
+            .then(|| self.compiled(&QUERIES, self.locals_sources, "locals query"))
+    }
+
+    /// This language's cell of `cells`, compiled from `sources` on first use.
+    fn compiled(
+        &self,
+        cells: &'static OnceLock<Vec<OnceLock<Query>>>,
+        sources: &[&str],
+        what: &str,
+    ) -> &'static Query {
         let index = LANGUAGES
             .iter()
             .position(|l| l.name == self.name)
             .expect("spec comes from LANGUAGES");
-        static QUERIES: OnceLock<Vec<OnceLock<Query>>> = OnceLock::new();
-        let cells = QUERIES.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
-        Some(cells[index].get_or_init(|| {
-            let source = self.locals_sources.concat();
-            Query::new(&self.grammar(), &source)
-                .unwrap_or_else(|e| panic!("locals query for {} does not compile: {e}", self.name))
-        }))
+        let cells = cells.get_or_init(|| LANGUAGES.iter().map(|_| OnceLock::new()).collect());
+        cells[index].get_or_init(|| {
+            Query::new(&self.grammar(), &sources.concat())
+                .unwrap_or_else(|e| panic!("{what} for {} do not compile: {e}", self.name))
+        })
     }
 }
 
