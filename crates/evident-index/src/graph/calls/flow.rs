@@ -1,0 +1,567 @@
+//! The types that flow: what a name, an attribute or a call's result holds,
+//! evaluated from the bindings extraction stored (see `Binding` and
+//! ARCHITECTURE.md, "The model of types"). Flow-insensitive and per project;
+//! complete evaluations are remembered for the pass, cut ones are not.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use super::*;
+
+impl Graph<'_> {
+    /// A file's bindings, read once.
+    pub(super) fn bindings_of_file(&self, file: i64) -> Rc<FileBindings> {
+        if let Some(found) = self.file_bindings.borrow().get(&file) {
+            return found.clone();
+        }
+        let mut bindings = FileBindings::default();
+        let read = rows::for_each_assignment_in(self.conn, file, |enclosing, name, value| {
+            bindings
+                .entry(enclosing)
+                .or_default()
+                .entry(name)
+                .or_default()
+                .push(Rc::from(value));
+        });
+        if let Err(e) = read {
+            self.read_error.borrow_mut().get_or_insert(e);
+        }
+        let bindings = Rc::new(bindings);
+        self.file_bindings
+            .borrow_mut()
+            .insert(file, bindings.clone());
+        bindings
+    }
+
+    /// The bindings of `name` made directly in `scope` of `file`.
+    pub(super) fn bound_in(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        name: &str,
+    ) -> Option<Vec<Rc<str>>> {
+        self.bindings_of_file(file).get(&scope)?.get(name).cloned()
+    }
+
+    /// A class's attributes: `self.x = ...` in its methods and the names its
+    /// body binds, with the scope each binding is evaluated in.
+    pub(super) fn attributes_of(&self, class: i64) -> Rc<Attributes> {
+        if let Some(found) = self.attributes.borrow().get(&class) {
+            return found.clone();
+        }
+        let Some(file) = self.symbols.get(&class).map(|c| c.file) else {
+            return Rc::default();
+        };
+        if !self.attribute_files.borrow_mut().insert(file) {
+            return Rc::default(); // the file was read: the class has none
+        }
+        // Every class of the file at once: one pass over its bindings.
+        let lang = self.lang_of(file);
+        let bindings = self.bindings_of_file(file);
+        let mut by_class: FxHashMap<i64, Attributes> = FxHashMap::default();
+        for (scope, names) in bindings.iter() {
+            let scope_class =
+                scope.filter(|s| self.symbols.get(s).is_some_and(|s| s.kind.is_class_like()));
+            let mut owner: Option<Option<i64>> = None;
+            for (name, values) in names {
+                let (class, attribute) = match name.split_once('.') {
+                    Some((head, attribute))
+                        if lang.is_some_and(|l| l.self_receivers.contains(&head)) =>
+                    {
+                        let owner = *owner.get_or_insert_with(|| match self.owner_class(*scope) {
+                            Some((Some(c), _)) => Some(c),
+                            _ => None,
+                        });
+                        match owner {
+                            Some(c) => (c, attribute),
+                            None => continue,
+                        }
+                    }
+                    None => match scope_class {
+                        Some(c) => (c, name.as_str()),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                by_class
+                    .entry(class)
+                    .or_default()
+                    .entry(attribute.to_string())
+                    .or_default()
+                    .extend(values.iter().map(|v| (file, *scope, v.to_string())));
+            }
+        }
+        let mut cache = self.attributes.borrow_mut();
+        for (c, mut attributes) in by_class {
+            for slot in attributes.values_mut() {
+                slot.sort();
+            }
+            cache.insert(c, Rc::new(attributes));
+        }
+        cache.get(&class).cloned().unwrap_or_default()
+    }
+
+    /// Classes a written type names: each identifier in it (`Optional[Repo]`,
+    /// `*Store`, `"Conn"`, `Self`) that resolves to a class-like definition in
+    /// the repository by scope or import (never by name alone).
+    pub(super) fn types_named(&self, file: i64, scope: Option<i64>, ty: &str) -> Vec<i64> {
+        let Some(lang) = self.lang_of(file) else {
+            return Vec::new();
+        };
+        let mut classes = Vec::new();
+        let tokens = ty.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'));
+        for token in tokens.map(|t| t.trim_matches(|c| c == '.' || c == ':')) {
+            if token.is_empty() || token.starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
+            if lang.class_names.contains(&token) {
+                match self.owner_class(scope) {
+                    Some((Some(class), _)) => classes.push(class),
+                    // A Rust `impl` method: the type its qualified name names.
+                    Some((None, owner)) => classes.extend(
+                        self.resolve_bare(file, None, &owner)
+                            .into_iter()
+                            .filter_map(|(id, _)| match self.value_of_definition(id) {
+                                Value::Class(class) => Some(class),
+                                _ => None,
+                            }),
+                    ),
+                    None => {}
+                }
+                continue;
+            }
+            for value in self.values_of_expr(file, scope, token) {
+                if let Value::Class(class) = value {
+                    classes.push(class);
+                }
+            }
+        }
+        classes.sort_unstable();
+        classes.dedup();
+        classes
+    }
+
+    /// A resolved definition as a value: a class (a constructor stands for
+    /// its class), or something callable.
+    pub(super) fn value_of_definition(&self, id: i64) -> Value {
+        let Some(s) = self.symbols.get(&id) else {
+            return Value::Callable(id);
+        };
+        if s.kind.is_class_like() {
+            return Value::Class(id);
+        }
+        let Some(lang) = self.lang_of(s.file) else {
+            return Value::Callable(id);
+        };
+        let class = s.parent.filter(|p| {
+            self.symbols.get(p).is_some_and(|c| {
+                c.kind.is_class_like()
+                    && lang
+                        .constructors
+                        .iter()
+                        .any(|k| *k == &*s.name || *k == "$class" && c.name == s.name)
+            })
+        });
+        class.map_or(Value::Callable(id), Value::Class)
+    }
+
+    /// The bindings of `name` visible from `scope`: those of the innermost
+    /// enclosing scope that binds it (class bodies only where members are
+    /// reached without `this`), out to the file's top level.
+    pub(super) fn bindings(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        name: &str,
+    ) -> Vec<(Option<i64>, Rc<str>)> {
+        let implicit_this = self.lang_of(file).is_some_and(|l| l.implicit_this);
+        let mut at = scope;
+        loop {
+            let visible = match at.and_then(|id| self.symbols.get(&id)) {
+                Some(s) => !s.kind.is_class_like() || implicit_this,
+                None => true,
+            };
+            if visible {
+                if let Some(values) = self.bound_in(file, at, name) {
+                    // Bound this many times (minified code reuses one
+                    // letter), the name says nothing about a type.
+                    if values.len() > MAX_BINDINGS {
+                        return vec![(at, Rc::from("?"))];
+                    }
+                    return values.into_iter().map(|v| (at, v)).collect();
+                }
+            }
+            match at {
+                Some(id) => at = self.symbols.get(&id).and_then(|s| s.parent),
+                None => return Vec::new(),
+            }
+        }
+    }
+
+    /// What one stored binding makes its name: see [`Binding`].
+    pub(super) fn values_of_binding(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        stored: &str,
+    ) -> Vec<Value> {
+        match Binding::decode(stored) {
+            (Binding::Type, ty) => self
+                .types_named(file, scope, ty)
+                .into_iter()
+                .map(Value::Instance)
+                .collect(),
+            (Binding::CallResult, callee) => self.call_results(file, scope, callee),
+            (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
+            (Binding::Opaque, _) => Vec::new(),
+        }
+    }
+
+    /// Runs `f` one level deeper into the flow, or returns nothing past the limit.
+    pub(super) fn deeper(&self, f: impl FnOnce() -> Vec<Value>) -> Vec<Value> {
+        let depth = self.flow_depth.get();
+        if depth >= MAX_FLOW_DEPTH {
+            self.truncated.set(true);
+            return Vec::new();
+        }
+        self.flow_depth.set(depth + 1);
+        let mut values = f();
+        self.flow_depth.set(depth);
+        values.sort_unstable();
+        values.dedup();
+        values
+    }
+
+    /// What calling `callee` gives back: an instance of a class called, what
+    /// a function called returns.
+    pub(super) fn call_results(&self, file: i64, scope: Option<i64>, callee: &str) -> Vec<Value> {
+        self.deeper(|| {
+            let mut results = Vec::new();
+            for value in self.values_of_expr(file, scope, callee) {
+                match value {
+                    Value::Class(class) => results.push(Value::Instance(class)),
+                    Value::Callable(function) => results.extend(self.returns(function)),
+                    Value::Instance(_) => {}
+                }
+            }
+            results
+        })
+    }
+
+    /// `compute()`, remembered in `cache` under `key` when it was complete
+    /// (nothing cut it short), so a remembered value never depends on where
+    /// it was first asked for.
+    pub(super) fn remembered<K: std::hash::Hash + Eq>(
+        &self,
+        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        key: K,
+        compute: impl FnOnce() -> Vec<Value>,
+    ) -> Vec<Value> {
+        if let Some(values) = cache.borrow().get(&key) {
+            return values.clone();
+        }
+        let outer = self.truncated.replace(false);
+        let values = compute();
+        let cut = self.truncated.get();
+        self.truncated.set(outer || cut);
+        if !cut {
+            cache.borrow_mut().insert(key, values.clone());
+        }
+        values
+    }
+
+    /// What a function returns or yields, by its return type and its `return`s.
+    pub(super) fn returns(&self, function: i64) -> Vec<Value> {
+        self.remembered(&self.returns_cache, function, || {
+            self.returns_uncached(function)
+        })
+    }
+
+    pub(super) fn returns_uncached(&self, function: i64) -> Vec<Value> {
+        let Some(s) = self.symbols.get(&function) else {
+            return Vec::new();
+        };
+        let Some(returns) = self.bound_in(s.file, Some(function), "return") else {
+            return Vec::new();
+        };
+        let mut values: Vec<Value> = returns
+            .iter()
+            .flat_map(|stored| self.values_of_binding(s.file, Some(function), stored))
+            .collect();
+        // A declared type says it all; `return` statements add to a missing one.
+        if values.iter().any(|v| matches!(v, Value::Instance(_))) {
+            values.retain(|v| matches!(v, Value::Instance(_)));
+        }
+        values
+    }
+
+    /// What an expression without calls (`x`, `self.store`, `mod.f`) is.
+    pub(super) fn values_of_expr(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        expression: &str,
+    ) -> Vec<Value> {
+        let key: ExprKey = (file, scope, Box::from(expression.trim()));
+        if self.in_progress.borrow().contains(&key) {
+            self.truncated.set(true); // a cycle: `x = x.copy()`
+            return Vec::new();
+        }
+        if let Some(values) = self.expr_cache.borrow().get(&key) {
+            return values.clone();
+        }
+        self.in_progress.borrow_mut().insert(key.clone());
+        let values = self.remembered(&self.expr_cache, key.clone(), || {
+            self.values_of_expr_uncached(file, scope, expression)
+        });
+        self.in_progress.borrow_mut().remove(&key);
+        values
+    }
+
+    pub(super) fn values_of_expr_uncached(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        expression: &str,
+    ) -> Vec<Value> {
+        let Some(lang) = self.lang_of(file) else {
+            return Vec::new();
+        };
+        let expression = expression.trim();
+        if let Some(open) = expression.find('(') {
+            // `f(...).attr`: attributes of what the call gives back.
+            let Some(close) = expression.rfind(')') else {
+                return Vec::new();
+            };
+            let rest = expression[close + 1..].trim_start_matches('.');
+            let callee = &expression[..open];
+            if callee.contains('[') || expression[open..close].contains(')') && rest.is_empty() {
+                return Vec::new();
+            }
+            let mut values = self.call_results(file, scope, callee.trim());
+            for attribute in rest.split('.').filter(|a| !a.is_empty()) {
+                values = self.attribute_values(&values, attribute, true);
+            }
+            return values;
+        }
+        if expression.contains('[') {
+            return Vec::new();
+        }
+        let normalized = expression.replace("::", ".").replace("?.", ".");
+        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
+        let Some((&head, rest)) = segments.split_first() else {
+            return Vec::new();
+        };
+        self.deeper(|| {
+            let mut values: Vec<Value> = Vec::new();
+            let mut consumed = 1;
+            if lang.self_receivers.contains(&head) {
+                if let Some((Some(class), _)) = self.owner_class(scope) {
+                    values.push(Value::Instance(class));
+                }
+            } else {
+                let bindings = self.bindings(file, scope, head);
+                for (at, stored) in bindings {
+                    values.extend(self.values_of_binding(file, at, &stored));
+                }
+            }
+            if values.is_empty() {
+                // Not a binding: resolve the longest written prefix as
+                // definitions (imports, modules, classes and their members).
+                for take in (1..=segments.len()).rev() {
+                    let prefix = segments[..take].join(lang.separator);
+                    let found: Vec<Value> = self
+                        .resolve_as_written(file, scope, &prefix)
+                        .into_iter()
+                        .filter(|(_, c)| *c != Confidence::NameOnly)
+                        .map(|(id, _)| self.value_of_definition(id))
+                        .collect();
+                    if !found.is_empty() {
+                        values = found;
+                        consumed = take;
+                        break;
+                    }
+                }
+            }
+            let last = segments.len().saturating_sub(1);
+            for (i, attribute) in rest.iter().enumerate().skip(consumed - 1) {
+                values = self.attribute_values(&values, attribute, i + 1 < last);
+            }
+            values
+        })
+    }
+
+    /// The values of `attribute` on each of `values`: bindings of the
+    /// attribute in the class and its bases, else its method (through its
+    /// return when more attributes follow: a property).
+    pub(super) fn attribute_values(
+        &self,
+        values: &[Value],
+        attribute: &str,
+        more_follow: bool,
+    ) -> Vec<Value> {
+        let mut out = Vec::new();
+        for value in values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
+            };
+            for class in self.linearization(class) {
+                let attributes = self.attributes_of(class);
+                if let Some(bound) = attributes.get(attribute) {
+                    for (file, scope, stored) in bound {
+                        out.extend(self.values_of_binding(*file, *scope, stored));
+                    }
+                    break;
+                }
+                if let Some(methods) = self.child(class, attribute) {
+                    for method in methods {
+                        match self.value_of_definition(*method) {
+                            Value::Callable(f) if more_follow => out.extend(self.returns(f)),
+                            value => out.push(value),
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Method `method` of each class among `values`, as inferred edges.
+    pub(super) fn methods_of_values(
+        &self,
+        values: &[Value],
+        method: &str,
+    ) -> Vec<(i64, Confidence)> {
+        let mut found = Vec::new();
+        for value in values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
+            };
+            let owner = self.symbols[&class].name.to_string();
+            found.extend(
+                self.method_of(Some(class), &owner, method, false, 0)
+                    .into_iter()
+                    .map(|(id, _)| (id, Confidence::Inferred)),
+            );
+        }
+        found
+    }
+
+    /// A bare call of a name bound inside a function (not at the top level,
+    /// where the name is a definition of its own): what the binding holds.
+    pub(super) fn called_through_local(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        name: &str,
+    ) -> Option<Vec<(i64, Confidence)>> {
+        let bindings = self.bindings(file, enclosing, name);
+        if bindings.is_empty() || bindings.iter().all(|(scope, _)| scope.is_none()) {
+            return None;
+        }
+        let mut values = Vec::new();
+        for (scope, stored) in bindings {
+            values.extend(self.values_of_binding(file, scope, &stored));
+        }
+        let found = self.callables(&values);
+        (!found.is_empty()).then_some(found)
+    }
+
+    /// A call that reached a variable (`shortcut = original`, `W = Widget`)
+    /// reaches what the variable holds, when that is known.
+    pub(super) fn through_variables(
+        &self,
+        found: Vec<(i64, Confidence)>,
+    ) -> Vec<(i64, Confidence)> {
+        let mut out = Vec::with_capacity(found.len());
+        for (id, confidence) in found {
+            let variable = self
+                .symbols
+                .get(&id)
+                .filter(|s| matches!(s.kind, Kind::Variable | Kind::Constant));
+            let held = variable
+                .map(|v| {
+                    let values = self.deeper(|| {
+                        let bound = self.bound_in(v.file, v.parent, &v.name);
+                        bound
+                            .into_iter()
+                            .flatten()
+                            .flat_map(|stored| self.values_of_binding(v.file, v.parent, &stored))
+                            .collect()
+                    });
+                    self.callables(&values)
+                })
+                .unwrap_or_default();
+            if held.is_empty() {
+                out.push((id, confidence));
+            } else {
+                out.extend(held);
+            }
+        }
+        out
+    }
+
+    /// What calling each value runs: a class's constructor, a function.
+    pub(super) fn callables(&self, values: &[Value]) -> Vec<(i64, Confidence)> {
+        values
+            .iter()
+            .filter_map(|value| match *value {
+                Value::Class(class) => Some((self.constructor_of(class), Confidence::Inferred)),
+                Value::Callable(function) => Some((function, Confidence::Inferred)),
+                Value::Instance(_) => None,
+            })
+            .collect()
+    }
+
+    /// What `receiver.attribute` names, for `def` at an attribute that is
+    /// not called: definitions (a method, a class attribute, a module's
+    /// top-level name) and the bindings `(file, scope, stored value)` of
+    /// attributes assigned in methods (`self.store = ...`).
+    pub(crate) fn attribute_targets(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        receiver: &str,
+        attribute: &str,
+    ) -> (Vec<i64>, Vec<BindingSite>) {
+        let (mut ids, mut sites) = (Vec::new(), Vec::new());
+        let values = self.values_of_expr(file, scope, receiver);
+        for value in &values {
+            let (Value::Instance(class) | Value::Class(class)) = *value else {
+                continue;
+            };
+            for class in self.linearization(class) {
+                if let Some(found) = self.child(class, attribute) {
+                    ids.extend(found);
+                    break;
+                }
+                if let Some(bound) = self.attributes_of(class).get(attribute) {
+                    sites.extend(bound.iter().cloned());
+                    break;
+                }
+            }
+        }
+        if values.is_empty() {
+            // A module or a class named by the receiver: its member, as a call would reach it.
+            ids.extend(
+                self.resolve_as_written(file, scope, &format!("{receiver}.{attribute}"))
+                    .into_iter()
+                    .filter(|(_, c)| *c != Confidence::NameOnly)
+                    // `models.Model`: the class the name names, not its constructor.
+                    .map(|(id, _)| match self.value_of_definition(id) {
+                        Value::Class(class) if *self.symbols[&class].name == *attribute => class,
+                        _ => id,
+                    }),
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        sites.sort();
+        sites.dedup();
+        (ids, sites)
+    }
+}

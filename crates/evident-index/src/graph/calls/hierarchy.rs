@@ -1,0 +1,213 @@
+//! Class hierarchies: bases as written, C3 method resolution order,
+//! subclasses (for `self.m()` that only a subclass defines), and methods
+//! found through them.
+
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::*;
+
+impl Graph<'_> {
+    /// A method `name` of a base of the class enclosing `enclosing`, the
+    /// first in method resolution order (what `super().name` runs).
+    pub(super) fn base_method(&self, enclosing: Option<i64>, name: &str) -> Vec<(i64, Confidence)> {
+        let Some((Some(class), _)) = self.owner_class(enclosing) else {
+            return Vec::new();
+        };
+        self.inherited_method(class, name)
+    }
+
+    /// Method `name` of the first of a class's bases (in method resolution
+    /// order) that defines it, as an inferred edge.
+    pub(super) fn inherited_method(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
+        for base in self.linearization(class).into_iter().skip(1) {
+            let owner = self.symbols[&base].name.to_string();
+            let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// The classes that name `class` as a base: those whose bases end in
+    /// its name (an index built once), kept when a base resolves to it.
+    pub(super) fn subclasses_of(&self, class: i64) -> Rc<[i64]> {
+        if let Some(found) = self.subclass_lists.borrow().get(&class) {
+            return found.clone();
+        }
+        let found: Rc<[i64]> = self.subclasses_uncached(class).into();
+        self.subclass_lists
+            .borrow_mut()
+            .insert(class, found.clone());
+        found
+    }
+
+    pub(super) fn subclasses_uncached(&self, class: i64) -> Vec<i64> {
+        let by_base_name = self.subclasses.get_or_init(|| {
+            let mut ids: Vec<i64> = self
+                .symbols
+                .iter()
+                .filter(|(_, s)| s.kind.is_class_like() && !s.bases.is_empty())
+                .map(|(id, _)| *id)
+                .collect();
+            ids.sort_unstable();
+            let mut map: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
+            for id in ids {
+                for base in &self.symbols[&id].bases {
+                    let name = crate::lang::extract::last_identifier(base);
+                    map.entry(Rc::from(name)).or_default().push(id);
+                }
+            }
+            map
+        });
+        let Some(name) = self.symbols.get(&class).map(|c| c.name.clone()) else {
+            return Vec::new();
+        };
+        let mut subs: Vec<i64> = by_base_name
+            .get(&*name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|sub| self.bases_of(*sub).contains(&class))
+            .collect();
+        subs.dedup();
+        subs
+    }
+
+    /// The nearest definitions of method `name` below `class` (each path
+    /// down the subclasses stops at its first), as inferred edges.
+    pub(super) fn overrides_below(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
+        let mut found = Vec::new();
+        let mut seen: FxHashSet<i64> = FxHashSet::default();
+        let mut frontier = vec![class];
+        for _ in 0..MAX_REEXPORT_DEPTH {
+            let mut next = Vec::new();
+            for c in frontier {
+                for &sub in self.subclasses_of(c).iter() {
+                    if !seen.insert(sub) {
+                        continue;
+                    }
+                    match self.child(sub, name) {
+                        Some(ids) => found.extend(ids.iter().map(|id| (*id, Confidence::Inferred))),
+                        None => next.push(sub),
+                    }
+                }
+            }
+            if next.is_empty() || found.len() > MAX_OVERRIDES {
+                break;
+            }
+            frontier = next;
+        }
+        if found.len() > MAX_OVERRIDES {
+            return Vec::new(); // too many to be evidence of anything
+        }
+        found
+    }
+
+    /// A class and its bases in the repository, in method resolution order
+    /// (C3, as Python defines it; for single inheritance, the chain of bases).
+    pub(super) fn linearization(&self, class: i64) -> Vec<i64> {
+        if let Some(order) = self.linearizations.borrow().get(&class) {
+            return order.clone();
+        }
+        let outer = self.truncated.replace(false);
+        let order = self.c3(class, 0).unwrap_or_else(|| vec![class]);
+        let cut = self.truncated.get();
+        self.truncated.set(outer || cut);
+        if !cut {
+            self.linearizations
+                .borrow_mut()
+                .insert(class, order.clone());
+        }
+        order
+    }
+
+    pub(super) fn c3(&self, class: i64, depth: usize) -> Option<Vec<i64>> {
+        if depth > MAX_REEXPORT_DEPTH * 2 {
+            return None;
+        }
+        let bases = self.bases_of(class);
+        let mut sequences: Vec<Vec<i64>> = Vec::new();
+        for base in bases.iter() {
+            sequences.push(self.c3(*base, depth + 1)?);
+        }
+        sequences.push(bases.to_vec());
+        let mut order = vec![class];
+        loop {
+            sequences.retain(|s| !s.is_empty());
+            if sequences.is_empty() {
+                return Some(order);
+            }
+            // The first head that is in no other sequence's tail.
+            let head = sequences
+                .iter()
+                .map(|s| s[0])
+                .find(|h| !sequences.iter().any(|s| s[1..].contains(h)))?;
+            order.push(head);
+            for s in &mut sequences {
+                if s[0] == head {
+                    s.remove(0);
+                }
+            }
+        }
+    }
+
+    /// The classes in the repository that a class's bases name, in order.
+    pub(super) fn bases_of(&self, class: i64) -> Rc<[i64]> {
+        if let Some(found) = self.base_lists.borrow().get(&class) {
+            return found.clone();
+        }
+        let found: Rc<[i64]> = self.bases_uncached(class).into();
+        self.base_lists.borrow_mut().insert(class, found.clone());
+        found
+    }
+
+    pub(super) fn bases_uncached(&self, class: i64) -> Vec<i64> {
+        let Some(c) = self.symbols.get(&class) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for base in &c.bases {
+            for base_class in self.classes_named_by_base(c, base) {
+                if base_class != class && !out.contains(&base_class) {
+                    out.push(base_class);
+                }
+            }
+        }
+        out
+    }
+
+    /// The repository classes one written base of `class` names: a plain
+    /// name by scope and imports, a dotted one (`models.Model`,
+    /// `unittest.TestCase`) as a whole, never by its last name alone.
+    pub(super) fn classes_named_by_base(&self, class: &Symbol, base: &str) -> Vec<i64> {
+        let dotted = base.contains('.') || base.contains("::");
+        let found = if dotted {
+            self.resolve_as_written(class.file, class.parent, base)
+        } else {
+            self.as_written(|| self.resolve_bare(class.file, class.parent, base))
+        };
+        let mut classes = Vec::new();
+        for (id, confidence) in found {
+            if dotted && confidence == Confidence::NameOnly {
+                continue;
+            }
+            // Resolution maps classes to constructors; step back to the class.
+            let class_id = match self.symbols.get(&id) {
+                Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(id),
+                _ => id,
+            };
+            if self
+                .symbols
+                .get(&class_id)
+                .is_some_and(|s| s.kind.is_class_like())
+                && !classes.contains(&class_id)
+            {
+                classes.push(class_id);
+            }
+        }
+        classes
+    }
+}
