@@ -8,6 +8,16 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::*;
 
+/// What to do at a subclass met by [`Graph::walk_subclasses`].
+pub(super) enum Below {
+    /// Look at its subclasses too.
+    Descend,
+    /// Not below this one.
+    Skip,
+    /// Nothing more anywhere.
+    Stop,
+}
+
 impl Graph<'_> {
     /// A method `name` of a base of the class enclosing `enclosing`, the
     /// first in method resolution order (what `super().name` runs).
@@ -80,6 +90,26 @@ impl Graph<'_> {
     /// down the subclasses stops at its first), as inferred edges.
     pub(super) fn overrides_below(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
         let mut found = Vec::new();
+        self.walk_subclasses(class, |sub| match self.child(sub, name) {
+            Some(ids) => {
+                found.extend(ids.iter().map(|id| (*id, Confidence::Inferred)));
+                if found.len() > MAX_OVERRIDES {
+                    Below::Stop
+                } else {
+                    Below::Skip
+                }
+            }
+            None => Below::Descend,
+        });
+        if found.len() > MAX_OVERRIDES {
+            return Vec::new(); // too many to be evidence of anything
+        }
+        found
+    }
+
+    /// Walks the subclasses of `class` breadth first, each once, at most
+    /// `MAX_REEXPORT_DEPTH` levels down; `visit` says where to go on.
+    pub(super) fn walk_subclasses(&self, class: i64, mut visit: impl FnMut(i64) -> Below) {
         let mut seen: FxHashSet<i64> = FxHashSet::default();
         let mut frontier = vec![class];
         for _ in 0..MAX_REEXPORT_DEPTH {
@@ -89,21 +119,18 @@ impl Graph<'_> {
                     if !seen.insert(sub) {
                         continue;
                     }
-                    match self.child(sub, name) {
-                        Some(ids) => found.extend(ids.iter().map(|id| (*id, Confidence::Inferred))),
-                        None => next.push(sub),
+                    match visit(sub) {
+                        Below::Descend => next.push(sub),
+                        Below::Skip => {}
+                        Below::Stop => return,
                     }
                 }
             }
-            if next.is_empty() || found.len() > MAX_OVERRIDES {
-                break;
+            if next.is_empty() {
+                return;
             }
             frontier = next;
         }
-        if found.len() > MAX_OVERRIDES {
-            return Vec::new(); // too many to be evidence of anything
-        }
-        found
     }
 
     /// A class and its bases in the repository, in method resolution order

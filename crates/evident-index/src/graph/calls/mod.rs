@@ -435,23 +435,15 @@ impl<'r> Graph<'r> {
         // A mixin with no such base of its own gets it from the classes that
         // use it: the first subclass (breadth first) with a base outside.
         let base = self.outside_base_cached(class).or_else(|| {
-            let mut seen: FxHashSet<i64> = FxHashSet::default();
-            let mut frontier = vec![class];
-            for _ in 0..MAX_REEXPORT_DEPTH {
-                let mut next = Vec::new();
-                for c in frontier {
-                    for &sub in self.subclasses_of(c).iter() {
-                        if seen.insert(sub) {
-                            if let Some(base) = self.outside_base_cached(sub) {
-                                return Some(base);
-                            }
-                            next.push(sub);
-                        }
-                    }
+            let mut found = None;
+            self.walk_subclasses(class, |sub| match self.outside_base_cached(sub) {
+                Some(base) => {
+                    found = Some(base);
+                    hierarchy::Below::Stop
                 }
-                frontier = next;
-            }
-            None
+                None => hierarchy::Below::Descend,
+            });
+            found
         })?;
         Some((format!("{base}{}{method}", lang.separator), "external"))
     }
