@@ -435,7 +435,8 @@ impl Index {
             // Qualified names as the index has them: a Rust file's crate name
             // is the first segment of its stored module.
             let crate_name = change.new_path.as_deref().and_then(|p| {
-                let module = crate::store::reads::file_module(self.connection(), p)?;
+                let (_, module) =
+                    crate::store::graph::file_lines_and_module(self.connection(), p).ok()??;
                 lang::crate_name_of_module(lang::for_path(p)?, &module).map(str::to_string)
             });
             let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {

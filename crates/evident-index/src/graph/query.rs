@@ -504,7 +504,7 @@ impl Index {
         // parameter or local, a definition, an import; only then a call's target.
         let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));
         if let (Some(word), false) = (word.as_deref(), attribute) {
-            let found = self.bare_name(file_id, &rel, word, line, col.unwrap_or(1))?;
+            let found = self.bare_name(file_id, &rel, &text, word, line, col.unwrap_or(1))?;
             if !found.is_empty() {
                 return Ok(found);
             }
@@ -551,6 +551,15 @@ impl Index {
         Ok(Vec::new())
     }
 
+    /// Import rules over the indexed file set, outside an indexing run.
+    fn import_resolver(&self) -> Result<crate::lang::imports::Resolver> {
+        let paths = rows::all_paths(self.connection())?;
+        Ok(crate::lang::imports::Resolver::new(
+            paths.iter().map(String::as_str),
+            self.root(),
+        ))
+    }
+
     /// The module named by an import's module path up to the word at `col`,
     /// when the line holds an import whose module path the word is part of.
     fn module_in_import(
@@ -583,9 +592,7 @@ impl Index {
         if !in_a_module_path || !prefix.ends_with(word) {
             return Ok(None);
         }
-        let paths = rows::all_paths(conn)?;
-        let resolver =
-            crate::lang::imports::Resolver::new(paths.iter().map(String::as_str), self.root());
+        let resolver = self.import_resolver()?;
         let Some(target) = resolver.resolve(spec, rel, &prefix, None) else {
             return Ok(None);
         };
@@ -617,9 +624,7 @@ impl Index {
         attribute: &str,
     ) -> Result<Vec<Evidence>> {
         let conn = self.connection();
-        let paths = rows::all_paths(conn)?;
-        let resolver =
-            crate::lang::imports::Resolver::new(paths.iter().map(String::as_str), self.root());
+        let resolver = self.import_resolver()?;
         let graph = crate::graph::calls::Graph::load(conn, &resolver)?;
         let scope = rows::scope_at(conn, file_id, line)?;
         let (ids, sites) = graph.attribute_targets(file_id, scope, receiver, attribute);
@@ -655,6 +660,7 @@ impl Index {
         &self,
         file_id: i64,
         rel: &str,
+        line_text: &str,
         word: &str,
         line: u32,
         col: u32,
@@ -683,8 +689,7 @@ impl Index {
                 return Ok(out);
             }
         }
-        let line_text = self.reader().line(rel, line)?.unwrap_or_default();
-        let mut ids = self.in_scope(file_id, word, line, &line_text)?;
+        let mut ids = self.in_scope(file_id, word, line, line_text)?;
         if ids.is_empty() {
             ids = rows::definitions_imported_as(conn, file_id, word)?;
         }

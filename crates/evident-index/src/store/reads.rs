@@ -262,11 +262,3 @@ pub(crate) fn integrity_check(conn: &Connection) -> Result<()> {
         )))
     }
 }
-
-/// The module path stored for a file (the prefix of its qualified names).
-pub(crate) fn file_module(conn: &Connection, rel: &str) -> Option<String> {
-    conn.query_row("SELECT module FROM files WHERE path = ?1", [rel], |r| {
-        r.get(0)
-    })
-    .ok()
-}
