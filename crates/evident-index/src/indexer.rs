@@ -480,8 +480,7 @@ fn write_outcome(
             }
             let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
             invalid.note_new_definitions(&parsed.rel, defined);
-            let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
-            invalid.note_new_flow(&parsed.rel, calls::flow_facts(&parsed.facts), defined);
+            invalid.note_new_flow(&parsed.rel, &parsed.facts);
             let new = NewFile {
                 rel: &parsed.rel,
                 lang: parsed.lang,

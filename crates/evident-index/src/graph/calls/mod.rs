@@ -979,7 +979,7 @@ pub(crate) struct Invalidation {
 /// What a file tells the types that flow in other files: bindings at its top
 /// level, in class bodies, of attributes and of returns, and class bases.
 /// Locals are left out: they only matter to the file's own calls.
-pub(crate) fn flow_facts(facts: &crate::lang::extract::FileFacts) -> Vec<String> {
+fn flow_facts(facts: &crate::lang::extract::FileFacts) -> Vec<String> {
     let mut out = Vec::new();
     for a in &facts.assignments {
         let scope = a.enclosing.and_then(|i| facts.definitions.get(i));
@@ -1043,15 +1043,13 @@ impl Invalidation {
 
     /// Records what a file now tells the types that flow (see [`flow_facts`]),
     /// and the names it defines.
-    pub fn note_new_flow<'a>(
-        &mut self,
-        path: &str,
-        facts: Vec<String>,
-        names: impl IntoIterator<Item = &'a str>,
-    ) {
+    pub fn note_new_flow(&mut self, path: &str, file: &crate::lang::extract::FileFacts) {
+        // A run that resolves everything needs no comparison (cold index, rebuild).
         if self.all {
             return;
         }
+        let facts = flow_facts(file);
+        let names = file.definitions.iter().map(|d| d.name.as_str());
         let before = self.flow_before.remove(path).unwrap_or_default();
         if before != facts {
             self.flow_changed.insert(path.to_string());
