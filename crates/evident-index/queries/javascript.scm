@@ -65,6 +65,11 @@
 (variable_declarator name: (identifier) @assign.name
   value: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 (variable_declarator name: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign
+; Literals: `const parts = []`, `let s = ''`: an instance of the builtin type
+; (object literals are not: their members are the code's own).
+((variable_declarator name: (identifier) @assign.name value: (array) @assign.type) @assign (#set! assign.type "Array"))
+((variable_declarator name: (identifier) @assign.name value: [(string) (template_string)] @assign.type) @assign
+  (#set! assign.type "String"))
 (for_in_statement left: (identifier) @assign.name right: [(identifier) (member_expression)] @assign.alias) @assign
 ; `this.store = new Store()`: an attribute of the instance.
 (assignment_expression left: (member_expression object: (this)) @assign.name

@@ -45,14 +45,27 @@
 ; attribute is set, although its value says nothing of its type.
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @assign.name
   right: [(binary_operator) (boolean_operator) (comparison_operator) (unary_operator) (not_operator)
-          (conditional_expression) (string) (concatenated_string) (integer) (float) (true) (false) (none)
-          (list) (tuple) (set) (dictionary) (list_comprehension) (set_comprehension)
-          (dictionary_comprehension) (generator_expression) (subscript) (lambda) (await)] @assign.opaque) @assign
+          (conditional_expression) (integer) (float) (true) (false) (none)
+          (generator_expression) (subscript) (lambda) (await)] @assign.opaque) @assign
   (#any-of? @_self "self" "cls"))
 ((assignment left: [(pattern_list (attribute object: (identifier) @_self attribute: (identifier)) @assign.name)
                     (tuple_pattern (attribute object: (identifier) @_self attribute: (identifier)) @assign.name)]
   right: (_) @assign.opaque) @assign
   (#any-of? @_self "self" "cls"))
+; Literals: `errors = []`, `sep = ", "`: an instance of the builtin type.
+((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: [(list) (list_comprehension)] @assign.type) @assign (#set! assign.type "list"))
+((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: [(dictionary) (dictionary_comprehension)] @assign.type) @assign (#set! assign.type "dict"))
+((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: [(set) (set_comprehension)] @assign.type) @assign (#set! assign.type "set"))
+((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: (tuple) @assign.type) @assign (#set! assign.type "tuple"))
+((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
+  right: [(string) (concatenated_string)] @assign.type) @assign (#set! assign.type "str"))
+; `def f(*args, **kwargs)`: a tuple and a dict.
+((parameters (list_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "tuple"))
+((parameters (dictionary_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "dict"))
 ; Annotations: `x: Foo = ...`, `def f(x: Foo)`.
 (assignment left: [(identifier) (attribute object: (identifier))] @assign.name type: (type) @assign.type) @assign
 (typed_parameter (identifier) @assign.name type: (type) @assign.type) @assign

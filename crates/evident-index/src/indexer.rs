@@ -163,11 +163,12 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         })
         .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
-    // Rust qualified names start with the crate's name from its Cargo.toml:
-    // when a crate is renamed, added or removed, every stored name may be
-    // wrong, so the index is built again (rare, and always right).
-    let crates = resolver.rust_crates_signature();
-    if store::meta(&conn, "rust_crates")?.unwrap_or_default() != crates {
+    // Rust qualified names start with the crate's name from its Cargo.toml,
+    // and imports resolve through go.mod, tsconfig.json paths and workspace
+    // packages: when one of those changes, every stored name and import may
+    // be wrong, so the index is built again (rare, and always right).
+    let layout = resolver.layout_signature();
+    if store::meta(&conn, "layout")?.unwrap_or_default() != layout {
         if !created && !options.rebuild {
             drop(conn);
             drop(run_lock);
@@ -177,7 +178,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             };
             return index_repo(&root, &again);
         }
-        store::set_meta(&conn, "rust_crates", &crates)?;
+        store::set_meta(&conn, "layout", &layout)?;
     }
 
     profile.phase("walk and compare");

@@ -810,6 +810,11 @@ fn workspace_crates_name_their_own_definitions_and_reach_each_other() {
         "crates/store-core/Cargo.toml",
         "[package]\nname = \"store-base\"\nversion = \"0.1.0\"\n",
     );
+    evident_testkit::fs::write_in(
+        root,
+        "crates/app/src/lib.rs",
+        "pub mod util;\nuse store_base::util::helper;\n\npub fn run() {\n    helper();\n}\n",
+    );
     index_repo(root, &IndexOptions::default()).unwrap();
     assert!(
         edges(root)
@@ -851,4 +856,116 @@ fn a_mixin_reaches_outside_through_its_subclasses() {
         externals(root)
     );
     common::assert_equals_rebuild(root, "after the subclass gains its outside base");
+}
+
+/// Bare specifiers reach the repository's own files the way its tools see
+/// them (`tsconfig.json` `paths`, a workspace package's name), and a change
+/// to those files or to `go.mod` re-resolves, incrementally as in a rebuild.
+#[test]
+fn project_files_decide_where_bare_imports_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("package.json", "{\"private\": true, \"workspaces\": [\"packages/*\"]}\n"),
+            ("packages/ui/package.json", "{\"name\": \"@acme/ui\", \"types\": \"./src/index.ts\"}\n"),
+            ("packages/ui/src/index.ts", "export function button() {}\n"),
+            ("app/tsconfig.json", "{\n  // aliases\n  \"compilerOptions\": {\"baseUrl\": \".\", \"paths\": {\"@/*\": [\"src/*\"]},},\n}\n"),
+            ("app/src/util.ts", "export function helper() {}\n"),
+            ("app/src/main.ts", "import { button } from '@acme/ui';\nimport { helper } from '@/util';\n\nexport function run() {\n  button();\n  helper();\n}\n"),
+            ("go.mod", "module example.com/shop\n\ngo 1.22\n"),
+            ("cart/cart.go", "package cart\n\nfunc Total() int { return 0 }\n"),
+            ("main.go", "package main\n\nimport \"example.com/shop/cart\"\n\nfunc main() {\n\tcart.Total()\n}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "app/src/main.ts:5 button -> packages/ui/src/index.button (exact)",
+        "app/src/main.ts:6 helper -> app/src/util.helper (exact)",
+        "main.go:6 cart.Total -> cart.Total (exact)",
+    ] {
+        assert!(
+            all.iter().any(|e| e == expected),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+    // A renamed package, a removed alias and a renamed Go module: the
+    // imports now name something outside the repository.
+    evident_testkit::fs::write_in(
+        root,
+        "packages/ui/package.json",
+        "{\"name\": \"@acme/widgets\"}\n",
+    );
+    evident_testkit::fs::write_in(root, "app/tsconfig.json", "{}\n");
+    evident_testkit::fs::write_in(root, "go.mod", "module example.com/store\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    assert!(
+        !all.iter()
+            .any(|e| e.starts_with("app/src/main.ts") || e.starts_with("main.go")),
+        "{}",
+        all.join("\n")
+    );
+    let outside = externals(root);
+    assert!(
+        outside.iter().any(|e| e.contains("@acme/ui")),
+        "{outside:?}"
+    );
+    common::assert_equals_rebuild(root, "after the project's layout changed");
+}
+
+/// Values that come from outside the repository keep their origin through
+/// bindings, calls and attributes (Python's and JavaScript's semantics: a
+/// literal is an instance of the builtin type; calling an imported name gives
+/// what the outside module returns), and nothing is guessed by name for them.
+/// A data attribute a repository class lacks is unknown, not its outside
+/// base's: such attributes are often set from elsewhere.
+#[test]
+fn values_from_outside_are_followed_not_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "report.py",
+                "from io import StringIO\nimport requests\nfrom django.db import models\n\n\nclass Book(models.Model):\n    pass\n\n\ndef render(rows, title: StringIO):\n    out = StringIO()\n    out.getvalue()\n    errors = []\n    errors.append(1)\n    \", \".join(rows)\n    requests.get(\"u\").json()\n    Book().save()\n    title.seek(0)\n    Book.objects.create()\n    return out\n\n\ndef use():\n    render([], None).getvalue()\n",
+            ),
+            // Same-named methods a name-only guess would have picked.
+            ("mine.py", "class Mine:\n    def getvalue(self):\n        pass\n\n    def append(self, x):\n        pass\n\n    def json(self):\n        pass\n\n    def seek(self, n):\n        pass\n"),
+            ("web.js", "function build(items) {\n  const parts = [];\n  parts.push(items);\n  return 'a,b'.split(',');\n}\n"),
+            ("lib.js", "export function push() {}\nexport function split() {}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let outside = externals(root);
+    for expected in [
+        "report.py:12 out.getvalue -> io.StringIO().getvalue (external)",
+        "report.py:14 errors.append -> list.append (builtin)",
+        "report.py:15 \", \".join -> str.join (builtin)",
+        "report.py:16 requests.get(\"u\").json -> requests.get().json (external)",
+        "report.py:17 Book().save -> django.db.models.Model.save (external)",
+        "report.py:18 title.seek -> io.StringIO.seek (external)",
+        "report.py:24 render([], None).getvalue -> io.StringIO().getvalue (external)",
+        "web.js:3 parts.push -> Array.push (builtin)",
+        "web.js:4 'a,b'.split -> String.split (builtin)",
+    ] {
+        assert!(
+            outside.contains(&expected.to_string()),
+            "missing {expected}\n{}",
+            outside.join("\n")
+        );
+    }
+    let all = edges(root);
+    assert!(
+        !all.iter().any(|e| e.starts_with("report.py")
+            && !e.contains("render -> report.render")
+            && !e.contains("Book -> report.Book")
+            || e.starts_with("web.js")),
+        "{}",
+        all.join("\n")
+    );
 }

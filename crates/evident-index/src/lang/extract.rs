@@ -377,7 +377,16 @@ pub fn extract_in_crate(
                     .and_then(|p| p.value.as_deref().map(str::to_string)),
             };
             if let Some(name) = name {
-                let value = normalize_space(text(value), MAX_CALLEE_CHARS);
+                // `#set! assign.type "list"`: a literal's type, named by the query.
+                let declared = query
+                    .property_settings(m.pattern_index)
+                    .iter()
+                    .find(|p| &*p.key == "assign.type")
+                    .and_then(|p| p.value.as_deref().map(str::to_string));
+                let value = match declared {
+                    Some(ty) if binding == Binding::Type => ty,
+                    _ => normalize_space(text(value), MAX_CALLEE_CHARS),
+                };
                 assigns.push((
                     node.start_byte(),
                     node.start_position().row as u32 + 1,

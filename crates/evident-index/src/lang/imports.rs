@@ -7,9 +7,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::lang::js_project::JsProject;
 use crate::lang::{ImportResolution, LanguageSpec};
 
-const JS_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs"];
+const JS_EXTENSIONS: &[&str] = &["ts", "tsx", "d.ts", "mts", "cts", "js", "jsx", "mjs", "cjs"];
 
 /// The set of indexed files, and what can be derived from it once.
 pub struct Resolver {
@@ -25,13 +26,15 @@ pub struct Resolver {
     /// `(crate name, directory)` for every `Cargo.toml` with a `[package]`
     /// name beside a `src/` of Rust files (`evident-index` → `evident_index`).
     rust_crates: Vec<(String, String)>,
+    /// `tsconfig.json` paths and workspace packages, for bare JS/TS specifiers.
+    js_project: JsProject,
 }
 
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
-fn join(dir: &str, rest: &str) -> String {
+pub(crate) fn join(dir: &str, rest: &str) -> String {
     match (dir.is_empty(), rest.is_empty()) {
         (true, _) => rest.to_string(),
         (_, true) => dir.to_string(),
@@ -40,7 +43,7 @@ fn join(dir: &str, rest: &str) -> String {
 }
 
 /// Resolves `.` and `..` segments; `None` when the path climbs above the root.
-fn normalize(path: &str) -> Option<String> {
+pub(crate) fn normalize(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -135,6 +138,18 @@ impl Resolver {
                 rust_crates.push((name.replace('-', "_"), dir.to_string()));
             }
         }
+        let has_js = files.iter().any(|f| {
+            let ext = f.rsplit('.').next().unwrap_or("");
+            JS_EXTENSIONS.contains(&ext)
+        });
+        let js_project = if has_js {
+            JsProject::read(
+                root,
+                std::iter::once("").chain(dirs.iter().map(String::as_str)),
+            )
+        } else {
+            JsProject::default()
+        };
         Resolver {
             files,
             dirs,
@@ -142,6 +157,7 @@ impl Resolver {
             go_modules,
             by_file_name,
             rust_crates,
+            js_project,
         }
     }
 
@@ -163,11 +179,18 @@ impl Resolver {
         self.rust_crates.iter().any(|(n, _)| n == name)
     }
 
-    /// Every crate name with its directory, for noticing a change between runs.
-    pub fn rust_crates_signature(&self) -> String {
-        self.rust_crates
+    /// What the project's own files declare about modules (Rust crates,
+    /// Go modules, `tsconfig.json` paths, workspace packages), for noticing a
+    /// change between runs: every stored name and import may then be wrong.
+    pub fn layout_signature(&self) -> String {
+        let crates = self
+            .rust_crates
             .iter()
-            .map(|(n, d)| format!("{n}={d}"))
+            .map(|(n, d)| format!("crate {n}={d}"));
+        let modules = self.go_modules.iter().map(|(m, d)| format!("go {m}={d}"));
+        crates
+            .chain(modules)
+            .chain(std::iter::once(self.js_project.signature()))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -322,24 +345,35 @@ impl Resolver {
             && module != "."
             && module != ".."
         {
-            return None;
+            // A bare specifier: the project's `paths`, `baseUrl` or a
+            // workspace package, else a package outside the repository.
+            return self
+                .js_project
+                .candidates(importer, module)
+                .iter()
+                .find_map(|candidate| self.javascript_file(candidate));
         }
-        let target = normalize(&join(parent_dir(importer), module))?;
-        if let Some(found) = self.file(&target) {
+        self.javascript_file(&normalize(&join(parent_dir(importer), module))?)
+    }
+
+    /// The file a JS/TS module path names: itself, with an extension, or
+    /// its directory's `index`.
+    fn javascript_file(&self, target: &str) -> Option<String> {
+        if let Some(found) = self.file(target) {
             return Some(found);
         }
         // TypeScript lets `./x.js` name `./x.ts`.
-        let stem = [".js", ".jsx", ".mjs", ".cjs"]
+        let stem = [".d.ts", ".js", ".jsx", ".mjs", ".cjs"]
             .iter()
             .find_map(|e| target.strip_suffix(e))
-            .unwrap_or(&target);
+            .unwrap_or(target);
         JS_EXTENSIONS
             .iter()
             .find_map(|ext| self.file(&format!("{stem}.{ext}")))
             .or_else(|| {
                 JS_EXTENSIONS
                     .iter()
-                    .find_map(|ext| self.file(&join(&target, &format!("index.{ext}"))))
+                    .find_map(|ext| self.file(&join(target, &format!("index.{ext}"))))
             })
     }
 
@@ -462,6 +496,101 @@ mod tests {
         );
         assert_eq!(r.resolve(ts, "web/a.ts", "react", None), None);
         assert_eq!(r.resolve(ts, "web/a.ts", "../../../x", None), None);
+    }
+
+    #[test]
+    fn javascript_tsconfig_paths_base_url_and_workspace_packages() {
+        let root = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // Comments and trailing commas, as tsc accepts them; `paths` relative
+        // to `baseUrl`, which comes from the config this one extends.
+        write(
+            "app/tsconfig.base.json",
+            r#"{ "compilerOptions": { "baseUrl": "./src", } }"#,
+        );
+        write(
+            "app/tsconfig.json",
+            r#"{
+              // the app's aliases
+              "extends": "./tsconfig.base",
+              "compilerOptions": { "paths": { "@lib/*": ["lib/*"], "@lib/special": ["other/special"], "config": ["conf/main"] } },
+            }"#,
+        );
+        write(
+            "packages/ui/package.json",
+            r#"{"name": "@acme/ui", "main": "./dist/index.js", "types": "./src/main.ts"}"#,
+        );
+        write(
+            "packages/util/package.json",
+            r#"{"name": "util-pkg", "exports": {".": {"import": "./lib/entry.js"}}}"#,
+        );
+        write(
+            "node_modules/left-pad/package.json",
+            r#"{"name": "left-pad"}"#,
+        );
+        let files = [
+            "app/src/main.ts",
+            "app/src/lib/math.ts",
+            "app/src/other/special.ts",
+            "app/src/conf/main.ts",
+            "app/src/plain/thing.ts",
+            "packages/ui/src/main.ts",
+            "packages/ui/src/button.tsx",
+            "packages/util/lib/entry.ts",
+            "packages/util/lib/index.ts",
+            "node_modules/left-pad/index.js",
+        ];
+        let r = Resolver::new(files.iter().copied(), root.path());
+        let ts = by_name("typescript").unwrap();
+        let at = |importer: &str, module: &str| r.resolve(ts, importer, module, None);
+        assert_eq!(
+            at("app/src/main.ts", "@lib/math").as_deref(),
+            Some("app/src/lib/math.ts")
+        );
+        // The longer prefix wins over the wildcard.
+        assert_eq!(
+            at("app/src/main.ts", "@lib/special").as_deref(),
+            Some("app/src/other/special.ts")
+        );
+        assert_eq!(
+            at("app/src/main.ts", "config").as_deref(),
+            Some("app/src/conf/main.ts")
+        );
+        // `baseUrl` alone makes `plain/thing` a repository path.
+        assert_eq!(
+            at("app/src/main.ts", "plain/thing").as_deref(),
+            Some("app/src/plain/thing.ts")
+        );
+        // The config applies below its directory only.
+        assert_eq!(at("packages/ui/src/main.ts", "@lib/math"), None);
+        // Workspace packages by name: the declared entry, subpaths under the package or its src/.
+        assert_eq!(
+            at("app/src/main.ts", "@acme/ui").as_deref(),
+            Some("packages/ui/src/main.ts")
+        );
+        assert_eq!(
+            at("app/src/main.ts", "@acme/ui/button").as_deref(),
+            Some("packages/ui/src/button.tsx")
+        );
+        assert_eq!(
+            at("app/src/main.ts", "util-pkg").as_deref(),
+            Some("packages/util/lib/entry.ts")
+        );
+        // A name that merely starts like a package's is another package.
+        assert_eq!(at("app/src/main.ts", "@acme/uikit"), None);
+        // node_modules is never a workspace.
+        assert_eq!(at("app/src/main.ts", "left-pad"), None);
+        assert_eq!(at("app/src/main.ts", "react"), None);
+        let before = r.layout_signature();
+        write("packages/ui/package.json", r#"{"name": "@acme/widgets"}"#);
+        assert_ne!(
+            Resolver::new(files.iter().copied(), root.path()).layout_signature(),
+            before
+        );
     }
 
     #[test]

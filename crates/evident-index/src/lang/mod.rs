@@ -7,6 +7,7 @@
 pub mod docs;
 pub mod extract;
 pub mod imports;
+mod js_project;
 pub mod locals;
 
 use std::sync::OnceLock;
@@ -89,6 +90,12 @@ pub struct LanguageSpec {
     /// a call through one, when nothing in the repository has the name, is a
     /// `builtin` target.
     pub builtins: &'static [&'static str],
+    /// The type of a string literal, whose methods are builtins (`", ".join`).
+    pub string_type: Option<&'static str>,
+    /// Builtins that are plain data types: a value of one (a literal, a call
+    /// of it, a declared type) has builtin methods. Other builtins' results
+    /// (`type(...)`, `getattr(...)`, `super()`) may be the repository's own.
+    pub builtin_types: &'static [&'static str],
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -162,6 +169,11 @@ const JAVA_LOCALS: &str = include_str!("../../queries/java-locals.scm");
 const C_STYLE_COMMENTS: &[&str] = &["comment"];
 
 /// JavaScript's (and TypeScript's) global functions and objects.
+const JS_BUILTIN_TYPES: &[&str] = &[
+    "Array", "String", "Map", "Set", "WeakMap", "WeakSet", "Promise", "Date", "RegExp", "Number",
+    "Boolean",
+];
+
 const JS_BUILTINS: &[&str] = &[
     "console",
     "Math",
@@ -334,6 +346,23 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "UserWarning",
             "Warning",
         ],
+        string_type: Some("str"),
+        builtin_types: &[
+            "str",
+            "list",
+            "dict",
+            "set",
+            "frozenset",
+            "tuple",
+            "bytes",
+            "bytearray",
+            "int",
+            "float",
+            "complex",
+            "bool",
+            "range",
+            "memoryview",
+        ],
     },
     LanguageSpec {
         name: "rust",
@@ -361,6 +390,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "Some", "Ok", "Err", "Box", "Vec", "String", "Option", "Result", "drop", "Default",
             "From", "Into", "Iterator", "HashMap", "HashSet", "BTreeMap", "BTreeSet",
         ],
+        string_type: Some("str"),
+        builtin_types: &["String", "Vec"],
     },
     LanguageSpec {
         name: "javascript",
@@ -385,6 +416,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         inherited_constructors: true,
         directory_is_package: false,
         builtins: JS_BUILTINS,
+        string_type: Some("String"),
+        builtin_types: JS_BUILTIN_TYPES,
     },
     LanguageSpec {
         name: "typescript",
@@ -409,6 +442,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         inherited_constructors: true,
         directory_is_package: false,
         builtins: JS_BUILTINS,
+        string_type: Some("String"),
+        builtin_types: JS_BUILTIN_TYPES,
     },
     LanguageSpec {
         name: "tsx",
@@ -433,6 +468,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         inherited_constructors: true,
         directory_is_package: false,
         builtins: JS_BUILTINS,
+        string_type: Some("String"),
+        builtin_types: JS_BUILTIN_TYPES,
     },
     LanguageSpec {
         name: "go",
@@ -460,6 +497,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
             "max", "min", "new", "panic", "print", "println", "real", "recover",
         ],
+        string_type: None,
+        builtin_types: &[],
     },
     LanguageSpec {
         name: "java",
@@ -504,6 +543,8 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "StringBuilder",
             "Object",
         ],
+        string_type: Some("String"),
+        builtin_types: &["String", "StringBuilder"],
     },
 ];
 

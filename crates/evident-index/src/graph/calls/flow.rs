@@ -207,11 +207,14 @@ impl Graph<'_> {
         stored: &str,
     ) -> Vec<Value> {
         match Binding::decode(stored) {
-            (Binding::Type, ty) => self
-                .types_named(file, scope, ty)
-                .into_iter()
-                .map(Value::Instance)
-                .collect(),
+            (Binding::Type, ty) => {
+                let classes = self.types_named(file, scope, ty);
+                if classes.is_empty() {
+                    self.outside_type(file, scope, ty).into_iter().collect()
+                } else {
+                    classes.into_iter().map(Value::Instance).collect()
+                }
+            }
             (Binding::CallResult, callee) => self.call_results(file, scope, callee),
             (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
             (Binding::Opaque, _) => Vec::new(),
@@ -242,6 +245,10 @@ impl Graph<'_> {
                 match value {
                     Value::Class(class) => results.push(Value::Instance(class)),
                     Value::Callable(function) => results.extend(self.returns(function)),
+                    Value::Outside(id) => {
+                        let (name, kind) = self.outside_name(id);
+                        results.extend(self.outside_value(format!("{name}()"), kind));
+                    }
                     Value::Instance(_) => {}
                 }
             }
@@ -290,8 +297,9 @@ impl Graph<'_> {
             .flat_map(|stored| self.values_of_binding(s.file, Some(function), stored))
             .collect();
         // A declared type says it all; `return` statements add to a missing one.
-        if values.iter().any(|v| matches!(v, Value::Instance(_))) {
-            values.retain(|v| matches!(v, Value::Instance(_)));
+        let instance = |v: &Value| matches!(v, Value::Instance(_) | Value::Outside(_));
+        if values.iter().any(instance) {
+            values.retain(instance);
         }
         values
     }
@@ -366,7 +374,8 @@ impl Graph<'_> {
                     values.extend(self.values_of_binding(file, at, &stored));
                 }
             }
-            if values.is_empty() {
+            let unbound = values.is_empty();
+            if unbound {
                 // Not a binding: resolve the longest written prefix as
                 // definitions (imports, modules, classes and their members).
                 for take in (1..=segments.len()).rev() {
@@ -383,6 +392,13 @@ impl Graph<'_> {
                         break;
                     }
                 }
+            }
+            if values.is_empty() && unbound && !lang.self_receivers.contains(&head) {
+                // Nothing in the repository: an import from outside, a builtin.
+                return self
+                    .outside_named(file, scope, &segments)
+                    .into_iter()
+                    .collect();
             }
             let last = segments.len().saturating_sub(1);
             for (i, attribute) in rest.iter().enumerate().skip(consumed - 1) {
@@ -403,8 +419,14 @@ impl Graph<'_> {
     ) -> Vec<Value> {
         let mut out = Vec::new();
         for value in values {
-            let (Value::Instance(class) | Value::Class(class)) = *value else {
-                continue;
+            let class = match *value {
+                Value::Instance(class) | Value::Class(class) => class,
+                Value::Outside(id) => {
+                    let (name, kind) = self.outside_name(id);
+                    out.extend(self.outside_value(format!("{name}.{attribute}"), kind));
+                    continue;
+                }
+                Value::Callable(_) => continue,
             };
             for class in self.linearization(class) {
                 let attributes = self.attributes_of(class);
@@ -424,6 +446,9 @@ impl Graph<'_> {
                     break;
                 }
             }
+            // An attribute the class lacks is not taken from a base outside:
+            // data attributes are often set from elsewhere (`setUp` helpers,
+            // decorators), unlike the methods `method_of_outside_value` names.
         }
         out.sort_unstable();
         out.dedup();
@@ -512,7 +537,7 @@ impl Graph<'_> {
             .filter_map(|value| match *value {
                 Value::Class(class) => Some((self.constructor_of(class), Confidence::Inferred)),
                 Value::Callable(function) => Some((function, Confidence::Inferred)),
-                Value::Instance(_) => None,
+                Value::Instance(_) | Value::Outside(_) => None,
             })
             .collect()
     }
@@ -563,5 +588,130 @@ impl Graph<'_> {
         sites.sort();
         sites.dedup();
         (ids, sites)
+    }
+
+    /// The interned value for something outside the repository reached as
+    /// `name`; `None` past a sane length (a chain that only grows).
+    pub(super) fn outside_value(&self, name: String, kind: &'static str) -> Option<Value> {
+        const MAX_OUTSIDE_NAME: usize = 200;
+        if name.len() > MAX_OUTSIDE_NAME {
+            return None;
+        }
+        let mut table = self.outside_values.borrow_mut();
+        let key = (Rc::<str>::from(name), kind);
+        if let Some(id) = table.ids.get(&key) {
+            return Some(Value::Outside(*id));
+        }
+        let id = table.names.len() as u32;
+        table.names.push(key.clone());
+        table.ids.insert(key, id);
+        Some(Value::Outside(id))
+    }
+
+    pub(super) fn outside_name(&self, id: u32) -> (Rc<str>, &'static str) {
+        self.outside_values.borrow().names[id as usize].clone()
+    }
+
+    /// `segments` as something outside the repository: bound by an import no
+    /// repository file satisfies, or the language's builtin (not rebound).
+    pub(super) fn outside_named(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        segments: &[&str],
+    ) -> Option<Value> {
+        let lang = self.lang_of(file)?;
+        if let Some(name) = self.imported_from_outside(file, segments) {
+            return self.outside_value(name, "external");
+        }
+        let head = *segments.first()?;
+        let data_type = lang.builtin_types.contains(&head);
+        (data_type && self.bindings(file, scope, head).is_empty())
+            .then(|| self.outside_value(segments.join(lang.separator), "builtin"))
+            .flatten()
+    }
+
+    /// A declared type that names something outside the repository as a
+    /// whole (`x: StringIO`, `List<String>`, a literal's `list`): an
+    /// instance of it. Compound types (`Optional[Repo]`) say nothing here.
+    pub(super) fn outside_type(&self, file: i64, scope: Option<i64>, ty: &str) -> Option<Value> {
+        let outer = ty.split('<').next().unwrap_or("").trim();
+        let simple = !outer.is_empty()
+            && outer
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == ':');
+        if !simple {
+            return None;
+        }
+        let normalized = outer.replace("::", ".");
+        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
+        self.outside_named(file, scope, &segments)
+    }
+
+    /// Whether every value is known to lead outside the repository for a
+    /// method it lacks: an outside value, or a class with a base outside.
+    pub(super) fn all_lead_outside(&self, values: &[Value]) -> bool {
+        !values.is_empty()
+            && values.iter().all(|v| match *v {
+                Value::Outside(_) => true,
+                Value::Instance(class) | Value::Class(class) => {
+                    self.outside_base_cached(class).is_some()
+                }
+                Value::Callable(_) => false,
+            })
+    }
+
+    /// `receiver.method` where the receiver is known to come from outside
+    /// the repository: a string literal (`", ".join`), an outside value
+    /// (`out = StringIO(); out.getvalue()`), or an instance of a class whose
+    /// base outside provides the method.
+    pub(super) fn method_of_outside_value(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        callee: &str,
+    ) -> Option<(String, &'static str)> {
+        let lang = self.lang_of(file)?;
+        let (receiver, method) = callee.rsplit_once('.')?;
+        let receiver = receiver.trim().trim_end_matches('?');
+        if method.is_empty() || !method.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        if is_string_literal(receiver) {
+            let ty = lang.string_type?;
+            return Some((format!("{ty}{}{method}", lang.separator), "builtin"));
+        }
+        if lang.self_receivers.contains(&receiver) || lang.base_receivers.contains(&receiver) {
+            return None;
+        }
+        let values = self.values_of_expr(file, enclosing, receiver);
+        if !self.all_lead_outside(&values) {
+            return None;
+        }
+        // Several: the first in a fixed order, so every run names the same.
+        let (name, kind) = match values[0] {
+            Value::Outside(id) => self.outside_name(id),
+            Value::Instance(class) | Value::Class(class) => {
+                (Rc::from(self.outside_base_cached(class)?), "external")
+            }
+            Value::Callable(_) => return None,
+        };
+        Some((format!("{name}{}{method}", lang.separator), kind))
+    }
+}
+
+/// `"..."`, `'...'`, `` `...` ``, with a Python prefix (`f"..."`, `rb'...'`).
+pub(super) fn is_string_literal(text: &str) -> bool {
+    let text = text.trim();
+    let body = text.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    if text.len() - body.len() > 2 {
+        return false;
+    }
+    let mut chars = body.chars();
+    match (chars.next(), body.chars().last()) {
+        (Some(open), Some(close)) => {
+            body.len() >= 2 && open == close && matches!(open, '"' | '\'' | '`')
+        }
+        _ => false,
     }
 }

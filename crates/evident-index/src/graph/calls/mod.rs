@@ -70,6 +70,19 @@ enum Value {
     Instance(i64),
     /// A function or method (or anything else callable that was defined).
     Callable(i64),
+    /// Something from outside the repository, by how it is reached
+    /// (`io.StringIO()`, `requests.get().json`, a `list` literal): its
+    /// attributes and what calling it gives are outside too. An index into
+    /// [`Graph::outside_values`].
+    Outside(u32),
+}
+
+/// The names of [`Value::Outside`] values met in a pass, each with its kind
+/// (`external` or `builtin`), interned so that values stay `Copy`.
+#[derive(Default)]
+struct OutsideValues {
+    names: Vec<(Rc<str>, &'static str)>,
+    ids: FxHashMap<(Rc<str>, &'static str), u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -173,6 +186,7 @@ pub(crate) struct Graph<'r> {
     /// Each class's first base outside the repository, once looked up: every
     /// unresolved `self.m()` in a class asks the same question.
     outside_bases: std::cell::RefCell<FxHashMap<i64, Option<String>>>,
+    outside_values: std::cell::RefCell<OutsideValues>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -252,6 +266,7 @@ impl<'r> Graph<'r> {
             linearizations: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
+            outside_values: Default::default(),
             files,
             file_by_path,
             files_by_dir,
@@ -392,7 +407,8 @@ impl<'r> Graph<'r> {
                 Some(m) if lang.base_receivers.contains(&head) && !m.contains(['(', '[', '.']) => {
                     self.outside_method(enclosing, m)
                 }
-                _ => None, // a chained call: its receiver's type is unknown
+                // A chained call: `requests.get(url).json()`.
+                _ => self.method_of_outside_value(file, enclosing, callee),
             };
         }
         let normalized = callee.replace("::", ".").replace("?.", ".");
@@ -403,6 +419,9 @@ impl<'r> Graph<'r> {
         }
         if rest.len() == 1 && lang.self_receivers.contains(&head) {
             return self.outside_method(enclosing, rest[0]);
+        }
+        if let Some(found) = self.method_of_outside_value(file, enclosing, callee) {
+            return Some(found);
         }
         // Resolution found no definition of the name in scope, imported, or
         // (few enough to guess) anywhere: unless a local rebinds it, it is the language's.
@@ -456,7 +475,8 @@ impl<'r> Graph<'r> {
         let import = self.imports.get(&file)?.iter().find(|i| {
             i.target.is_none() && i.binding() == Some(head) && !i.module.starts_with('.')
         })?;
-        let module = import.module.replace("::", ".").replace('/', ".");
+        // Path-like modules keep their slashes: `@acme/ui.button`, `net/http.Get`.
+        let module = import.module.replace("::", ".");
         let mut name = match (import.name.as_deref(), &import.alias) {
             (Some("*"), _) => module,
             (Some(imported), _) => format!("{module}.{imported}"),
@@ -672,6 +692,10 @@ impl<'r> Graph<'r> {
                 }
             }
         }
+        // Imported from outside the repository: not a guess, an external call.
+        if self.imported_from_outside(file, &[name]).is_some() {
+            return Vec::new();
+        }
         self.name_only(name, NAME_ONLY_MAX, |s| {
             !matches!(s.kind, Kind::Method) || s.parent.is_none()
         })
@@ -770,6 +794,13 @@ impl<'r> Graph<'r> {
             return Vec::new();
         };
         let callee = callee.trim().trim_start_matches("new ").trim();
+        // `", ".join`: a method of the language's string type, never the repository's.
+        if callee
+            .rsplit_once('.')
+            .is_some_and(|(receiver, _)| flow::is_string_literal(receiver))
+        {
+            return Vec::new();
+        }
         // Chained calls: `Cls(...).m` is a method of a fresh `Cls`, `f().m` of
         // what `f` returns; otherwise (`x[0].m`) the receiver's type is unknown.
         if callee.contains('(') || callee.contains('[') {
@@ -781,9 +812,9 @@ impl<'r> Graph<'r> {
                 return self.base_method(enclosing, name);
             }
             if let Some(receiver) = callee.strip_suffix(name).and_then(|r| r.strip_suffix('.')) {
-                let found =
-                    self.methods_of_values(&self.values_of_expr(file, enclosing, receiver), name);
-                if !found.is_empty() {
+                let values = self.values_of_expr(file, enclosing, receiver);
+                let found = self.methods_of_values(&values, name);
+                if !found.is_empty() || self.all_lead_outside(&values) {
                     return found;
                 }
             }
@@ -853,9 +884,10 @@ impl<'r> Graph<'r> {
             || !self.bindings(file, enclosing, head[0]).is_empty()
         {
             let receiver = head.join(".");
-            let found =
-                self.methods_of_values(&self.values_of_expr(file, enclosing, &receiver), last);
-            if !found.is_empty() {
+            let values = self.values_of_expr(file, enclosing, &receiver);
+            let found = self.methods_of_values(&values, last);
+            // Known to come from outside: `outside` names it, nothing is guessed.
+            if !found.is_empty() || self.all_lead_outside(&values) {
                 return found;
             }
         }
@@ -932,6 +964,9 @@ impl<'r> Graph<'r> {
                         .collect();
                 }
             }
+        }
+        if self.imported_from_outside(file, &segments).is_some() {
+            return Vec::new();
         }
         if owner_ids.is_empty() {
             if let Some(ids) = self.owned(owner, last) {
