@@ -180,6 +180,8 @@ def run_case(evident, case, verbose):
             print(f"  extra   {case.title}: {edge[0]} -> {edge[1]}")
         for edge in sorted(case.edges - got):
             print(f"  missing {case.title}: {edge[0]} -> {edge[1]}")
+        for edge in sorted((case.edges & got) - plain):
+            print(f"  by name {case.title}: {edge[0]} -> {edge[1]}")
     return got, plain, defs
 
 

@@ -70,7 +70,17 @@
 ((variable_declarator name: (identifier) @assign.name value: (array) @assign.type) @assign (#set! assign.type "Array"))
 ((variable_declarator name: (identifier) @assign.name value: [(string) (template_string)] @assign.type) @assign
   (#set! assign.type "String"))
-(for_in_statement left: (identifier) @assign.name right: [(identifier) (member_expression)] @assign.alias) @assign
+; Containers (see `ELEMENTS`): `const ops = {add, sub: minus}`, `const steps = [a, b]`
+; bind what their elements hold; `for (const step of steps)` binds each element.
+((variable_declarator name: (identifier) @assign.name
+  value: (object [(pair value: [(identifier) (member_expression)] @assign.alias)
+                  (shorthand_property_identifier) @assign.alias])) @assign
+  (#set! assign.element "name"))
+((variable_declarator name: (identifier) @assign.name
+  value: (array [(identifier) (member_expression)] @assign.alias)) @assign
+  (#set! assign.element "name"))
+((for_in_statement left: (identifier) @assign.name operator: "of" right: [(identifier) (member_expression)] @assign.alias) @assign
+  (#set! assign.element "value"))
 ; `this.store = new Store()`: an attribute of the instance.
 (assignment_expression left: (member_expression object: (this)) @assign.name
   right: (new_expression constructor: (_) @assign.value)) @assign

@@ -63,6 +63,20 @@
   right: (tuple) @assign.type) @assign (#set! assign.type "tuple"))
 ((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
   right: [(string) (concatenated_string)] @assign.type) @assign (#set! assign.type "str"))
+; Containers (see `ELEMENTS`): `OPS = {"a": f}`, `steps = [a, b]`, `pair = (a, 1)`
+; bind what their elements hold; `for step in steps` binds each element.
+((assignment left: (identifier) @assign.name
+  right: (dictionary (pair value: [(identifier) (attribute)] @assign.alias))) @assign
+  (#set! assign.element "name"))
+((assignment left: (identifier) @assign.name
+  right: [(list [(identifier) (attribute)] @assign.alias)
+          (tuple [(identifier) (attribute)] @assign.alias)
+          (set [(identifier) (attribute)] @assign.alias)]) @assign
+  (#set! assign.element "name"))
+((for_statement left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias) @assign
+  (#set! assign.element "value"))
+(for_statement left: (identifier) @assign.name
+  right: [(list [(identifier) (attribute)] @assign.alias) (tuple [(identifier) (attribute)] @assign.alias)]) @assign
 ; `def f(*args, **kwargs)`: a tuple and a dict.
 ((parameters (list_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "tuple"))
 ((parameters (dictionary_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "dict"))

@@ -969,3 +969,61 @@ fn values_from_outside_are_followed_not_guessed() {
         all.join("\n")
     );
 }
+
+/// A function stored in a container and called through a subscript or a
+/// loop reaches what the container holds (Python's and JavaScript's
+/// semantics), and follows an edit of the container in another file,
+/// incrementally as in a rebuild.
+#[test]
+fn functions_in_containers_are_called_through_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let ops = |entries: &str| {
+        format!("def add():\n    pass\n\n\ndef sub():\n    pass\n\n\nOPS = {{{entries}}}\n")
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("ops.py", ops("\"add\": add").as_str()),
+            ("main.py", "from ops import OPS, add, sub\n\n\ndef run(name):\n    OPS[name]()\n    for step in (add, sub):\n        step()\n    steps = [sub]\n    for step in steps:\n        step()\n"),
+            ("web.js", "function a() {}\nfunction b() {}\nconst table = {a, other: b};\nexport function go(k) {\n  table[k]();\n  for (const f of [a]) {\n    f();\n  }\n}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "main.py:5 OPS[name] -> ops.add (inferred)",
+        // Flow-insensitive: both loops bind `step`, so both calls reach both.
+        "main.py:7 step -> ops.add (inferred)",
+        "main.py:10 step -> ops.sub (inferred)",
+        "web.js:5 table[k] -> web.a (inferred)",
+        "web.js:5 table[k] -> web.b (inferred)",
+    ] {
+        assert!(
+            all.iter().any(|e| e == expected),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+    assert!(
+        !all.iter()
+            .any(|e| e.starts_with("main.py:5") && e.contains("ops.sub")),
+        "{all:?}"
+    );
+    evident_testkit::fs::write_in(root, "ops.py", &ops("\"sub\": sub"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    assert!(
+        all.iter()
+            .any(|e| e == "main.py:5 OPS[name] -> ops.sub (inferred)"),
+        "{}",
+        all.join("\n")
+    );
+    assert!(
+        !all.iter()
+            .any(|e| e == "main.py:5 OPS[name] -> ops.add (inferred)"),
+        "{}",
+        all.join("\n")
+    );
+    common::assert_equals_rebuild(root, "after editing a container");
+}

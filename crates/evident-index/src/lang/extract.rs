@@ -89,6 +89,9 @@ pub struct Call {
     pub enclosing: Option<usize>,
 }
 
+/// The suffix naming a container's elements: `OPS[]` holds what `OPS[k]` gives.
+pub const ELEMENTS: &str = "[]";
+
 /// What a binding says about a name, for the types that flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {
@@ -376,17 +379,28 @@ pub fn extract_in_crate(
                     .find(|p| &*p.key == "assign.name")
                     .and_then(|p| p.value.as_deref().map(str::to_string)),
             };
-            if let Some(name) = name {
+            if let Some(mut name) = name {
+                let setting = |key: &str| {
+                    query
+                        .property_settings(m.pattern_index)
+                        .iter()
+                        .find(|p| &*p.key == key)
+                        .and_then(|p| p.value.as_deref().map(str::to_string))
+                };
                 // `#set! assign.type "list"`: a literal's type, named by the query.
-                let declared = query
-                    .property_settings(m.pattern_index)
-                    .iter()
-                    .find(|p| &*p.key == "assign.type")
-                    .and_then(|p| p.value.as_deref().map(str::to_string));
-                let value = match declared {
+                let mut value = match setting("assign.type") {
                     Some(ty) if binding == Binding::Type => ty,
                     _ => normalize_space(text(value), MAX_CALLEE_CHARS),
                 };
+                // Containers: `#set! assign.element "name"` binds what the
+                // elements of `name` hold (`OPS = {"a": f}` binds `OPS[]` to
+                // `f`); `"value"` binds a name to the elements of the value
+                // (`for step in steps` binds `step` to `steps[]`).
+                match setting("assign.element").as_deref() {
+                    Some("name") => name.push_str(ELEMENTS),
+                    Some("value") => value.push_str(ELEMENTS),
+                    _ => {}
+                }
                 assigns.push((
                     node.start_byte(),
                     node.start_position().row as u32 + 1,

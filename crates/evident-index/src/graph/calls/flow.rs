@@ -8,6 +8,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use super::*;
+use crate::lang::extract::ELEMENTS;
 
 impl Graph<'_> {
     /// A file's bindings, read once.
@@ -186,7 +187,12 @@ impl Graph<'_> {
                 if let Some(values) = self.bound_in(file, at, name) {
                     // Bound this many times (minified code reuses one
                     // letter), the name says nothing about a type.
-                    if values.len() > MAX_BINDINGS {
+                    let most = if name.ends_with(ELEMENTS) {
+                        MAX_ELEMENTS
+                    } else {
+                        MAX_BINDINGS
+                    };
+                    if values.len() > most {
                         return vec![(at, Rc::from("?"))];
                     }
                     return values.into_iter().map(|v| (at, v)).collect();
@@ -352,6 +358,41 @@ impl Graph<'_> {
                 values = self.attribute_values(&values, attribute, true);
             }
             return values;
+        }
+        if let Some(container) = container_of_element(expression) {
+            // `OPS[name]`, `steps[]`: what the container's elements hold.
+            let elements = format!("{container}{ELEMENTS}");
+            return self.deeper(|| {
+                let mut sites: Vec<(i64, Option<i64>, Rc<str>)> = self
+                    .bindings(file, scope, &elements)
+                    .into_iter()
+                    .map(|(at, stored)| (file, at, stored))
+                    .collect();
+                if sites.is_empty() {
+                    // A container defined elsewhere: `from ops import OPS`.
+                    for (id, _) in self.resolve_as_written(file, scope, container) {
+                        let Some(v) = self.symbols.get(&id) else {
+                            continue;
+                        };
+                        if matches!(v.kind, Kind::Variable | Kind::Constant) {
+                            let bound = self.bound_in(v.file, v.parent, &elements);
+                            sites
+                                .extend(bound.into_iter().flatten().map(|b| (v.file, v.parent, b)));
+                        }
+                    }
+                }
+                if sites.is_empty() {
+                    // No elements recorded: a declared container type's
+                    // classes (`items: Array<Item>`) are what it holds.
+                    let mut held = self.values_of_expr(file, scope, container);
+                    held.retain(|v| matches!(v, Value::Instance(_)));
+                    return held;
+                }
+                sites
+                    .iter()
+                    .flat_map(|(file, at, stored)| self.values_of_binding(*file, *at, stored))
+                    .collect()
+            });
         }
         if expression.contains('[') {
             return Vec::new();
@@ -713,5 +754,46 @@ pub(super) fn is_string_literal(text: &str) -> bool {
             body.len() >= 2 && open == close && matches!(open, '"' | '\'' | '`')
         }
         _ => false,
+    }
+}
+
+/// `OPS` in `OPS[key]` (or `steps[]`, `self.items[]`): one subscript of a
+/// name or an attribute.
+pub(super) fn container_of_element(expression: &str) -> Option<&str> {
+    let (container, subscript) = expression.trim().split_once('[')?;
+    let plain = !container.is_empty()
+        && !container.starts_with('.')
+        && container
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    // One subscript, closed at the end: `m[a][b]` and `m[a].x` are not.
+    let mut depth = 1;
+    for (i, c) in subscript.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return (plain && i + 1 == subscript.len()).then_some(container);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::container_of_element;
+
+    #[test]
+    fn a_container_is_a_plain_name_with_one_subscript() {
+        assert_eq!(container_of_element("OPS[name]"), Some("OPS"));
+        assert_eq!(container_of_element("steps[]"), Some("steps"));
+        assert_eq!(container_of_element("ops[keys[0]]"), Some("ops"));
+        assert_eq!(container_of_element("m[a][b]"), None);
+        assert_eq!(container_of_element("m[a].x"), None);
+        assert_eq!(container_of_element("self.m[a]"), Some("self.m"));
+        assert_eq!(container_of_element("f()[0]"), None);
+        assert_eq!(container_of_element("[a]"), None);
     }
 }

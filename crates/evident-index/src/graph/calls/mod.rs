@@ -41,6 +41,9 @@ const NAME_ONLY_MAX: usize = 6;
 const MAX_REEXPORT_DEPTH: usize = 4;
 /// A name bound more often than this in one scope is followed no further.
 const MAX_BINDINGS: usize = 8;
+/// A container with more elements than this is followed no further (a
+/// dispatch table has more entries than a name has bindings).
+const MAX_ELEMENTS: usize = 64;
 /// Class hierarchies followed at most this deep to a base outside the repository.
 const MAX_BASE_DEPTH: usize = 8;
 /// Above this many subclass definitions a `self.m()` names no one of them.
@@ -800,6 +803,13 @@ impl<'r> Graph<'r> {
             .is_some_and(|(receiver, _)| flow::is_string_literal(receiver))
         {
             return Vec::new();
+        }
+        // `OPS[name]()`: what the container's elements hold.
+        if flow::container_of_element(callee).is_some() {
+            let found = self.callables(&self.values_of_expr(file, enclosing, callee));
+            if !found.is_empty() {
+                return found;
+            }
         }
         // Chained calls: `Cls(...).m` is a method of a fresh `Cls`, `f().m` of
         // what `f` returns; otherwise (`x[0].m`) the receiver's type is unknown.
