@@ -3,3 +3,8 @@
 
 ; Class fields: `class A { count = 0; static limit = 3 }`.
 (class_body (field_definition property: (property_identifier) @name) @definition.variable)
+
+; Parameters by position, bound by each call of the function in its file
+; (TypeScript wraps them in required_parameter, see typescript.scm).
+(formal_parameters [(identifier) @assign.name
+                    (assignment_pattern left: (identifier) @assign.name)] @assign.parameter @assign)

@@ -55,8 +55,8 @@
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module))) @import
 
 ; ---------- calls ----------
-(call_expression function: (_) @call.callee) @call
-(new_expression constructor: (_) @call.callee) @call
+(call_expression function: (_) @call.callee arguments: (arguments)? @call.arguments) @call
+(new_expression constructor: (_) @call.callee arguments: (arguments)? @call.arguments) @call
 
 ; ---------- local bindings from constructors: `const x = new Cls()` ----------
 (variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value)) @assign

@@ -28,7 +28,7 @@
 (import_from_statement module_name: (_) @import.module (wildcard_import) @import.wildcard) @import
 
 ; ---------- calls ----------
-(call function: (_) @call.callee) @call
+(call function: (_) @call.callee arguments: (argument_list)? @call.arguments) @call
 ; `@register` applies (calls) the decorator; `@route("/")` is a call already.
 (decorator [(identifier) (attribute)] @call.callee) @call
 
@@ -77,6 +77,11 @@
   (#set! assign.element "value"))
 (for_statement left: (identifier) @assign.name
   right: [(list [(identifier) (attribute)] @assign.alias) (tuple [(identifier) (attribute)] @assign.alias)]) @assign
+; Parameters by position, bound by each call of the function in its file.
+(parameters [(identifier) @assign.name
+             (default_parameter name: (identifier) @assign.name)
+             (typed_parameter (identifier) @assign.name)
+             (typed_default_parameter name: (identifier) @assign.name)] @assign.parameter @assign)
 ; `def f(*args, **kwargs)`: a tuple and a dict.
 ((parameters (list_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "tuple"))
 ((parameters (dictionary_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "dict"))

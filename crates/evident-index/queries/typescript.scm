@@ -27,3 +27,7 @@
 (public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
 ((function_declaration return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
 ((method_definition return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
+
+; Parameters by position, bound by each call of the function in its file.
+(formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                    (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)

@@ -1027,3 +1027,122 @@ fn functions_in_containers_are_called_through_them() {
     );
     common::assert_equals_rebuild(root, "after editing a container");
 }
+
+/// A parameter holds what the calls of its function in the same file pass
+/// (Python's and JavaScript's semantics: positional, keyword and the
+/// receiver as `self`), and follows edits of the arguments and of what they
+/// name in another file, incrementally as in a rebuild.
+#[test]
+fn parameters_hold_what_the_calls_in_their_file_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let main = |argument: &str| {
+        format!(
+            "from lib import work, rest\n\n\nclass Engine:\n    def start(self):\n        pass\n\n\nclass Runner:\n    def run(self, job, *, then=None):\n        job()\n        then()\n\n\ndef drive(engine):\n    engine.start()\n\n\ndef g():\n    Runner().run({argument}, then=rest)\n    drive(Engine())\n"
+        )
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("lib.py", "def work():\n    pass\n\n\ndef rest():\n    pass\n"),
+            ("main.py", main("work").as_str()),
+            ("web.js", "function task() {}\nfunction each(cb) {\n  cb();\n}\nexport function go() {\n  each(task);\n}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "main.py:11 job -> lib.work (inferred)",
+        "main.py:12 then -> lib.rest (inferred)",
+        "main.py:16 engine.start -> main.Engine.start (inferred)",
+        "web.js:3 cb -> web.task (inferred)",
+    ] {
+        assert!(
+            all.iter().any(|e| e == expected),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+    // Another argument; then what it names moves out of the other file.
+    evident_testkit::fs::write_in(root, "main.py", &main("rest"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    assert!(
+        all.iter()
+            .any(|e| e == "main.py:11 job -> lib.rest (inferred)"),
+        "{}",
+        all.join("\n")
+    );
+    assert!(
+        !all.iter().any(|e| e.contains("lib.work")),
+        "{}",
+        all.join("\n")
+    );
+    common::assert_equals_rebuild(root, "after changing an argument");
+    evident_testkit::fs::write_in(root, "lib.py", "def work():\n    pass\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    assert!(
+        !all.iter().any(|e| e.contains("lib.rest")),
+        "{}",
+        all.join("\n")
+    );
+    common::assert_equals_rebuild(root, "after removing what an argument names");
+}
+
+/// What an alias or an argument names in another file, and the calls that
+/// bind a parameter, are followed after edits elsewhere, incrementally as in
+/// a rebuild: `x = lib.work` and `call_with(lib.work)` once `lib` gains `work`;
+/// a parameter bound through a call whose target a new definition elsewhere
+/// makes ambiguous.
+#[test]
+fn aliases_and_arguments_follow_edits_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("lib.py", "def rest():\n    pass\n"),
+            ("main.py", "import lib\n\n\ndef call_with(fn):\n    fn()\n\n\ndef g():\n    x = lib.work\n    x()\n    call_with(lib.work)\n"),
+            ("box.py", "class Box:\n    def apply(self, fn):\n        fn()\n\n\ndef work():\n    pass\n\n\ndef h(x):\n    x.apply(work)\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        edges(root).contains(&"box.py:3 fn -> box.work (inferred)".to_string()),
+        "{:?}",
+        edges(root)
+    );
+    evident_testkit::fs::write_in(
+        root,
+        "lib.py",
+        "def rest():\n    pass\n\n\ndef work():\n    pass\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    for expected in [
+        "main.py:10 x -> lib.work (inferred)",
+        "main.py:5 fn -> lib.work (inferred)",
+    ] {
+        assert!(
+            all.iter().any(|e| e == expected),
+            "missing {expected}\n{}",
+            all.join("\n")
+        );
+    }
+    common::assert_equals_rebuild(root, "after gaining a name");
+    // `x.apply` was `Box.apply` by its unique name; a second `apply` makes
+    // it unknown, and `fn` in `Box.apply` no longer holds `work`.
+    evident_testkit::fs::write_in(
+        root,
+        "other.py",
+        "class Other:\n    def apply(self, fn):\n        pass\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        !edges(root).iter().any(|e| e.starts_with("box.py:3")),
+        "{:?}",
+        edges(root)
+    );
+    common::assert_equals_rebuild(root, "after a call that binds a parameter changed target");
+}

@@ -87,6 +87,9 @@ pub struct Call {
     pub callee_head: String,
     /// Index into the file's definitions of the innermost enclosing definition.
     pub enclosing: Option<usize>,
+    /// The arguments as written (`work`, `callback=work`; `*` for a splat),
+    /// for a parameter's value at the call (argument flow).
+    pub arguments: Vec<String>,
 }
 
 /// The suffix naming a container's elements: `OPS[]` holds what `OPS[k]` gives.
@@ -103,6 +106,8 @@ pub enum Binding {
     Type,
     /// `self.n = a + b`: bound here, to nothing the types can follow.
     Opaque,
+    /// `def f(a, b)`: the parameter at this position, bound by each call.
+    Parameter,
 }
 
 impl Binding {
@@ -114,6 +119,7 @@ impl Binding {
             Binding::Alias => expression.to_string(),
             Binding::Type => format!(":{expression}"),
             Binding::Opaque => "?".to_string(),
+            Binding::Parameter => format!("#{expression}"),
         }
     }
 
@@ -121,6 +127,11 @@ impl Binding {
     pub fn decode(stored: &str) -> (Binding, &str) {
         if stored == "?" {
             (Binding::Opaque, "")
+        } else if let Some(position) = stored
+            .strip_prefix('#')
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            (Binding::Parameter, position)
         } else if let Some(ty) = stored.strip_prefix(':') {
             (Binding::Type, ty)
         } else if let Some(callee) = stored.strip_suffix("()") {
@@ -176,12 +187,14 @@ enum Role {
     CallCallee,
     CallObject,
     CallName,
+    CallArguments,
     Assign,
     AssignName,
     AssignValue,
     AssignAlias,
     AssignType,
     AssignOpaque,
+    AssignParameter,
     Ignored,
 }
 
@@ -207,12 +220,14 @@ fn role_of(capture: &str) -> Role {
         "call.callee" => Role::CallCallee,
         "call.object" => Role::CallObject,
         "call.name" => Role::CallName,
+        "call.arguments" => Role::CallArguments,
         "assign" => Role::Assign,
         "assign.name" => Role::AssignName,
         "assign.value" => Role::AssignValue,
         "assign.alias" => Role::AssignAlias,
         "assign.type" => Role::AssignType,
         "assign.opaque" => Role::AssignOpaque,
+        "assign.parameter" => Role::AssignParameter,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }
@@ -276,7 +291,7 @@ pub fn extract_in_crate(
 
     let mut scoped: HashMap<usize, Scoped> = HashMap::new();
     let mut raw_imports: Vec<RawImport> = Vec::new();
-    let mut calls: Vec<(usize, u32, String)> = Vec::new();
+    let mut calls: Vec<(usize, u32, String, Vec<String>)> = Vec::new();
     let mut assigns: Vec<(usize, u32, String, String)> = Vec::new();
     let mut package: Option<String> = None;
 
@@ -289,6 +304,7 @@ pub fn extract_in_crate(
         let mut modules: Vec<Node> = Vec::new();
         let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
         let (mut call, mut callee, mut object, mut method) = (None, None, None, None);
+        let mut arguments = None;
         let (mut assign, mut assign_name, mut assign_value) = (None, None, None);
         for capture in m.captures() {
             let node = capture.node;
@@ -309,12 +325,14 @@ pub fn extract_in_crate(
                 Role::CallCallee => callee = Some(node),
                 Role::CallObject => object = Some(node),
                 Role::CallName => method = Some(node),
+                Role::CallArguments => arguments = Some(node),
                 Role::Assign => assign = Some(node),
                 Role::AssignName => assign_name = Some(node),
                 Role::AssignValue => assign_value = Some((node, Binding::CallResult)),
                 Role::AssignAlias => assign_value = Some((node, Binding::Alias)),
                 Role::AssignType => assign_value = Some((node, Binding::Type)),
                 Role::AssignOpaque => assign_value = Some((node, Binding::Opaque)),
+                Role::AssignParameter => assign_value = Some((node, Binding::Parameter)),
                 Role::Ignored => {}
             }
         }
@@ -390,6 +408,10 @@ pub fn extract_in_crate(
                 // `#set! assign.type "list"`: a literal's type, named by the query.
                 let mut value = match setting("assign.type") {
                     Some(ty) if binding == Binding::Type => ty,
+                    // A parameter's position among its siblings.
+                    _ if binding == Binding::Parameter => {
+                        position_among_siblings(value).to_string()
+                    }
                     _ => normalize_space(text(value), MAX_CALLEE_CHARS),
                 };
                 // Containers: `#set! assign.element "name"` binds what the
@@ -420,6 +442,9 @@ pub fn extract_in_crate(
                 node.start_byte(),
                 node.start_position().row as u32 + 1,
                 normalize_space(&callee_text, MAX_CALLEE_CHARS),
+                arguments
+                    .map(|a| arguments_of(a, source))
+                    .unwrap_or_default(),
             ));
         }
     }
@@ -430,12 +455,13 @@ pub fn extract_in_crate(
 
     let mut calls: Vec<Call> = calls
         .into_iter()
-        .map(|(byte, line, callee)| Call {
+        .map(|(byte, line, callee, arguments)| Call {
             line,
             callee_name: last_identifier(&callee).to_string(),
             callee_head: first_identifier(&callee).to_string(),
             callee,
             enclosing: innermost(&index_of_scoped, byte),
+            arguments,
         })
         .collect();
     calls.sort_by(|a, b| (a.line, &a.callee).cmp(&(b.line, &b.callee)));
@@ -824,4 +850,59 @@ pub fn count_lines(source: &str) -> u32 {
     }
     let newlines = source.bytes().filter(|&b| b == b'\n').count();
     (newlines + usize::from(!source.ends_with('\n'))) as u32
+}
+
+/// The stored form of a call's arguments: unit-separated, `None` for none.
+pub fn encode_arguments(arguments: &[String]) -> Option<String> {
+    (!arguments.is_empty()).then(|| arguments.join("\u{1f}"))
+}
+
+/// The arguments from their stored form.
+pub fn decode_arguments(stored: &str) -> impl Iterator<Item = &str> {
+    stored.split('\u{1f}')
+}
+
+/// At most this many arguments of a call are kept.
+const MAX_ARGUMENTS: usize = 16;
+
+/// A node's position among its parent's named children (comments skipped).
+fn position_among_siblings(node: Node) -> usize {
+    let Some(parent) = node.parent() else {
+        return 0;
+    };
+    let mut cursor = parent.walk();
+    let position = parent
+        .named_children(&mut cursor)
+        .filter(|n| !n.is_extra())
+        .position(|n| n.id() == node.id());
+    position.unwrap_or(0)
+}
+
+/// A call's arguments as written: `name=value` for a keyword argument (a
+/// node with `name` and `value` fields), `*` for a splat or spread.
+fn arguments_of(list: Node, source: &str) -> Vec<String> {
+    let mut cursor = list.walk();
+    list.named_children(&mut cursor)
+        .filter(|n| !n.is_extra())
+        .take(MAX_ARGUMENTS)
+        .map(|argument| {
+            let text = |n: Node| source.get(n.byte_range()).unwrap_or("");
+            if argument.kind().contains("splat") || argument.kind().contains("spread") {
+                return "*".to_string();
+            }
+            match (
+                argument.child_by_field_name("name"),
+                argument.child_by_field_name("value"),
+            ) {
+                (Some(name), Some(value)) => {
+                    format!(
+                        "{}={}",
+                        text(name),
+                        normalize_space(text(value), MAX_CALLEE_CHARS)
+                    )
+                }
+                _ => normalize_space(text(argument), MAX_CALLEE_CHARS),
+            }
+        })
+        .collect()
 }

@@ -223,8 +223,8 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
     }
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id, arguments)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for c in &facts.calls {
             insert.execute(params![
@@ -233,7 +233,8 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
                 c.callee,
                 c.callee_name,
                 c.callee_head,
-                c.enclosing.map(|i| symbol_ids[i])
+                c.enclosing.map(|i| symbol_ids[i]),
+                crate::lang::extract::encode_arguments(&c.arguments)
             ])?;
         }
     }
@@ -273,6 +274,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         "DELETE FROM calls WHERE file_id = ?1",
         "DELETE FROM edges WHERE file_id = ?1",
         "DELETE FROM externals WHERE file_id = ?1",
+        "DELETE FROM argument_calls WHERE file_id = ?1",
         "DELETE FROM assignments WHERE file_id = ?1",
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;

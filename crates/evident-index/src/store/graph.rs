@@ -13,7 +13,7 @@ pub(crate) struct SymbolRow<'a> {
     pub id: i64,
     pub file: i64,
     pub parent: Option<i64>,
-    pub kind: String,
+    pub kind: &'a str,
     pub name: &'a str,
     /// Only for methods outside any class (Rust `impl`, Go receivers).
     pub owner_path: Option<String>,
@@ -66,11 +66,12 @@ pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let name = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+        let kind = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
         f(SymbolRow {
             id: r.get(0)?,
             file: r.get(1)?,
             parent: r.get(2)?,
-            kind: r.get(3)?,
+            kind,
             name,
             owner_path: r.get(5)?,
             bases: r.get(6)?,
@@ -115,8 +116,13 @@ pub(crate) fn calls_into(conn: &Connection, file_id: i64) -> Result<Vec<i64>> {
 
 /// Every call site, after dropping every edge (a full resolution).
 pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>> {
-    conn.execute("DELETE FROM edges", [])?;
-    conn.execute("DELETE FROM externals", [])?;
+    // Every edge is written again: without their indexes, built once after
+    // (`ensure_secondary_indexes`), the writes cost about half.
+    conn.execute_batch(
+        "DELETE FROM edges; DELETE FROM externals; DELETE FROM argument_calls;
+         DROP INDEX IF EXISTS edges_call; DROP INDEX IF EXISTS edges_callee;
+         DROP INDEX IF EXISTS edges_file; DROP INDEX IF EXISTS externals_file;",
+    )?;
     let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee FROM calls")?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -163,6 +169,12 @@ pub(crate) fn dirty_calls_without_edges<'a>(
            SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
            WHERE i.target IN (SELECT path FROM dirty_paths)
              AND (i.binding IS NULL OR c.callee_head = i.binding);
+         -- Argument flow stays inside a file: a file with a call to resolve
+         -- again resolves again the calls that used what its calls pass.
+         INSERT OR IGNORE INTO dirty_calls
+           SELECT a.call_id FROM argument_calls a
+           WHERE a.file_id IN (SELECT c.file_id FROM calls c WHERE c.id IN (SELECT id FROM dirty_calls));
+         DELETE FROM argument_calls WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
     )?;
@@ -181,6 +193,35 @@ fn call_site(r: &rusqlite::Row<'_>) -> rusqlite::Result<CallSite> {
         enclosing: r.get(2)?,
         callee: r.get(3)?,
     })
+}
+
+/// A call whose resolution used argument flow (see `argument_calls`).
+pub(crate) fn insert_argument_call(conn: &Connection, call: &CallSite) -> Result<()> {
+    conn.prepare_cached("INSERT OR REPLACE INTO argument_calls(call_id, file_id) VALUES (?1, ?2)")?
+        .execute(params![call.id, call.file])?;
+    Ok(())
+}
+
+/// A call with its stored arguments (`encode_arguments`).
+pub(crate) type ArgumentSite = (CallSite, Option<String>);
+
+/// The calls of `file` whose callee's last identifier is `name`, with their
+/// arguments (`None` past `limit`): the calls that may bind a parameter.
+pub(crate) fn calls_named_in(
+    conn: &Connection,
+    file: i64,
+    name: &str,
+    limit: usize,
+) -> Result<Option<Vec<ArgumentSite>>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, file_id, enclosing_id, callee, arguments FROM calls
+         WHERE callee_name = ?1 AND file_id = ?2 ORDER BY id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![name, file, limit as i64 + 1], |r| {
+        Ok((call_site(r)?, r.get(4)?))
+    })?;
+    let sites: Vec<ArgumentSite> = rows.collect::<rusqlite::Result<_>>()?;
+    Ok((sites.len() <= limit).then_some(sites))
 }
 
 /// A call that reaches outside the repository (`kind`: external or builtin).
@@ -726,6 +767,22 @@ pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<Strin
             .is_some_and(|k| k.is_class_like());
         if kind.is_none() || class_like || name == "return" || name.contains('.') {
             out.push(format!("{owner}\t{name}\t{value}"));
+        }
+    }
+    // Must match `graph::calls::flow_facts`: definitions other files reach.
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.qualified_name, s.kind, p.kind FROM symbols s
+         LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    while let Some(r) = rows.next()? {
+        let (qualified, kind, parent): (String, String, Option<String>) =
+            (r.get(0)?, r.get(1)?, r.get(2)?);
+        let reachable = parent
+            .as_deref()
+            .is_none_or(|p| crate::evidence::Kind::parse(p).is_some_and(|k| k.is_class_like()));
+        if reachable {
+            out.push(format!("{qualified}\t<definition>\t{kind}"));
         }
     }
     let mut stmt = conn.prepare_cached(

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -81,7 +81,8 @@ CREATE TABLE calls (
     callee       TEXT NOT NULL,
     callee_name  TEXT NOT NULL,          -- last identifier of the callee
     callee_head  TEXT NOT NULL,          -- first identifier of the callee
-    enclosing_id INTEGER                 -- innermost enclosing definition
+    enclosing_id INTEGER,                -- innermost enclosing definition
+    arguments    TEXT                    -- as written, unit-separated (`encode_arguments`)
 );
 
 -- Local variables bound to constructor calls (`x = Cls()`), for `x.m()`.
@@ -111,6 +112,14 @@ CREATE TABLE externals (
     file_id INTEGER NOT NULL,            -- the calling file
     target  TEXT NOT NULL,               -- the dotted name outside the repository
     kind    TEXT NOT NULL                -- external | builtin
+);
+
+-- Calls whose resolution used what a parameter was given at the calls of
+-- its function in the same file (argument flow): when any call of the file
+-- is resolved again, so are these.
+CREATE TABLE argument_calls (
+    call_id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL
 );
 
 CREATE TABLE skipped (
@@ -163,6 +172,7 @@ CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
 CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
 CREATE INDEX IF NOT EXISTS externals_file ON externals(file_id);
+CREATE INDEX IF NOT EXISTS argument_calls_file ON argument_calls(file_id);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 ";
 
@@ -313,7 +323,7 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> 
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 9] = [
+    const QUERIES: [&str; 10] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -321,8 +331,10 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
          FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
         "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.binding, i.target
          FROM imports i JOIN files f ON f.id = i.file_id",
-        "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name
+        "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name, c.arguments
          FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
+        "SELECT 'argument call', f.path, c.line, c.callee
+         FROM argument_calls a JOIN calls c ON c.id = a.call_id JOIN files f ON f.id = c.file_id",
         "SELECT 'edge', f.path, c.line, c.callee, t.path, s.qualified_name, s.start_line, g.confidence
          FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
          JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",

@@ -224,6 +224,10 @@ impl Graph<'_> {
             (Binding::CallResult, callee) => self.call_results(file, scope, callee),
             (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
             (Binding::Opaque, _) => Vec::new(),
+            (Binding::Parameter, position) => match (scope, position.parse::<usize>()) {
+                (Some(function), Ok(position)) => self.argument_values(function, position),
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -739,6 +743,80 @@ impl Graph<'_> {
         };
         Some((format!("{name}{}{method}", lang.separator), kind))
     }
+
+    /// What the parameter at `position` of `function` is given by the calls
+    /// of the function in its own file (argument flow): positional and
+    /// keyword arguments, one level deep (a call that binds a parameter is
+    /// resolved without argument flow). Only for a call in that same file,
+    /// so that the calls to resolve again after an edit stay in one file
+    /// (`argument_calls`); never remembered past the call being resolved.
+    pub(super) fn argument_values(&self, function: i64, position: usize) -> Vec<Value> {
+        self.truncated.set(true); // depends on the call being resolved
+        let Some(f) = self.symbols.get(&function) else {
+            return Vec::new();
+        };
+        if self.resolving_site.get() || self.consumer_file.get() != Some(f.file) {
+            return Vec::new();
+        }
+        self.used_arguments.set(true);
+        let Some(name) = self.parameter_name(function, position) else {
+            return Vec::new();
+        };
+        let key = (function, Box::from(name.as_str()));
+        if let Some(values) = self.argument_cache.borrow().get(&key) {
+            return values.clone();
+        }
+        let sites = match rows::calls_named_in(self.conn, f.file, &f.name, MAX_ARGUMENT_SITES) {
+            Ok(sites) => sites.unwrap_or_default(),
+            Err(e) => {
+                self.read_error.borrow_mut().get_or_insert(e);
+                Vec::new()
+            }
+        };
+        // A method that takes its receiver first (`self`): a call's
+        // arguments start at the second parameter.
+        let receiver_first = self
+            .parameter_name(function, 0)
+            .zip(self.lang_of(f.file))
+            .is_some_and(|(first, lang)| lang.self_receivers.contains(&first.as_str()));
+        let mut values = Vec::new();
+        for (site, arguments) in sites {
+            let Some(arguments) = arguments else {
+                continue;
+            };
+            self.resolving_site.set(true);
+            let reaches = self
+                .resolve(site.file, site.enclosing, &site.callee)
+                .iter()
+                .any(|(id, _)| *id == function);
+            self.resolving_site.set(false);
+            if !reaches {
+                continue;
+            }
+            let index = position.checked_sub(usize::from(receiver_first));
+            if let Some(argument) = argument_for(&arguments, &name, index) {
+                values.extend(
+                    self.deeper(|| self.values_of_expr(site.file, site.enclosing, argument)),
+                );
+            }
+        }
+        values.sort_unstable();
+        values.dedup();
+        self.argument_cache.borrow_mut().insert(key, values.clone());
+        values
+    }
+
+    /// The name of the parameter at `position` of `function`.
+    fn parameter_name(&self, function: i64, position: usize) -> Option<String> {
+        let file = self.symbols.get(&function)?.file;
+        let wanted = Binding::Parameter.encode(&position.to_string());
+        let bindings = self.bindings_of_file(file);
+        let names = bindings.get(&Some(function))?;
+        names
+            .iter()
+            .find(|(_, values)| values.iter().any(|v| **v == *wanted))
+            .map(|(name, _)| name.clone())
+    }
 }
 
 /// `"..."`, `'...'`, `` `...` ``, with a Python prefix (`f"..."`, `rb'...'`).
@@ -779,6 +857,35 @@ pub(super) fn container_of_element(expression: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The argument a call passes for parameter `name` at `index` (after the
+/// receiver): its keyword argument, else the positional one, unless a splat
+/// comes first.
+fn argument_for<'a>(arguments: &'a str, name: &str, index: Option<usize>) -> Option<&'a str> {
+    let mut positional = 0;
+    let mut found = None;
+    for argument in crate::lang::extract::decode_arguments(arguments) {
+        if let Some((key, value)) = argument.split_once('=') {
+            let keyword = !key.is_empty()
+                && key.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !value.starts_with('=');
+            if keyword {
+                if key == name {
+                    return Some(value);
+                }
+                continue;
+            }
+        }
+        if argument == "*" {
+            index.filter(|i| *i >= positional)?;
+        }
+        if found.is_none() && Some(positional) == index {
+            found = Some(argument);
+        }
+        positional += 1;
+    }
+    found
 }
 
 #[cfg(test)]
