@@ -8,3 +8,6 @@
 ; (TypeScript wraps them in required_parameter, see typescript.scm).
 (formal_parameters [(identifier) @assign.name
                     (assignment_pattern left: (identifier) @assign.name)] @assign.parameter @assign)
+; Parameter defaults: `function run(handler = fallback)`.
+(formal_parameters (assignment_pattern left: (identifier) @assign.name
+                                       right: [(identifier) (member_expression)] @assign.alias) @assign)

@@ -31,3 +31,5 @@
 ; Parameters by position, bound by each call of the function in its file.
 (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
                     (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)
+; Parameter defaults: `function run(handler = fallback)`.
+(required_parameter pattern: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign

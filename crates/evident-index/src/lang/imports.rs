@@ -138,18 +138,22 @@ impl Resolver {
                 rust_crates.push((name.replace('-', "_"), dir.to_string()));
             }
         }
-        let has_js = files.iter().any(|f| {
-            let ext = f.rsplit('.').next().unwrap_or("");
-            JS_EXTENSIONS.contains(&ext)
-        });
-        let js_project = if has_js {
-            JsProject::read(
-                root,
-                std::iter::once("").chain(dirs.iter().map(String::as_str)),
-            )
-        } else {
-            JsProject::default()
-        };
+        // Project files that map bare JS/TS specifiers sit in a directory
+        // holding JS/TS files or above one: only those are read.
+        let mut js_dirs: HashSet<&str> = HashSet::new();
+        for file in &files {
+            let ext = file.rsplit('.').next().unwrap_or("");
+            if !JS_EXTENSIONS.contains(&ext) {
+                continue;
+            }
+            let mut dir = parent_dir(file);
+            while js_dirs.insert(dir) && !dir.is_empty() {
+                dir = parent_dir(dir);
+            }
+        }
+        let mut js_dirs: Vec<&str> = js_dirs.into_iter().collect();
+        js_dirs.sort_unstable();
+        let js_project = JsProject::read(root, js_dirs);
         Resolver {
             files,
             dirs,

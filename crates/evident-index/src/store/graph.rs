@@ -169,11 +169,13 @@ pub(crate) fn dirty_calls_without_edges<'a>(
            SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
            WHERE i.target IN (SELECT path FROM dirty_paths)
              AND (i.binding IS NULL OR c.callee_head = i.binding);
-         -- Argument flow stays inside a file: a file with a call to resolve
-         -- again resolves again the calls that used what its calls pass.
+         -- Argument flow stays inside a file: a call of a function resolved
+         -- again resolves again the calls of its file that used what the
+         -- function's calls pass.
          INSERT OR IGNORE INTO dirty_calls
-           SELECT a.call_id FROM argument_calls a
-           WHERE a.file_id IN (SELECT c.file_id FROM calls c WHERE c.id IN (SELECT id FROM dirty_calls));
+           SELECT a.call_id FROM calls c
+           JOIN argument_calls a ON a.file_id = c.file_id AND a.function = c.callee_name
+           WHERE c.id IN (SELECT id FROM dirty_calls);
          DELETE FROM argument_calls WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
@@ -196,9 +198,15 @@ fn call_site(r: &rusqlite::Row<'_>) -> rusqlite::Result<CallSite> {
 }
 
 /// A call whose resolution used argument flow (see `argument_calls`).
-pub(crate) fn insert_argument_call(conn: &Connection, call: &CallSite) -> Result<()> {
-    conn.prepare_cached("INSERT OR REPLACE INTO argument_calls(call_id, file_id) VALUES (?1, ?2)")?
-        .execute(params![call.id, call.file])?;
+pub(crate) fn insert_argument_call(
+    conn: &Connection,
+    call: &CallSite,
+    function: &str,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO argument_calls(call_id, file_id, function) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![call.id, call.file, function])?;
     Ok(())
 }
 

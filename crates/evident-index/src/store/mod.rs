@@ -114,13 +114,15 @@ CREATE TABLE externals (
     kind    TEXT NOT NULL                -- external | builtin
 );
 
--- Calls whose resolution used what a parameter was given at the calls of
--- its function in the same file (argument flow): when any call of the file
--- is resolved again, so are these.
+-- Calls whose resolution used what a parameter of `function` was given at
+-- the calls of that function in the same file (argument flow): when one of
+-- those calls is resolved again, so are these.
 CREATE TABLE argument_calls (
-    call_id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL
-);
+    call_id  INTEGER NOT NULL,
+    file_id  INTEGER NOT NULL,
+    function TEXT NOT NULL,              -- the function's name, as calls name it
+    PRIMARY KEY (call_id, function)
+) WITHOUT ROWID;
 
 CREATE TABLE skipped (
     path   TEXT PRIMARY KEY,
@@ -172,7 +174,7 @@ CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
 CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
 CREATE INDEX IF NOT EXISTS externals_file ON externals(file_id);
-CREATE INDEX IF NOT EXISTS argument_calls_file ON argument_calls(file_id);
+CREATE INDEX IF NOT EXISTS argument_calls_file ON argument_calls(file_id, function);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 ";
 
@@ -333,7 +335,7 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
          FROM imports i JOIN files f ON f.id = i.file_id",
         "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name, c.arguments
          FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
-        "SELECT 'argument call', f.path, c.line, c.callee
+        "SELECT 'argument call', f.path, c.line, c.callee, a.function
          FROM argument_calls a JOIN calls c ON c.id = a.call_id JOIN files f ON f.id = c.file_id",
         "SELECT 'edge', f.path, c.line, c.callee, t.path, s.qualified_name, s.start_line, g.confidence
          FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id

@@ -266,33 +266,93 @@ impl Graph<'_> {
         })
     }
 
-    /// `compute()`, remembered in `cache` under `key` when it was complete
-    /// (nothing cut it short), so a remembered value never depends on where
-    /// it was first asked for.
+    /// A remembered evaluation of `key`: from the pass's cache, or from
+    /// the cache of evaluations that hold for the current call's file only
+    /// (they used argument flow), noting what those used.
+    fn cached<K: std::hash::Hash + Eq>(
+        &self,
+        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
+        key: &K,
+    ) -> Option<Vec<Value>> {
+        if let Some(values) = cache.borrow().get(key) {
+            return Some(values.clone());
+        }
+        if self.resolving_site.get() {
+            return None; // what holds with argument flow is not for a call that binds it
+        }
+        let local = local.borrow();
+        let (values, functions) = local.get(key)?;
+        self.consumer_bound.set(true);
+        self.note_arguments_used(functions);
+        Some(values.clone())
+    }
+
+    /// `compute()`, remembered under `key` when it was complete (nothing
+    /// cut it short), so a remembered value never depends on where it was
+    /// first asked for: in `cache` for the pass, or in `local` for the
+    /// current call's file when it depends on that file (argument flow).
     pub(super) fn remembered<K: std::hash::Hash + Eq>(
         &self,
         cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
         key: K,
         compute: impl FnOnce() -> Vec<Value>,
     ) -> Vec<Value> {
-        if let Some(values) = cache.borrow().get(&key) {
-            return values.clone();
+        if let Some(values) = self.cached(cache, local, &key) {
+            return values;
         }
-        let outer = self.truncated.replace(false);
+        let outer_cut = self.truncated.replace(false);
+        let outer_bound = self.consumer_bound.replace(false);
+        let outer_used = self.arguments_used.replace(Vec::new());
         let values = compute();
-        let cut = self.truncated.get();
-        self.truncated.set(outer || cut);
+        let cut = self.truncated.replace(outer_cut);
+        let bound = self.consumer_bound.replace(outer_bound);
+        let used = self.arguments_used.replace(outer_used);
+        self.truncated.set(outer_cut || cut);
+        self.consumer_bound.set(outer_bound || bound);
+        self.note_arguments_used(&used);
         if !cut {
-            cache.borrow_mut().insert(key, values.clone());
+            if bound {
+                local.borrow_mut().insert(key, (values.clone(), used));
+            } else {
+                cache.borrow_mut().insert(key, values.clone());
+            }
         }
         values
     }
 
+    /// Records that the call being resolved used the parameters of functions
+    /// named `functions` (their calls in its file bind them).
+    fn note_arguments_used(&self, functions: &[Rc<str>]) {
+        if functions.is_empty() {
+            return;
+        }
+        let mut used = self.arguments_used.borrow_mut();
+        for name in functions {
+            if !used.contains(name) {
+                used.push(name.clone());
+            }
+        }
+    }
+
+    /// Forgets the evaluations that held for one file's calls only.
+    pub(super) fn start_consumer_file(&self, file: i64) {
+        if self.consumer_file.replace(Some(file)) != Some(file) {
+            self.local_expr_cache.borrow_mut().clear();
+            self.local_returns_cache.borrow_mut().clear();
+        }
+        self.arguments_used.borrow_mut().clear();
+    }
+
     /// What a function returns or yields, by its return type and its `return`s.
     pub(super) fn returns(&self, function: i64) -> Vec<Value> {
-        self.remembered(&self.returns_cache, function, || {
-            self.returns_uncached(function)
-        })
+        self.remembered(
+            &self.returns_cache,
+            &self.local_returns_cache,
+            function,
+            || self.returns_uncached(function),
+        )
     }
 
     pub(super) fn returns_uncached(&self, function: i64) -> Vec<Value> {
@@ -326,13 +386,16 @@ impl Graph<'_> {
             self.truncated.set(true); // a cycle: `x = x.copy()`
             return Vec::new();
         }
-        if let Some(values) = self.expr_cache.borrow().get(&key) {
-            return values.clone();
+        if let Some(values) = self.cached(&self.expr_cache, &self.local_expr_cache, &key) {
+            return values;
         }
         self.in_progress.borrow_mut().insert(key.clone());
-        let values = self.remembered(&self.expr_cache, key.clone(), || {
-            self.values_of_expr_uncached(file, scope, expression)
-        });
+        let values = self.remembered(
+            &self.expr_cache,
+            &self.local_expr_cache,
+            key.clone(),
+            || self.values_of_expr_uncached(file, scope, expression),
+        );
         self.in_progress.borrow_mut().remove(&key);
         values
     }
@@ -746,19 +809,25 @@ impl Graph<'_> {
 
     /// What the parameter at `position` of `function` is given by the calls
     /// of the function in its own file (argument flow): positional and
-    /// keyword arguments, one level deep (a call that binds a parameter is
-    /// resolved without argument flow). Only for a call in that same file,
-    /// so that the calls to resolve again after an edit stay in one file
-    /// (`argument_calls`); never remembered past the call being resolved.
+    /// keyword arguments, one level deep (the calls and their arguments are
+    /// evaluated without argument flow, so a recursive function ends).
+    /// Only for a call in that same file, so that the calls to resolve again
+    /// after an edit stay in one file (`argument_calls`); what depends on it
+    /// is remembered for that file's calls only.
     pub(super) fn argument_values(&self, function: i64, position: usize) -> Vec<Value> {
-        self.truncated.set(true); // depends on the call being resolved
         let Some(f) = self.symbols.get(&function) else {
             return Vec::new();
         };
-        if self.resolving_site.get() || self.consumer_file.get() != Some(f.file) {
+        if self.resolving_site.get() {
+            self.truncated.set(true); // one level deep: not what a full evaluation gives
             return Vec::new();
         }
-        self.used_arguments.set(true);
+        // Depends on the file of the call being resolved.
+        self.consumer_bound.set(true);
+        if self.consumer_file.get() != Some(f.file) {
+            return Vec::new();
+        }
+        self.note_arguments_used(std::slice::from_ref(&f.name));
         let Some(name) = self.parameter_name(function, position) else {
             return Vec::new();
         };
@@ -779,31 +848,45 @@ impl Graph<'_> {
             .parameter_name(function, 0)
             .zip(self.lang_of(f.file))
             .is_some_and(|(first, lang)| lang.self_receivers.contains(&first.as_str()));
+        let index = position.checked_sub(usize::from(receiver_first));
         let mut values = Vec::new();
         for (site, arguments) in sites {
-            let Some(arguments) = arguments else {
+            let Some(argument) = arguments
+                .as_deref()
+                .and_then(|arguments| argument_for(arguments, &name, index))
+            else {
                 continue;
             };
-            self.resolving_site.set(true);
-            let reaches = self
-                .resolve(site.file, site.enclosing, &site.callee)
-                .iter()
-                .any(|(id, _)| *id == function);
-            self.resolving_site.set(false);
-            if !reaches {
-                continue;
-            }
-            let index = position.checked_sub(usize::from(receiver_first));
-            if let Some(argument) = argument_for(&arguments, &name, index) {
-                values.extend(
-                    self.deeper(|| self.values_of_expr(site.file, site.enclosing, argument)),
-                );
-            }
+            self.without_argument_flow(|| {
+                let reaches = self
+                    .resolve(site.file, site.enclosing, &site.callee)
+                    .iter()
+                    .any(|(id, _)| *id == function);
+                if reaches {
+                    values.extend(self.values_of_expr(site.file, site.enclosing, argument));
+                }
+            });
         }
         values.sort_unstable();
         values.dedup();
         self.argument_cache.borrow_mut().insert(key, values.clone());
         values
+    }
+
+    /// Runs `f` as a call that binds a parameter is resolved: without
+    /// argument flow (one level deep), with a fresh depth and cycle check,
+    /// and with nothing that holds for one file only, so that what it finds
+    /// is the same wherever it is asked, and the evaluation that asks is not cut.
+    fn without_argument_flow(&self, f: impl FnOnce()) {
+        let in_progress = std::mem::take(&mut *self.in_progress.borrow_mut());
+        let depth = self.flow_depth.replace(0);
+        let cut = self.truncated.get();
+        let site = self.resolving_site.replace(true);
+        f();
+        self.resolving_site.set(site);
+        self.truncated.set(cut);
+        self.flow_depth.set(depth);
+        *self.in_progress.borrow_mut() = in_progress;
     }
 
     /// The name of the parameter at `position` of `function`.

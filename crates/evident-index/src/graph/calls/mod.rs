@@ -61,6 +61,10 @@ type FileBindings = FxHashMap<Option<i64>, FxHashMap<String, Vec<Rc<str>>>>;
 /// A class's attributes: name → its bindings, each with where it is evaluated.
 type Attributes = FxHashMap<String, Vec<BindingSite>>;
 
+/// An evaluation remembered for one file's calls, with the functions whose
+/// parameters it used.
+type Remembered = (Vec<Value>, Vec<Rc<str>>);
+
 /// A parameter of a function: `(function, name)`.
 type ParameterKey = (i64, Box<str>);
 
@@ -202,9 +206,16 @@ pub(crate) struct Graph<'r> {
     /// Set while resolving a call that may bind a parameter: argument flow
     /// goes one level deep.
     resolving_site: std::cell::Cell<bool>,
-    /// Set when the call being resolved used argument flow.
-    used_arguments: std::cell::Cell<bool>,
-    /// `(function, parameter)` → what its calls in its file pass.
+    /// Set while an evaluation depends on the file of the call being
+    /// resolved (argument flow): it is remembered for that file only.
+    consumer_bound: std::cell::Cell<bool>,
+    /// The functions whose parameters the call being resolved used.
+    arguments_used: std::cell::RefCell<Vec<Rc<str>>>,
+    /// Evaluations that hold for the current call's file only.
+    local_expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Remembered>>,
+    local_returns_cache: std::cell::RefCell<FxHashMap<i64, Remembered>>,
+    /// `(function, parameter)` → what its calls in its file pass (the same
+    /// for every call of that file).
     argument_cache: std::cell::RefCell<FxHashMap<ParameterKey, Vec<Value>>>,
 }
 
@@ -288,7 +299,10 @@ impl<'r> Graph<'r> {
             outside_values: Default::default(),
             consumer_file: Default::default(),
             resolving_site: Default::default(),
-            used_arguments: Default::default(),
+            consumer_bound: Default::default(),
+            arguments_used: Default::default(),
+            local_expr_cache: Default::default(),
+            local_returns_cache: Default::default(),
             argument_cache: Default::default(),
             files,
             file_by_path,
@@ -1227,8 +1241,7 @@ pub(crate) fn resolve_calls(
     }
     let mut writing = std::time::Duration::ZERO;
     for call in &calls {
-        graph.consumer_file.set(Some(call.file));
-        graph.used_arguments.set(false);
+        graph.start_consumer_file(call.file);
         let mut targets = graph.resolve(call.file, call.enclosing, &call.callee);
         let outside = if targets.is_empty() {
             graph.outside(call.file, call.enclosing, &call.callee)
@@ -1236,8 +1249,8 @@ pub(crate) fn resolve_calls(
             None
         };
         let t = std::time::Instant::now();
-        if graph.used_arguments.get() {
-            rows::insert_argument_call(conn, call)?;
+        for function in graph.arguments_used.borrow().iter() {
+            rows::insert_argument_call(conn, call, function)?;
         }
         writing += t.elapsed();
         if targets.is_empty() {
