@@ -938,6 +938,8 @@ fn values_from_outside_are_followed_not_guessed() {
             ("mine.py", "class Mine:\n    def getvalue(self):\n        pass\n\n    def append(self, x):\n        pass\n\n    def json(self):\n        pass\n\n    def seek(self, n):\n        pass\n"),
             ("web.js", "function build(items) {\n  const parts = [];\n  parts.push(items);\n  return 'a,b'.split(',');\n}\n"),
             ("lib.js", "export function push() {}\nexport function split() {}\n"),
+            // Parameters named like builtins are the parameters.
+            ("shadow.py", "def f(format, list):\n    format.upper()\n    list.append(1)\n"),
         ],
     );
     index_repo(root, &IndexOptions::default()).unwrap();
@@ -959,6 +961,15 @@ fn values_from_outside_are_followed_not_guessed() {
             outside.join("\n")
         );
     }
+    // `Book.objects`: a data attribute the class lacks is not its base's.
+    assert!(
+        !outside.iter().any(|e| e.contains("objects")),
+        "{outside:?}"
+    );
+    assert!(
+        !outside.iter().any(|e| e.starts_with("shadow.py")),
+        "{outside:?}"
+    );
     let all = edges(root);
     assert!(
         !all.iter().any(|e| e.starts_with("report.py")
