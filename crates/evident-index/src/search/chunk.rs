@@ -60,14 +60,26 @@ pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
         }
         out
     };
+    // A class's attributes and fields (`objects = Manager()`) are searched
+    // as part of their class's chunk, not as chunks of their own: they are
+    // many, and their text is the class's.
+    let in_class_body = |d: &crate::lang::extract::Definition| {
+        matches!(d.kind, Kind::Variable | Kind::Constant)
+            && d.parent
+                .and_then(|p| facts.definitions.get(p))
+                .is_some_and(|p| p.kind.is_class_like())
+    };
     let mut children: Vec<Vec<(u32, u32)>> = vec![Vec::new(); facts.definitions.len()];
-    for d in &facts.definitions {
+    for d in facts.definitions.iter().filter(|d| !in_class_body(d)) {
         if let Some(parent) = d.parent {
             children[parent].push((d.start_line, d.end_line));
         }
     }
     let mut out = Vec::new();
     for (i, d) in facts.definitions.iter().enumerate() {
+        if in_class_body(d) {
+            continue;
+        }
         let name_text = code_terms(&format!("{} {}", d.name, d.qualified_name));
         let signature_doc = code_terms(&format!(
             "{}\n{}",
