@@ -312,6 +312,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
         if !invalid.is_empty() {
+            invalid.settle_unwritten();
             summary.resolved_calls = calls::resolve_calls(&tx, &resolver, &invalid)? as u64;
             profile.phase("resolve calls");
         }
@@ -493,6 +494,9 @@ fn write_outcome(
                 chunks: &parsed.chunks,
             };
             files::write_file(tx, &new, existing)?;
+            if let Some(id) = existing {
+                invalid.note_written(tx, id, &parsed.rel)?;
+            }
             summary.parsed += 1;
         }
         Outcome::Cancelled => {}

@@ -1157,3 +1157,56 @@ fn aliases_and_arguments_follow_edits_elsewhere() {
     );
     common::assert_equals_rebuild(root, "after a call that binds a parameter changed target");
 }
+
+/// An edit that changes nothing other files resolve through (a comment,
+/// a body) moves the edges into the file onto its new rows instead of
+/// resolving their calls again; any other edit resolves them again. Either
+/// way the index equals a rebuild, also with two definitions of one name.
+#[test]
+fn edges_into_an_edited_file_move_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let store = |head: &str, body: &str| {
+        format!("{head}class Store:\n    def open(self):\n        {body}\n\n\nif True:\n    def pick():\n        pass\nelse:\n    def pick():\n        pass\n")
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("store.py", store("", "pass").as_str()),
+            (
+                "app.py",
+                "import store\nfrom store import Store\n\n\ndef run(s: Store):\n    s.open()\n    store.pick()\n    Store().open()\n",
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let before = edges(root);
+    assert!(
+        before
+            .iter()
+            .any(|e| e == "app.py:6 s.open -> store.Store.open (inferred)"),
+        "{before:?}"
+    );
+    // A comment above everything: every line moves, nothing else changes.
+    evident_testkit::fs::write_in(root, "store.py", &store("# moved\n", "return None"));
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_eq!(edges(root), before, "the same edges, now on the new rows");
+    // `store.pick()`, `Store()` and `Store().open()` start with a name
+    // imported from the file (resolved again by the import rule); `s.open()`
+    // moved.
+    assert_eq!(summary.resolved_calls, 3, "{summary:?}");
+    common::assert_equals_rebuild(root, "after a comment");
+    // A renamed method: the call into it is resolved again.
+    evident_testkit::fs::write_in(
+        root,
+        "store.py",
+        &store("# moved\n", "return None").replace("def open", "def close"),
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(
+        !edges(root).iter().any(|e| e.contains("Store.open")),
+        "{:?}",
+        edges(root)
+    );
+    common::assert_equals_rebuild(root, "after renaming a method");
+}

@@ -105,13 +105,75 @@ pub(crate) fn names_defined_in(conn: &Connection, file_id: i64) -> Result<Vec<St
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The calls whose edges point into a file.
-pub(crate) fn calls_into(conn: &Connection, file_id: i64) -> Result<Vec<i64>> {
-    let mut calls = conn.prepare_cached(
-        "SELECT g.call_id FROM edges g JOIN symbols s ON s.id = g.callee_id WHERE s.file_id = ?1",
+/// The edges into `file_id`'s definitions: `(call, callee, callee's
+/// qualified name, kind)`.
+pub(crate) fn edges_into(
+    conn: &Connection,
+    file_id: i64,
+) -> Result<Vec<(i64, i64, String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.call_id, g.callee_id, s.qualified_name, s.kind
+         FROM edges g JOIN symbols s ON s.id = g.callee_id WHERE s.file_id = ?1",
     )?;
-    let rows = calls.query_map([file_id], |r| r.get::<_, i64>(0))?;
+    let rows = stmt.query_map([file_id], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// `file_id`'s definitions: `(id, qualified name, kind)`.
+pub(crate) fn definition_keys(
+    conn: &Connection,
+    file_id: i64,
+) -> Result<Vec<(i64, String, String)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, qualified_name, kind FROM symbols WHERE file_id = ?1")?;
+    let rows = stmt.query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// `file_id`'s imports as text, sorted, for noticing a change.
+pub(crate) fn import_rows(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT module, coalesce(name, ''), coalesce(alias, ''), coalesce(binding, ''), coalesce(target, '')
+         FROM imports WHERE file_id = ?1",
+    )?;
+    let rows = stmt.query_map([file_id], |r| {
+        Ok([
+            r.get::<_, String>(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+        ]
+        .join("\t"))
+    })?;
+    let mut out: Vec<String> = rows.collect::<rusqlite::Result<_>>()?;
+    out.sort();
+    Ok(out)
+}
+
+/// Points edges at the new rows of the definitions they reached: `(call,
+/// old callee, new callee)`, in one statement (a new id may equal another
+/// edge's old one).
+pub(crate) fn remap_edges(conn: &Connection, moves: &[(i64, i64, i64)]) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS remap(call_id INTEGER, old INTEGER, new INTEGER,
+                                              PRIMARY KEY (call_id, old)) WITHOUT ROWID;
+         DELETE FROM remap;",
+    )?;
+    {
+        let mut insert = conn.prepare_cached("INSERT OR IGNORE INTO remap VALUES (?1, ?2, ?3)")?;
+        for (call, old, new) in moves {
+            insert.execute(params![call, old, new])?;
+        }
+    }
+    conn.execute_batch(
+        "UPDATE edges SET callee_id = (SELECT r.new FROM remap r
+                                        WHERE r.call_id = edges.call_id AND r.old = edges.callee_id)
+         WHERE EXISTS (SELECT 1 FROM remap r WHERE r.call_id = edges.call_id AND r.old = edges.callee_id);",
+    )?;
+    Ok(())
 }
 
 /// Every call site, after dropping every edge (a full resolution).

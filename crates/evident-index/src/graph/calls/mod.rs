@@ -1023,6 +1023,14 @@ impl<'r> Graph<'r> {
     }
 }
 
+/// The edges into a changed file and its imports, before its rows change.
+#[derive(Debug, Default)]
+pub(crate) struct EdgesInto {
+    /// `(call, old callee, qualified name, kind)`.
+    edges: Vec<(i64, i64, String, String)>,
+    imports: Vec<String>,
+}
+
 /// Which calls a run must (re-)resolve.
 ///
 /// A call's resolution can only change when (a) its own file changed, (b) it
@@ -1040,6 +1048,10 @@ pub(crate) struct Invalidation {
     pub name_balance: HashMap<String, i64>,
     /// Calls whose old edges pointed into changed files.
     pub calls: HashSet<i64>,
+    /// Per changed file, until its new rows are written: the edges into it
+    /// and its imports before, to move the edges onto the new rows instead
+    /// of resolving their calls again when nothing they depend on changed.
+    pub edges_into: HashMap<String, EdgesInto>,
     /// What changed files told the types that flow before this run
     /// ([`flow_facts`]), until their new rows are noted.
     pub flow_before: HashMap<String, Vec<String>>,
@@ -1117,8 +1129,70 @@ impl Invalidation {
         }
         self.flow_before
             .insert(path.to_string(), rows::flow_facts_of(conn, file_id)?);
-        self.calls.extend(rows::calls_into(conn, file_id)?);
+        // Resolved again unless `note_written` moves them.
+        let edges = rows::edges_into(conn, file_id)?;
+        let imports = rows::import_rows(conn, file_id)?;
+        self.edges_into
+            .insert(path.to_string(), EdgesInto { edges, imports });
         Ok(())
+    }
+
+    /// After a changed file's new rows are written: when what other files
+    /// resolve through it is the same (its flow facts, which hold the
+    /// definitions other files reach, and its imports), the calls into it
+    /// resolve as before, so their edges move onto the new rows of the same
+    /// definitions (by qualified name and kind, each unique) instead of
+    /// being resolved again.
+    pub(crate) fn note_written(
+        &mut self,
+        conn: &Connection,
+        file_id: i64,
+        path: &str,
+    ) -> Result<()> {
+        let Some(before) = self.edges_into.remove(path) else {
+            return Ok(());
+        };
+        if self.all || before.edges.is_empty() {
+            return Ok(());
+        }
+        if self.flow_changed.contains(path) || rows::import_rows(conn, file_id)? != before.imports {
+            self.calls.extend(before.edges.iter().map(|e| e.0));
+            return Ok(());
+        }
+        let key = |name: &str, kind: &str| format!("{name}\t{kind}");
+        let mut new_ids: HashMap<String, Option<i64>> = HashMap::new();
+        for (id, name, kind) in rows::definition_keys(conn, file_id)? {
+            new_ids
+                .entry(key(&name, &kind))
+                .and_modify(|e| *e = None)
+                .or_insert(Some(id));
+        }
+        let mut moves = Vec::new();
+        for (call, old, name, kind) in &before.edges {
+            if let Some(Some(new)) = new_ids.get(&key(name, kind)) {
+                moves.push((*call, *old, *new));
+            }
+        }
+        // A call moves only when every edge it had moves (one resolved
+        // again keeps all its targets together).
+        let partial: HashSet<i64> = before
+            .edges
+            .iter()
+            .filter(|(_, _, name, kind)| !matches!(new_ids.get(&key(name, kind)), Some(Some(_))))
+            .map(|e| e.0)
+            .collect();
+        moves.retain(|(call, _, _)| !partial.contains(call));
+        rows::remap_edges(conn, &moves)?;
+        self.calls.extend(partial);
+        Ok(())
+    }
+
+    /// The calls into changed files whose new rows were never written (the
+    /// file was removed or could not be read): resolved again.
+    pub(crate) fn settle_unwritten(&mut self) {
+        for (_, before) in self.edges_into.drain() {
+            self.calls.extend(before.edges.iter().map(|e| e.0));
+        }
     }
 
     /// Records the definitions a file has now.
