@@ -818,6 +818,13 @@ impl Graph<'_> {
         let Some(f) = self.symbols.get(&function) else {
             return Vec::new();
         };
+        // Most functions are not called in their own file: their parameters
+        // are bound by nothing, whoever asks (and a new call there is an
+        // edit of the file, which resolves all its calls again).
+        let sites = self.candidate_sites(function);
+        if sites.is_empty() {
+            return Vec::new();
+        }
         if self.resolving_site.get() {
             self.truncated.set(true); // one level deep: not what a full evaluation gives
             return Vec::new();
@@ -835,13 +842,6 @@ impl Graph<'_> {
         if let Some(values) = self.argument_cache.borrow().get(&key) {
             return values.clone();
         }
-        let sites = match rows::calls_named_in(self.conn, f.file, &f.name, MAX_ARGUMENT_SITES) {
-            Ok(sites) => sites.unwrap_or_default(),
-            Err(e) => {
-                self.read_error.borrow_mut().get_or_insert(e);
-                Vec::new()
-            }
-        };
         // A method that takes its receiver first (`self`): a call's
         // arguments start at the second parameter.
         let receiver_first = self
@@ -850,7 +850,7 @@ impl Graph<'_> {
             .is_some_and(|(first, lang)| lang.self_receivers.contains(&first.as_str()));
         let index = position.checked_sub(usize::from(receiver_first));
         let mut values = Vec::new();
-        for (site, arguments) in sites {
+        for (site, arguments) in sites.iter() {
             let Some(argument) = arguments
                 .as_deref()
                 .and_then(|arguments| argument_for(arguments, &name, index))
@@ -887,6 +887,27 @@ impl Graph<'_> {
         self.truncated.set(cut);
         self.flow_depth.set(depth);
         *self.in_progress.borrow_mut() = in_progress;
+    }
+
+    /// The calls in `function`'s file that may call it (by name), with their
+    /// arguments; none past [`MAX_ARGUMENT_SITES`]. Read once per pass.
+    fn candidate_sites(&self, function: i64) -> Rc<Vec<rows::ArgumentSite>> {
+        if let Some(found) = self.site_cache.borrow().get(&function) {
+            return found.clone();
+        }
+        let Some(f) = self.symbols.get(&function) else {
+            return Rc::default();
+        };
+        let sites = match rows::calls_named_in(self.conn, f.file, &f.name, MAX_ARGUMENT_SITES) {
+            Ok(sites) => sites.unwrap_or_default(),
+            Err(e) => {
+                self.read_error.borrow_mut().get_or_insert(e);
+                Vec::new()
+            }
+        };
+        let sites = Rc::new(sites);
+        self.site_cache.borrow_mut().insert(function, sites.clone());
+        sites
     }
 
     /// The name of the parameter at `position` of `function`.

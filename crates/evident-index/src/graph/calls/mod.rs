@@ -217,6 +217,8 @@ pub(crate) struct Graph<'r> {
     /// `(function, parameter)` → what its calls in its file pass (the same
     /// for every call of that file).
     argument_cache: std::cell::RefCell<FxHashMap<ParameterKey, Vec<Value>>>,
+    /// Function → the calls of its file that may bind its parameters.
+    site_cache: std::cell::RefCell<FxHashMap<i64, Rc<Vec<rows::ArgumentSite>>>>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -304,6 +306,7 @@ impl<'r> Graph<'r> {
             local_expr_cache: Default::default(),
             local_returns_cache: Default::default(),
             argument_cache: Default::default(),
+            site_cache: Default::default(),
             files,
             file_by_path,
             files_by_dir,
