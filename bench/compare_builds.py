@@ -27,8 +27,8 @@ import index as index_bench  # noqa: E402  (fetch_corpus, ROOT)
 corpus = str(index_bench.fetch_corpus())
 env = {**os.environ, "EVIDENT_PROFILE": "1"}
 builds = {
-    "before": sys.argv[1],
-    "after": sys.argv[2] if len(sys.argv) > 2 else str(index_bench.ROOT / "target" / "release" / "evident"),
+    "before": os.path.abspath(sys.argv[1]),
+    "after": os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else str(index_bench.ROOT / "target" / "release" / "evident"),
 }
 EDITED = "django/db/models/query.py"
 COLD_ROUNDS, EDIT_ROUNDS = 5, 9
