@@ -1037,10 +1037,15 @@ pub(crate) struct EdgesInto {
 /// Which calls a run must (re-)resolve.
 ///
 /// A call's resolution can only change when (a) its own file changed, (b) it
-/// resolved into a changed file before (its old edge), (c) its file imports a
-/// changed file (directly, or through a changed re-exporting file), or (d) the
-/// set of definitions carrying its name changed, which moves name-only and
-/// owner-name guesses. Everything else keeps its edges.
+/// resolved into a changed file before (its old edge; when the file's flow
+/// facts and imports are the same, the edge moves onto the new rows
+/// instead), (c) its file imports a changed file (directly, or through a
+/// changed re-exporting file), (d) the set of definitions carrying its name
+/// changed, which moves name-only and owner-name guesses, (e) what a changed
+/// file tells the types that flow changed and its file imports that file,
+/// however indirectly, or (f) it used argument flow and a call binding the
+/// parameter was resolved again (`argument_calls`). Everything else keeps
+/// its edges.
 #[derive(Debug, Default)]
 pub(crate) struct Invalidation {
     /// Resolve every call (a new index, a rebuild, or after an interrupted run).
@@ -1049,7 +1054,8 @@ pub(crate) struct Invalidation {
     pub changed_paths: HashSet<String>,
     /// Per definition name: how many the changed files had before minus after.
     pub name_balance: HashMap<String, i64>,
-    /// Calls whose old edges pointed into changed files.
+    /// Calls whose old edges pointed into changed files and could not move
+    /// onto the new rows.
     pub calls: HashSet<i64>,
     /// Per changed file, until its new rows are written: the edges into it
     /// and its imports before, to move the edges onto the new rows instead
