@@ -145,6 +145,20 @@ fn fts_syntax_never_reaches_the_user() {
     );
 }
 
+/// A commit message or an issue's text is a query as it is: a long one is
+/// accepted, and its words rank the chunk that holds them.
+#[test]
+fn a_commit_message_is_a_query() {
+    let dir = repo();
+    let message = format!(
+        "Fix the collection name for a kind of document\n\n{}The vector-store collection was wrong for some kinds.",
+        "We had several reports from users that the wrong thing happened in production. ".repeat(10)
+    );
+    assert!(message.chars().count() > 500);
+    let found = search(dir.path(), &message);
+    assert_eq!(found.first().map(|(path, _)| path.as_str()), Some("rag/common.py"), "{found:?}");
+}
+
 #[test]
 fn kind_and_path_filters() {
     let dir = repo();

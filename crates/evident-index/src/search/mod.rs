@@ -13,8 +13,12 @@ use crate::search::chunk::{identifiers, split_identifier};
 use crate::snippet::Budget;
 use crate::store::chunks::{self, ChunkRow};
 
-/// The longest query accepted, in characters.
-pub const MAX_QUERY_CHARS: usize = 200;
+/// The longest query accepted, in characters: room for a commit message, an
+/// issue's text or a stack trace, the way people search an unfamiliar code base.
+pub const MAX_QUERY_CHARS: usize = 4000;
+/// A long query's distinct terms, in order of appearance, are kept up to
+/// this many (a subject line comes first).
+const MAX_QUERY_TERMS: usize = 64;
 /// BM25 weights of the columns `name, signature_doc, body, path`.
 const WEIGHTS: &str = "10.0, 5.0, 2.0, 1.0";
 
@@ -80,7 +84,7 @@ fn is_stopword(word: &str) -> bool {
 pub fn query_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     let mut add = |t: String| {
-        if !t.is_empty() && !terms.contains(&t) {
+        if !t.is_empty() && !terms.contains(&t) && terms.len() < MAX_QUERY_TERMS {
             terms.push(t);
         }
     };
