@@ -156,7 +156,11 @@ fn a_commit_message_is_a_query() {
     );
     assert!(message.chars().count() > 500);
     let found = search(dir.path(), &message);
-    assert_eq!(found.first().map(|(path, _)| path.as_str()), Some("rag/common.py"), "{found:?}");
+    assert_eq!(
+        found.first().map(|(path, _)| path.as_str()),
+        Some("rag/common.py"),
+        "{found:?}"
+    );
 }
 
 #[test]
