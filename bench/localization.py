@@ -4,7 +4,7 @@ are the changed files and functions? evident's search against a plain Okapi
 BM25 over whole files, re-implemented here, on the same records in one run.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--all] [--limit N]
-       [--mode bm25|hybrid|vector] [--records FILE] [--bundle FILE]
+       [--mode bm25|hybrid|vector] [--group chunk|file|definition] [--records FILE] [--bundle FILE]
 
 Records: `../shared/eval/localization/click.jsonl` (283 commits of click; see
 its README). By default only the 224 whose message names no changed function
@@ -116,8 +116,9 @@ def module_of(rel):
     return stem.replace("/", ".")
 
 
-def evident_rank(evident, tree, query, mode):
-    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), "--mode", mode],
+def evident_rank(evident, tree, query, mode, group):
+    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), "--mode", mode,
+                          "--group", group],
                          cwd=tree, capture_output=True, text=True)
     if out.returncode != 0:
         # A refused query (too long, say) finds nothing: that is what a user gets.
@@ -156,6 +157,7 @@ def main():
         p.add_argument("--all", action="store_true", help="count records whose message names a changed function too"),
         p.add_argument("--limit", type=int, help="only the first N records (a quick look)"),
         p.add_argument("--mode", default="hybrid", choices=["bm25", "hybrid", "vector"]),
+        p.add_argument("--group", default="chunk", choices=["chunk", "file", "definition"]),
         p.add_argument("--records", default=str(SHARED / "click.jsonl")),
         p.add_argument("--bundle", default=str(SHARED / "click.bundle")),
     ))
@@ -176,7 +178,7 @@ def main():
         subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)
         subprocess.run(["git", "clean", "-q", "-fdx", "-e", ".evident"], cwd=repo, check=True)
         subprocess.run([evident, "index", "--quiet", "."], cwd=repo, check=True, capture_output=True)
-        answered, files, functions = evident_rank(evident, repo, record["query"], args.mode)
+        answered, files, functions = evident_rank(evident, repo, record["query"], args.mode, args.group)
         refused += answered is None
         mine = score(files, functions, record)
         paths = python_files(repo)
@@ -191,7 +193,8 @@ def main():
         print(f"{i + 1}/{len(records)} {record['commit'][:8]} evident MRR {mine['mrr']:.2f} baseline {base['mrr']:.2f}",
               file=sys.stderr)
     label = "all records" if args.all else "leaks_identifier: false"
-    print(f"click, {len(records)} records ({label}), evident search --mode {args.mode}; halves A (even) and B (odd)")
+    print(f"click, {len(records)} records ({label}), evident search --mode {args.mode} --group {args.group}; "
+          "halves A (even) and B (odd)")
     if refused:
         print(f"evident refused {refused} of the queries (each scored as finding nothing)")
     print(f"{'system':<16}{'half':<6}{'n':>5}{'file MRR':>10}{'Acc@1':>8}{'Acc@5':>8}{'Acc@10':>8}{'fn Acc@5':>10}")

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use evident_index::{Embedder, Evidence, Index, Kind, QueryVector, SearchMode, SearchQuery};
+use evident_index::{
+    Embedder, Evidence, Index, Kind, QueryVector, SearchGroup, SearchMode, SearchQuery,
+};
 
 use crate::rerank::{rerank, RerankOutcome, Reranker};
 
@@ -27,6 +29,8 @@ pub struct SearchRequest {
     pub mode: SearchMode,
     /// Keep each result's `reason` (how it ranked).
     pub explain: bool,
+    /// What one result stands for: a chunk, a file, a definition.
+    pub group: SearchGroup,
 }
 
 impl SearchRequest {
@@ -38,6 +42,7 @@ impl SearchRequest {
             path: None,
             mode,
             explain: false,
+            group: SearchGroup::Chunk,
         }
     }
 }
@@ -110,6 +115,7 @@ impl SearchService {
             limit: depth,
             kind: request.kind,
             path: request.path.clone(),
+            group: request.group,
             ..SearchQuery::new(request.query.clone())
         };
         if request.mode != SearchMode::Bm25 {

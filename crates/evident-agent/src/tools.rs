@@ -6,7 +6,9 @@
 
 use std::path::PathBuf;
 
-use evident_index::{DiffRequest, Evidence, Index, Kind, SearchMode, SourcePart, SymbolQuery};
+use evident_index::{
+    DiffRequest, Evidence, Index, Kind, SearchGroup, SearchMode, SourcePart, SymbolQuery,
+};
 use serde_json::{json, Map, Value};
 
 use crate::search::{SearchError, SearchRequest, SearchService};
@@ -159,6 +161,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
                         "query": {"type": "string", "minLength": 1, "maxLength": 200},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 20},
                         "kind": {"type": "string", "maxLength": 20},
+                        "group": {"type": "string", "enum": ["chunk", "file", "definition"]},
                     }),
                     &["query"],
                 )
@@ -515,6 +518,9 @@ fn search_code(
         limit: number(arguments, "limit").unwrap_or(8) as usize,
         kind: kind(arguments)?,
         explain: true,
+        group: text(arguments, "group")
+            .and_then(SearchGroup::parse)
+            .unwrap_or_default(),
         ..SearchRequest::new(query, mode)
     };
     let run = |request: &SearchRequest| {

@@ -47,7 +47,9 @@ pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use lang::extract;
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
 pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder, EmbedderError};
-pub use search::{QueryVector, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS};
+pub use search::{
+    QueryVector, SearchGroup, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS,
+};
 pub use settings::Settings;
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
 pub use walk::freshness::StatSnapshot;

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::assert_equals_rebuild;
-use evident_index::{index_repo, Error, Index, IndexOptions, Kind, SearchQuery};
+use evident_index::{index_repo, Error, Index, IndexOptions, Kind, SearchGroup, SearchQuery};
 
 use evident_testkit::fs::write_in as write;
 
@@ -160,6 +160,72 @@ fn a_commit_message_is_a_query() {
         found.first().map(|(path, _)| path.as_str()),
         Some("rag/common.py"),
         "{found:?}"
+    );
+}
+
+/// `--group file`: one result per file, its best chunk shown, ranked by the
+/// sum of its chunks' scores, so a file that matches in several places beats
+/// one lucky chunk; `--group definition` joins a long definition's windows.
+#[test]
+fn results_grouped_by_file_and_by_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // `one.py` has the single best chunk; `many.py` matches in three.
+    write(
+        root,
+        "one.py",
+        "def ledger_balance_total():\n    return 1\n",
+    );
+    write(
+        root,
+        "many.py",
+        "def post():\n    return 'ledger balance'\n\n\ndef close():\n    return 'balance total'\n\n\ndef sum_up():\n    return 'ledger total'\n",
+    );
+    for i in 0..5 {
+        write(
+            root,
+            &format!("other{i}.py"),
+            "def unrelated():\n    return 'nothing here'\n",
+        );
+    }
+    let long_body: String = (0..200)
+        .map(|i| format!("    audit_step_{i} = 'ledger'\n"))
+        .collect();
+    write(root, "long.py", &format!("def audit():\n{long_body}"));
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let run = |group| {
+        let q = SearchQuery {
+            group,
+            limit: 20,
+            ..SearchQuery::new("ledger balance total")
+        };
+        index.search(&q).unwrap()
+    };
+    let chunks = run(SearchGroup::Chunk);
+    assert_eq!(chunks[0].path, "one.py", "{chunks:?}");
+    let files = run(SearchGroup::File);
+    let paths: Vec<&str> = files.iter().map(|e| e.path.as_str()).collect();
+    let mut unique = paths.clone();
+    unique.dedup();
+    assert_eq!(paths.len(), unique.len(), "one result per file: {paths:?}");
+    assert_eq!(paths[0], "many.py", "{files:?}");
+    let many = &files[0];
+    assert!(
+        many.reason.as_deref().unwrap_or("").contains("3 chunk(s)"),
+        "{many:?}"
+    );
+    // The long definition's windows are one result when grouped by definition.
+    let audit_windows = run(SearchGroup::Chunk)
+        .iter()
+        .filter(|e| e.name == "audit")
+        .count();
+    assert!(audit_windows > 1, "the body is split into windows");
+    let definitions = run(SearchGroup::Definition);
+    assert_eq!(
+        definitions.iter().filter(|e| e.name == "audit").count(),
+        1,
+        "{definitions:?}"
     );
 }
 

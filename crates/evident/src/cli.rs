@@ -196,6 +196,11 @@ pub struct SearchArgs {
     /// Show why each result ranks where it does.
     #[arg(long)]
     pub explain: bool,
+    /// What one result stands for: a chunk (a definition's body, code between
+    /// definitions), a file, or a definition (its windows together). A group
+    /// shows its best chunk and scores the sum of its chunks' scores.
+    #[arg(long, value_enum, default_value_t = SearchGroup::Chunk)]
+    pub group: SearchGroup,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
     #[arg(long)]
     pub rerank: bool,
@@ -254,6 +259,13 @@ pub enum SearchMode {
     Bm25,
     Vector,
     Hybrid,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchGroup {
+    Chunk,
+    File,
+    Definition,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

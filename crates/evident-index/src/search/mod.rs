@@ -34,6 +34,29 @@ pub enum SearchMode {
     Hybrid,
 }
 
+/// What one result stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchGroup {
+    /// A chunk: a definition's body (or a window of it), code between definitions.
+    #[default]
+    Chunk,
+    /// A file: the chunks of one file together ("where do I look").
+    File,
+    /// A definition: the windows of one long definition together.
+    Definition,
+}
+
+impl SearchGroup {
+    pub fn parse(text: &str) -> Option<SearchGroup> {
+        match text {
+            "chunk" => Some(SearchGroup::Chunk),
+            "file" => Some(SearchGroup::File),
+            "definition" => Some(SearchGroup::Definition),
+            _ => None,
+        }
+    }
+}
+
 /// The query's embedding, by the model that made it (the one the chunks were embedded with).
 #[derive(Debug, Clone)]
 pub struct QueryVector {
@@ -53,6 +76,8 @@ pub struct SearchQuery {
     pub vector: Option<QueryVector>,
     /// RRF's k: a result at rank r in a list adds 1 / (k + r).
     pub rrf_k: f64,
+    /// What one result stands for; a group's score sums its chunks' scores.
+    pub group: SearchGroup,
 }
 
 impl SearchQuery {
@@ -65,6 +90,7 @@ impl SearchQuery {
             mode: SearchMode::Bm25,
             vector: None,
             rrf_k: DEFAULT_RRF_K,
+            group: SearchGroup::Chunk,
         }
     }
 }
@@ -236,10 +262,58 @@ impl Index {
             })
             .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        ranked.truncate(q.limit);
+        let score_of = |c: &Candidate, fused: f64| match q.mode {
+            SearchMode::Bm25 => c.bm25.map_or(0.0, |(_, s)| s),
+            SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)),
+            SearchMode::Hybrid => fused,
+        };
+        // Groups: each stands for its best chunk, scored by the sum of its
+        // chunks' scores (a file that matches in many places beats one
+        // lucky chunk), the exact-name signal of its best.
+        let mut groups: Vec<(u8, f64, usize, Candidate)> = Vec::new();
+        if q.group != SearchGroup::Chunk {
+            let mut index_of: std::collections::HashMap<(String, String), usize> =
+                std::collections::HashMap::new();
+            for (signal, fused, c) in ranked {
+                let key = match q.group {
+                    SearchGroup::File => (c.row.path.clone(), String::new()),
+                    _ => (c.row.path.clone(), c.row.qualified.clone()),
+                };
+                let score = score_of(&c, fused);
+                match index_of.get(&key) {
+                    Some(&i) => {
+                        groups[i].1 += score;
+                        groups[i].2 += 1;
+                    }
+                    None => {
+                        index_of.insert(key, groups.len());
+                        groups.push((signal, score, 1, c));
+                    }
+                }
+            }
+            groups.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            groups.truncate(q.limit);
+            ranked = Vec::new();
+        } else {
+            ranked.truncate(q.limit);
+        }
+        let grouped: Vec<(u8, f64, Option<(f64, usize)>, Candidate)> = if groups.is_empty() {
+            ranked
+                .into_iter()
+                .map(|(s, f, c)| (s, f, None, c))
+                .collect()
+        } else {
+            groups
+                .into_iter()
+                .map(|(s, sum, n, c)| {
+                    let fused = rrf(&c);
+                    (s, fused, Some((sum, n)), c)
+                })
+                .collect()
+        };
         let mut reader = self.reader();
-        let mut out = Vec::with_capacity(ranked.len());
-        for (signal, fused, c) in ranked {
+        let mut out = Vec::with_capacity(grouped.len());
+        for (signal, fused, group, c) in grouped {
             let snippet = reader
                 .snippet(&c.row.path, c.row.start, c.row.end, Budget::DEFINITION)
                 .unwrap_or_else(|e| format!("[unavailable: {e}]"));
@@ -262,10 +336,12 @@ impl Index {
             if q.mode == SearchMode::Hybrid {
                 reasons.push(format!("rrf {fused:.4}"));
             }
-            let score = match q.mode {
-                SearchMode::Bm25 => c.bm25.map_or(0.0, |(_, s)| s),
-                SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)),
-                SearchMode::Hybrid => fused,
+            let score = match group {
+                Some((sum, chunks)) => {
+                    reasons.push(format!("{chunks} chunk(s) of this group, scores summed"));
+                    sum
+                }
+                None => score_of(&c, fused),
             };
             let row = c.row;
             let mut ev = Evidence::new(

@@ -49,6 +49,11 @@ pub fn search(repo: &Option<PathBuf>, json: bool, args: SearchArgs) -> Result<Ex
         kind: args.kind,
         path: args.path,
         explain: args.explain,
+        group: match args.group {
+            crate::cli::SearchGroup::Chunk => evident_index::SearchGroup::Chunk,
+            crate::cli::SearchGroup::File => evident_index::SearchGroup::File,
+            crate::cli::SearchGroup::Definition => evident_index::SearchGroup::Definition,
+        },
         ..SearchRequest::new(args.query.clone(), mode)
     };
     let answer = service.search(&root, &index, &request)?;
