@@ -297,7 +297,7 @@ impl Index {
         } else {
             ranked.truncate(q.limit);
         }
-        let grouped: Vec<(u8, f64, Option<(f64, usize)>, Candidate)> = if groups.is_empty() {
+        let grouped: Vec<Ranked> = if groups.is_empty() {
             ranked
                 .into_iter()
                 .map(|(s, f, c)| (s, f, None, c))
@@ -360,6 +360,10 @@ impl Index {
         Ok(out)
     }
 }
+
+/// A result in order: the exact-name signal, the fused score, for a group
+/// the sum of its chunks' scores and their number, and its best chunk.
+type Ranked = (u8, f64, Option<(f64, usize)>, Candidate);
 
 /// A chunk in the running, with its rank and score in each list.
 struct Candidate {
