@@ -267,11 +267,16 @@ impl Index {
             SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)),
             SearchMode::Hybrid => fused,
         };
-        // Groups: each stands for its best chunk, scored by the sum of its
-        // chunks' scores (a file that matches in many places beats one
-        // lucky chunk), the exact-name signal of its best.
-        let mut groups: Vec<(u8, f64, usize, Candidate)> = Vec::new();
-        if q.group != SearchGroup::Chunk {
+        let mut grouped: Vec<Ranked> = if q.group == SearchGroup::Chunk {
+            ranked
+                .into_iter()
+                .map(|(s, f, c)| (s, f, None, c))
+                .collect()
+        } else {
+            // Each group stands for its best chunk (the first met) and its
+            // exact-name signal, scored by the sum of its chunks' scores: a
+            // file that matches in many places beats one lucky chunk.
+            let mut groups: Vec<Ranked> = Vec::new();
             let mut index_of: std::collections::HashMap<(String, String), usize> =
                 std::collections::HashMap::new();
             for (signal, fused, c) in ranked {
@@ -282,35 +287,22 @@ impl Index {
                 let score = score_of(&c, fused);
                 match index_of.get(&key) {
                     Some(&i) => {
-                        groups[i].1 += score;
-                        groups[i].2 += 1;
+                        if let Some((sum, chunks)) = &mut groups[i].2 {
+                            *sum += score;
+                            *chunks += 1;
+                        }
                     }
                     None => {
                         index_of.insert(key, groups.len());
-                        groups.push((signal, score, 1, c));
+                        groups.push((signal, fused, Some((score, 1)), c));
                     }
                 }
             }
-            groups.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            groups.truncate(q.limit);
-            ranked = Vec::new();
-        } else {
-            ranked.truncate(q.limit);
-        }
-        let grouped: Vec<Ranked> = if groups.is_empty() {
-            ranked
-                .into_iter()
-                .map(|(s, f, c)| (s, f, None, c))
-                .collect()
-        } else {
+            let sum = |r: &Ranked| r.2.map_or(0.0, |(sum, _)| sum);
+            groups.sort_by(|a, b| a.0.cmp(&b.0).then(sum(b).total_cmp(&sum(a))));
             groups
-                .into_iter()
-                .map(|(s, sum, n, c)| {
-                    let fused = rrf(&c);
-                    (s, fused, Some((sum, n)), c)
-                })
-                .collect()
         };
+        grouped.truncate(q.limit);
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(grouped.len());
         for (signal, fused, group, c) in grouped {
