@@ -62,6 +62,13 @@
 (variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value)) @assign
 
 ; ---------- more bindings, for the types that flow (see `Binding`) ----------
+; `export default function helper() {}`, `export default helper`: what the
+; module's `default` is, for `import run from './m'`.
+((export_statement "default" declaration: [(function_declaration name: (identifier) @assign.alias)
+                                           (class_declaration name: (_) @assign.alias)]) @assign
+  (#set! assign.name "default"))
+((export_statement "default" value: [(identifier) (member_expression)] @assign.alias) @assign
+  (#set! assign.name "default"))
 (variable_declarator name: (identifier) @assign.name
   value: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 (variable_declarator name: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign

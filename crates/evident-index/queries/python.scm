@@ -29,8 +29,12 @@
 
 ; ---------- calls ----------
 (call function: (_) @call.callee arguments: (argument_list)? @call.arguments) @call
-; `@register` applies (calls) the decorator; `@route("/")` is a call already.
-(decorator [(identifier) (attribute)] @call.callee) @call
+; A decorator is called with the definition: `@register def f` calls
+; `register(f)`; `@route("/") def f` calls `route("/")` (a call already) and
+; then what it returns with `f`.
+(decorated_definition (decorator [(identifier) (attribute) (call)] @call.callee) @call
+  definition: [(function_definition name: (identifier) @call.argument)
+               (class_definition name: (identifier) @call.argument)])
 
 ; ---------- bindings, for the types that flow (see `Binding`) ----------
 ; `x = f(...)`, `self.x = f(...)`, `for x in f(...)`: the call's result.
@@ -77,6 +81,11 @@
   (#set! assign.element "value"))
 (for_statement left: (identifier) @assign.name
   right: [(list [(identifier) (attribute)] @assign.alias) (tuple [(identifier) (attribute)] @assign.alias)]) @assign
+; `@d def f`: `f = d(f)`; the definition's name then holds what `d` returns
+; (see `DECORATED`).
+((decorated_definition (decorator [(identifier) (attribute) (call)] @assign.value)
+  definition: (function_definition name: (identifier) @assign.name)) @assign
+  (#set! assign.decorated "true"))
 ; Parameters by position, bound by each call of the function in its file.
 (parameters [(identifier) @assign.name
              (default_parameter name: (identifier) @assign.name)

@@ -1210,3 +1210,67 @@ fn edges_into_an_edited_file_move_with_it() {
     );
     common::assert_equals_rebuild(root, "after renaming a method");
 }
+
+/// `@d def f` is `f = d(f)`: a call of `f` runs the wrapper `d` returns, and
+/// the wrapper runs `f` through `d`'s parameter; an identity decorator or one
+/// from outside leaves the call on `f`, also after the decorator's file is
+/// edited. Calling an instance runs `__call__`; a default export bound to a
+/// definition is that definition; a parameter that shadows a function is not it.
+#[test]
+fn decorators_instances_and_default_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let wrapping =
+        "def logged(fn):\n    def wrapper(*args):\n        return fn(*args)\n    return wrapper\n";
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            ("deco.py", wrapping),
+            (
+                "main.py",
+                "import functools\nfrom deco import logged\n\n\n@logged\ndef compute():\n    pass\n\n\nclass Job:\n    @logged\n    def run(self):\n        pass\n\n    @functools.lru_cache\n    def area(self):\n        pass\n\n    def start(self):\n        self.run()\n        self.area()\n\n\nclass Tracer:\n    def __call__(self, fn):\n        return fn\n\n\ndef g(area):\n    compute()\n    Tracer()(compute)\n    area()\n",
+            ),
+            ("util.js", "function helper() {}\nexport default helper;\n"),
+            ("m.js", "import run from './util.js';\nexport function go() {\n  run();\n}\n"),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let all = edges(root);
+    assert_edges(
+        &all,
+        &[
+            "main.py:20 self.run -> deco.logged.wrapper (inferred)",
+            "main.py:21 self.area -> main.Job.area (exact)",
+            "main.py:30 compute -> deco.logged.wrapper (inferred)",
+            "main.py:31 Tracer() -> main.Tracer.__call__ (inferred)",
+            "m.js:3 run -> util.helper (exact)",
+        ],
+    );
+    for wrong in ["compute -> main.compute", "main.py:32 area"] {
+        assert!(
+            !all.iter().any(|e| e.contains(wrong)),
+            "unexpected {wrong}\n{}",
+            all.join("\n")
+        );
+    }
+    // The wrapper's own call reaches the decorated function in the file
+    // that applies the decorator only (argument flow stays in one file).
+    evident_testkit::fs::write_in(
+        root,
+        "deco.py",
+        &format!("{wrapping}\n\n@logged\ndef local():\n    pass\n"),
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert_edges(&edges(root), &["deco.py:3 fn -> deco.local (inferred)"]);
+    // An identity decorator: calls stay on the decorated functions.
+    evident_testkit::fs::write_in(root, "deco.py", "def logged(fn):\n    return fn\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    assert_edges(
+        &edges(root),
+        &[
+            "main.py:20 self.run -> main.Job.run (exact)",
+            "main.py:30 compute -> main.compute (exact)",
+        ],
+    );
+    common::assert_equals_rebuild(root, "after the decorator changed");
+}

@@ -95,6 +95,12 @@ pub struct Call {
 /// The suffix naming a container's elements: `OPS[]` holds what `OPS[k]` gives.
 pub const ELEMENTS: &str = "[]";
 
+/// The prefix naming what a decorated definition's name holds: `@f` is bound
+/// to each decorator of `f` (`@d def f` is `f = d(f)`). Kept apart from `f`
+/// itself, which still names the definition as written (what the decorator
+/// is given, a property's method).
+pub const DECORATED: &str = "@";
+
 /// What a binding says about a name, for the types that flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {
@@ -188,6 +194,9 @@ enum Role {
     CallObject,
     CallName,
     CallArguments,
+    /// The one argument of a call the syntax does not write as a list: the
+    /// definition a decorator is applied to.
+    CallArgument,
     Assign,
     AssignName,
     AssignValue,
@@ -221,6 +230,7 @@ fn role_of(capture: &str) -> Role {
         "call.object" => Role::CallObject,
         "call.name" => Role::CallName,
         "call.arguments" => Role::CallArguments,
+        "call.argument" => Role::CallArgument,
         "assign" => Role::Assign,
         "assign.name" => Role::AssignName,
         "assign.value" => Role::AssignValue,
@@ -304,7 +314,7 @@ pub fn extract_in_crate(
         let mut modules: Vec<Node> = Vec::new();
         let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
         let (mut call, mut callee, mut object, mut method) = (None, None, None, None);
-        let mut arguments = None;
+        let (mut arguments, mut argument) = (None, None);
         let (mut assign, mut assign_name, mut assign_value) = (None, None, None);
         for capture in m.captures() {
             let node = capture.node;
@@ -326,6 +336,7 @@ pub fn extract_in_crate(
                 Role::CallObject => object = Some(node),
                 Role::CallName => method = Some(node),
                 Role::CallArguments => arguments = Some(node),
+                Role::CallArgument => argument = Some(node),
                 Role::Assign => assign = Some(node),
                 Role::AssignName => assign_name = Some(node),
                 Role::AssignValue => assign_value = Some((node, Binding::CallResult)),
@@ -423,6 +434,10 @@ pub fn extract_in_crate(
                     Some("value") => value.push_str(ELEMENTS),
                     _ => {}
                 }
+                // `#set! assign.decorated`: what the decorated name holds.
+                if setting("assign.decorated").is_some() {
+                    name.insert_str(0, DECORATED);
+                }
                 assigns.push((
                     node.start_byte(),
                     node.start_position().row as u32 + 1,
@@ -442,9 +457,11 @@ pub fn extract_in_crate(
                 node.start_byte(),
                 node.start_position().row as u32 + 1,
                 normalize_space(&callee_text, MAX_CALLEE_CHARS),
-                arguments
-                    .map(|a| arguments_of(a, source))
-                    .unwrap_or_default(),
+                match (arguments, argument) {
+                    (Some(list), _) => arguments_of(list, source),
+                    (None, Some(one)) => vec![normalize_space(text(one), MAX_CALLEE_CHARS)],
+                    (None, None) => Vec::new(),
+                },
             ));
         }
     }

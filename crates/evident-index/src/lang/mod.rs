@@ -67,6 +67,9 @@ pub struct LanguageSpec {
     pub constructors: &'static [&'static str],
     /// A bare `f()` inside a method may call a method of the same class (Java).
     pub implicit_this: bool,
+    /// A class body runs as a scope of its own: code in it (a decorator, an
+    /// attribute's value) sees the names the body bound before (Python).
+    pub class_body_is_scope: bool,
     /// Receivers that name the enclosing instance or class: `self.m()`, `this.m()`.
     pub self_receivers: &'static [&'static str],
     /// Receivers that name the base class: `super.m()`.
@@ -96,6 +99,8 @@ pub struct LanguageSpec {
     /// of it, a declared type) has builtin methods. Other builtins' results
     /// (`type(...)`, `getattr(...)`, `super()`) may be the repository's own.
     pub builtin_types: &'static [&'static str],
+    /// The method that calling an instance runs (Python's `__call__`).
+    pub call_method: Option<&'static str>,
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -236,6 +241,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::FirstSegment,
         constructors: &["__init__"],
         implicit_this: false,
+        class_body_is_scope: true,
         self_receivers: &["self", "cls"],
         base_receivers: &["super"],
         class_names: &["cls"],
@@ -363,6 +369,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "range",
             "memoryview",
         ],
+        call_method: Some("__call__"),
     },
     LanguageSpec {
         name: "rust",
@@ -379,6 +386,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &[],
         implicit_this: false,
+        class_body_is_scope: false,
         self_receivers: &["self", "Self"],
         base_receivers: &["super"],
         class_names: &["Self"],
@@ -392,6 +400,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("str"),
         builtin_types: &["String", "Vec"],
+        call_method: None,
     },
     LanguageSpec {
         name: "javascript",
@@ -408,6 +417,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        class_body_is_scope: false,
         self_receivers: &["this", "self"],
         base_receivers: &["super"],
         class_names: &[],
@@ -418,6 +428,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         builtins: JS_BUILTINS,
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
+        call_method: None,
     },
     LanguageSpec {
         name: "typescript",
@@ -434,6 +445,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        class_body_is_scope: false,
         self_receivers: &["this", "self"],
         base_receivers: &["super"],
         class_names: &[],
@@ -444,6 +456,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         builtins: JS_BUILTINS,
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
+        call_method: None,
     },
     LanguageSpec {
         name: "tsx",
@@ -460,6 +473,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["constructor"],
         implicit_this: false,
+        class_body_is_scope: false,
         self_receivers: &["this", "self"],
         base_receivers: &["super"],
         class_names: &[],
@@ -470,6 +484,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         builtins: JS_BUILTINS,
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
+        call_method: None,
     },
     LanguageSpec {
         name: "go",
@@ -486,6 +501,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &[],
         implicit_this: false,
+        class_body_is_scope: false,
         self_receivers: &["self", "this"],
         base_receivers: &[],
         class_names: &[],
@@ -499,6 +515,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: None,
         builtin_types: &[],
+        call_method: None,
     },
     LanguageSpec {
         name: "java",
@@ -515,6 +532,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         module_binding: ModuleBinding::LastSegment,
         constructors: &["$class"],
         implicit_this: true,
+        class_body_is_scope: false,
         self_receivers: &["this"],
         base_receivers: &["super"],
         class_names: &[],
@@ -545,6 +563,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "StringBuilder"],
+        call_method: None,
     },
 ];
 

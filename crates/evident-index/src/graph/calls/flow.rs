@@ -8,7 +8,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use super::*;
-use crate::lang::extract::ELEMENTS;
+use crate::lang::extract::{DECORATED, ELEMENTS};
 
 impl Graph<'_> {
     /// A file's bindings, read once.
@@ -169,7 +169,8 @@ impl Graph<'_> {
 
     /// The bindings of `name` visible from `scope`: those of the innermost
     /// enclosing scope that binds it (class bodies only where members are
-    /// reached without `this`), out to the file's top level.
+    /// reached without `this`, or from the body itself where it is a scope),
+    /// out to the file's top level.
     pub(super) fn bindings(
         &self,
         file: i64,
@@ -177,10 +178,11 @@ impl Graph<'_> {
         name: &str,
     ) -> Vec<(Option<i64>, Rc<str>)> {
         let implicit_this = self.lang_of(file).is_some_and(|l| l.implicit_this);
+        let body_is_scope = self.lang_of(file).is_some_and(|l| l.class_body_is_scope);
         let mut at = scope;
         loop {
             let visible = match at.and_then(|id| self.symbols.get(&id)) {
-                Some(s) => !s.kind.is_class_like() || implicit_this,
+                Some(s) => !s.kind.is_class_like() || implicit_this || body_is_scope && at == scope,
                 None => true,
             };
             if visible {
@@ -585,7 +587,8 @@ impl Graph<'_> {
     }
 
     /// A bare call of a name bound inside a function (not at the top level,
-    /// where the name is a definition of its own): what the binding holds.
+    /// where the name is a definition of its own): what the binding holds,
+    /// which may be nothing known.
     pub(super) fn called_through_local(
         &self,
         file: i64,
@@ -600,8 +603,8 @@ impl Graph<'_> {
         for (scope, stored) in bindings {
             values.extend(self.values_of_binding(file, scope, &stored));
         }
-        let found = self.callables(&values);
-        (!found.is_empty()).then_some(found)
+        // Bound here to something unknown, the name still hides the module's.
+        Some(self.callables(&values))
     }
 
     /// A call that reached a variable (`shortcut = original`, `W = Widget`)
@@ -638,16 +641,78 @@ impl Graph<'_> {
         out
     }
 
-    /// What calling each value runs: a class's constructor, a function.
+    /// What calling each value runs: a class's constructor, a function, an
+    /// instance's call method (`__call__`) where the language has one.
     pub(super) fn callables(&self, values: &[Value]) -> Vec<(i64, Confidence)> {
-        values
-            .iter()
-            .filter_map(|value| match *value {
-                Value::Class(class) => Some((self.constructor_of(class), Confidence::Inferred)),
-                Value::Callable(function) => Some((function, Confidence::Inferred)),
-                Value::Instance(_) | Value::Outside(_) => None,
-            })
-            .collect()
+        let mut found = Vec::new();
+        for value in values {
+            match *value {
+                Value::Class(class) => {
+                    found.push((self.constructor_of(class), Confidence::Inferred))
+                }
+                Value::Callable(function) => found.push((function, Confidence::Inferred)),
+                Value::Instance(class) => {
+                    let Some(c) = self.symbols.get(&class) else {
+                        continue;
+                    };
+                    let Some(method) = self.lang_of(c.file).and_then(|l| l.call_method) else {
+                        continue;
+                    };
+                    let owner = c.name.to_string();
+                    found.extend(
+                        self.method_of(Some(class), &owner, method, false, 0)
+                            .into_iter()
+                            .map(|(id, _)| (id, Confidence::Inferred)),
+                    );
+                }
+                Value::Outside(_) => {}
+            }
+        }
+        found
+    }
+
+    /// A call that reached a decorated function runs what its decorators
+    /// return (`@d def f` is `f = d(f)`, see `DECORATED`) when that is
+    /// known and callable: a wrapper. A decorator that returns what it is
+    /// given, one from outside, or one whose result is unknown leaves the
+    /// call on the function.
+    pub(super) fn through_decorators(
+        &self,
+        found: Vec<(i64, Confidence)>,
+    ) -> Vec<(i64, Confidence)> {
+        let mut out = Vec::with_capacity(found.len());
+        for (id, confidence) in found {
+            let decorated = self
+                .symbols
+                .get(&id)
+                .filter(|s| matches!(s.kind, Kind::Function | Kind::Method))
+                .and_then(|s| {
+                    let bound =
+                        self.bound_in(s.file, s.parent, &format!("{DECORATED}{}", s.name))?;
+                    Some((s.file, s.parent, bound))
+                });
+            let Some((file, scope, bound)) = decorated else {
+                out.push((id, confidence));
+                continue;
+            };
+            let values = self.deeper(|| {
+                bound
+                    .iter()
+                    .flat_map(|stored| self.values_of_binding(file, scope, stored))
+                    .collect()
+            });
+            let held: Vec<(i64, Confidence)> = self
+                .callables(&values)
+                .into_iter()
+                .filter(|(held, _)| *held != id)
+                .collect();
+            if held.is_empty() {
+                out.push((id, confidence));
+            } else {
+                out.extend(held);
+            }
+        }
+        out
     }
 
     /// What `receiver.attribute` names, for `def` at an attribute that is

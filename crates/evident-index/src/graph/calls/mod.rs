@@ -184,6 +184,9 @@ pub(crate) struct Graph<'r> {
     subclasses: std::cell::OnceCell<FxHashMap<Rc<str>, Vec<i64>>>,
     /// While set, a class resolves to itself, not to its constructor.
     classes_as_written: std::cell::Cell<bool>,
+    /// Set as a call is answered by what a local name or a parameter holds
+    /// (see [`Graph::resolve`]): decorators are not applied again to that.
+    held_by_local: std::cell::Cell<bool>,
     /// Set when an evaluation was cut (the depth limit, or a cycle): what it
     /// computed is partial and is not remembered.
     truncated: std::cell::Cell<bool>,
@@ -291,6 +294,7 @@ impl<'r> Graph<'r> {
             flow_depth: std::cell::Cell::new(0),
             subclasses: std::cell::OnceCell::new(),
             classes_as_written: std::cell::Cell::new(false),
+            held_by_local: std::cell::Cell::new(false),
             truncated: std::cell::Cell::new(false),
             in_progress: Default::default(),
             expr_cache: Default::default(),
@@ -439,6 +443,20 @@ impl<'r> Graph<'r> {
     ) -> Option<(String, &'static str)> {
         let lang = self.lang_of(file)?;
         let callee = callee.trim().trim_start_matches("new ").trim();
+        if callee.ends_with(')') && !callee.starts_with('(') {
+            // `functools.wraps(f)` applied: a call of an outside value.
+            let values = self.values_of_expr(file, enclosing, callee);
+            if !self.all_lead_outside(&values) {
+                return None;
+            }
+            return match values[0] {
+                Value::Outside(id) => {
+                    let (name, kind) = self.outside_name(id);
+                    Some((name.to_string(), kind))
+                }
+                _ => None,
+            };
+        }
         if callee.contains(['(', '[']) {
             // `super().m`: a method of the class's first base outside the repository.
             let head = callee.split('(').next().unwrap_or("").trim();
@@ -611,6 +629,27 @@ impl<'r> Graph<'r> {
         inherited.unwrap_or(id)
     }
 
+    /// What the top level of the file at `target` binds `name` to, when
+    /// that is a definition (`export default helper`): as sure as the binding.
+    fn bound_at_top_of(&self, target: &str, name: &str) -> Vec<(i64, Confidence)> {
+        let Some(&file) = self.file_by_path.get(target) else {
+            return Vec::new();
+        };
+        let Some(bound) = self.bound_in(file, None, name) else {
+            return Vec::new();
+        };
+        let values = self.deeper(|| {
+            bound
+                .iter()
+                .flat_map(|stored| self.values_of_binding(file, None, stored))
+                .collect()
+        });
+        self.callables(&values)
+            .into_iter()
+            .map(|(id, _)| (id, Confidence::Exact))
+            .collect()
+    }
+
     /// Top-level definitions named `name` in the file or package directory at
     /// `target`, following re-exports (`from .mod import name` in `__init__.py`).
     fn exported(&self, target: &str, name: &str, depth: usize) -> Vec<i64> {
@@ -671,7 +710,8 @@ impl<'r> Graph<'r> {
             let Some(s) = self.symbols.get(&id) else {
                 break;
             };
-            if !s.kind.is_class_like() || lang.implicit_this {
+            let in_body = at == enclosing && lang.class_body_is_scope;
+            if !s.kind.is_class_like() || lang.implicit_this || in_body {
                 if let Some(ids) = self.child(id, name) {
                     return exact(ids);
                 }
@@ -718,6 +758,11 @@ impl<'r> Graph<'r> {
             let ids = self.exported(target, original, 0);
             if !ids.is_empty() {
                 return exact(&ids);
+            }
+            // A name the module binds to a definition (its `default`).
+            let held = self.bound_at_top_of(target, original);
+            if !held.is_empty() {
+                return held;
             }
         }
         // Glob imports: `from x import *`, `use a::*`.
@@ -823,8 +868,25 @@ impl<'r> Graph<'r> {
         }
     }
 
-    /// Resolves one call site.
+    /// Resolves one call site. A call that reaches a decorated function by
+    /// its name runs what the decorators return; one through a local name or
+    /// a parameter runs what that holds (the function a decorator is given
+    /// is the function as written).
     pub(crate) fn resolve(
+        &self,
+        file: i64,
+        enclosing: Option<i64>,
+        callee: &str,
+    ) -> Vec<(i64, Confidence)> {
+        let outer = self.held_by_local.replace(false);
+        let found = self.resolve_callee(file, enclosing, callee);
+        if self.held_by_local.replace(outer) || self.classes_as_written.get() {
+            return found;
+        }
+        self.through_decorators(found)
+    }
+
+    fn resolve_callee(
         &self,
         file: i64,
         enclosing: Option<i64>,
@@ -847,6 +909,11 @@ impl<'r> Graph<'r> {
             if !found.is_empty() {
                 return found;
             }
+        }
+        // A call of a call's result (`make()()`, a decorator `@route("/")`
+        // applied): what the result holds, else nothing to guess by name.
+        if callee.ends_with(')') && !callee.starts_with('(') {
+            return self.callables(&self.values_of_expr(file, enclosing, callee));
         }
         // Chained calls: `Cls(...).m` is a method of a fresh `Cls`, `f().m` of
         // what `f` returns; otherwise (`x[0].m`) the receiver's type is unknown.
@@ -882,6 +949,7 @@ impl<'r> Graph<'r> {
             // A name bound inside the function (`fn = a`, `s = factory()`)
             // hides what the module calls so.
             if let Some(found) = self.called_through_local(file, enclosing, last) {
+                self.held_by_local.set(true);
                 return found;
             }
             let found = self.resolve_bare(file, enclosing, last);
