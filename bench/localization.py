@@ -29,6 +29,7 @@ import json
 import math
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -173,6 +174,8 @@ def main():
               "bm25 baseline": [collections.defaultdict(float), collections.defaultdict(float)]}
     counts = [0, 0]
     refused = 0
+    # An index from another build (another schema) is not this run's.
+    shutil.rmtree(repo / ".evident", ignore_errors=True)
     for i, record in enumerate(records):
         half = i % 2
         subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)

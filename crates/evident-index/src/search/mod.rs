@@ -245,6 +245,16 @@ impl Index {
                 .map(|r| 1.0 / (q.rrf_k + r as f64 + 1.0))
                 .sum::<f64>()
         };
+        // Tests and their helpers rank below the code they test unless the
+        // query asks for tests: "where do I look" is the code.
+        let wants_tests = query_asks_for_tests(&terms);
+        let weight = |c: &Candidate| {
+            if !wants_tests && is_test_path(&c.row.path) {
+                TEST_WEIGHT
+            } else {
+                1.0
+            }
+        };
         let mut ranked: Vec<(u8, f64, Candidate)> = candidates
             .into_iter()
             .map(|c| {
@@ -258,13 +268,13 @@ impl Index {
                 } else {
                     2
                 };
-                (signal, rrf(&c), c)
+                (signal, rrf(&c) * weight(&c), c)
             })
             .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         let score_of = |c: &Candidate, fused: f64| match q.mode {
-            SearchMode::Bm25 => c.bm25.map_or(0.0, |(_, s)| s),
-            SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)),
+            SearchMode::Bm25 => c.bm25.map_or(0.0, |(_, s)| s) * weight(c),
+            SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)) * weight(c),
             SearchMode::Hybrid => fused,
         };
         let mut grouped: Vec<Ranked> = if q.group == SearchGroup::Chunk {
@@ -353,6 +363,40 @@ impl Index {
     }
 }
 
+/// How much a test file's chunk counts when the query does not ask for tests.
+const TEST_WEIGHT: f64 = 0.5;
+
+/// Query words that ask for tests themselves.
+const TEST_WORDS: &[&str] = &[
+    "test", "tests", "testing", "pytest", "unittest", "spec", "fixture",
+];
+
+fn query_asks_for_tests(terms: &[String]) -> bool {
+    terms.iter().any(|t| TEST_WORDS.contains(&t.as_str()))
+}
+
+/// A test by the conventions most languages share: under a `test`,
+/// `tests`, `__tests__` or `spec` directory, or named `test_*`, `*_test`,
+/// `*.test.*`, `*.spec.*`, `*Test`, `*Tests`, `conftest`.
+pub fn is_test_path(path: &str) -> bool {
+    let mut segments = path.split('/').rev();
+    let file = segments.next().unwrap_or("");
+    if segments.any(|d| matches!(d, "test" | "tests" | "__tests__" | "spec" | "specs")) {
+        return true;
+    }
+    let stem = file.split('.').next().unwrap_or("");
+    let dotted = file
+        .split('.')
+        .skip(1)
+        .any(|part| part == "test" || part == "spec");
+    dotted
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || stem == "conftest"
+}
+
 /// A result in order: the exact-name signal, the fused score, for a group
 /// the sum of its chunks' scores and their number, and its best chunk.
 type Ranked = (u8, f64, Option<(f64, usize)>, Candidate);
@@ -403,6 +447,31 @@ impl PathFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_are_known_by_their_paths() {
+        for test in [
+            "tests/test_core.py",
+            "src/__tests__/a.js",
+            "pkg/store_test.go",
+            "web/app.spec.ts",
+            "src/test/java/AppTest.java",
+            "conftest.py",
+            "lib/test_utils.py",
+        ] {
+            assert!(is_test_path(test), "{test}");
+        }
+        for code in [
+            "src/click/testing.py",
+            "src/contest.py",
+            "latest/app.py",
+            "attest.py",
+        ] {
+            assert!(!is_test_path(code), "{code}");
+        }
+        assert!(query_asks_for_tests(&query_terms("fix the flaky test")));
+        assert!(!query_asks_for_tests(&query_terms("fix the option parser")));
+    }
 
     #[test]
     fn queries_become_quoted_terms_only() {
