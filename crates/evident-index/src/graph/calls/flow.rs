@@ -607,40 +607,6 @@ impl Graph<'_> {
         Some(self.callables(&values))
     }
 
-    /// A call that reached a variable (`shortcut = original`, `W = Widget`)
-    /// reaches what the variable holds, when that is known.
-    pub(super) fn through_variables(
-        &self,
-        found: Vec<(i64, Confidence)>,
-    ) -> Vec<(i64, Confidence)> {
-        let mut out = Vec::with_capacity(found.len());
-        for (id, confidence) in found {
-            let variable = self
-                .symbols
-                .get(&id)
-                .filter(|s| matches!(s.kind, Kind::Variable | Kind::Constant));
-            let held = variable
-                .map(|v| {
-                    let values = self.deeper(|| {
-                        let bound = self.bound_in(v.file, v.parent, &v.name);
-                        bound
-                            .into_iter()
-                            .flatten()
-                            .flat_map(|stored| self.values_of_binding(v.file, v.parent, &stored))
-                            .collect()
-                    });
-                    self.callables(&values)
-                })
-                .unwrap_or_default();
-            if held.is_empty() {
-                out.push((id, confidence));
-            } else {
-                out.extend(held);
-            }
-        }
-        out
-    }
-
     /// What calling each value runs: a class's constructor, a function, an
     /// instance's call method (`__call__`) where the language has one.
     pub(super) fn callables(&self, values: &[Value]) -> Vec<(i64, Confidence)> {
@@ -671,6 +637,17 @@ impl Graph<'_> {
         found
     }
 
+    /// A call that reached a variable (`shortcut = original`, `W = Widget`)
+    /// reaches what the variable holds, when that is known.
+    pub(super) fn through_variables(
+        &self,
+        found: Vec<(i64, Confidence)>,
+    ) -> Vec<(i64, Confidence)> {
+        self.through_bindings(found, |s| {
+            matches!(s.kind, Kind::Variable | Kind::Constant).then(|| s.name.to_string())
+        })
+    }
+
     /// A call that reached a decorated function runs what its decorators
     /// return (`@d def f` is `f = d(f)`, see `DECORATED`) when that is
     /// known and callable: a wrapper. A decorator that returns what it is
@@ -680,32 +657,40 @@ impl Graph<'_> {
         &self,
         found: Vec<(i64, Confidence)>,
     ) -> Vec<(i64, Confidence)> {
+        self.through_bindings(found, |s| {
+            matches!(s.kind, Kind::Function | Kind::Method)
+                .then(|| format!("{DECORATED}{}", s.name))
+        })
+    }
+
+    /// Each target replaced by what the binding `binding_of` names for it
+    /// (beside it, in its parent's scope) holds, when that is known,
+    /// callable and not the target itself.
+    fn through_bindings(
+        &self,
+        found: Vec<(i64, Confidence)>,
+        binding_of: impl Fn(&Symbol) -> Option<String>,
+    ) -> Vec<(i64, Confidence)> {
         let mut out = Vec::with_capacity(found.len());
         for (id, confidence) in found {
-            let decorated = self
-                .symbols
-                .get(&id)
-                .filter(|s| matches!(s.kind, Kind::Function | Kind::Method))
-                .and_then(|s| {
-                    let bound =
-                        self.bound_in(s.file, s.parent, &format!("{DECORATED}{}", s.name))?;
-                    Some((s.file, s.parent, bound))
-                });
-            let Some((file, scope, bound)) = decorated else {
-                out.push((id, confidence));
-                continue;
-            };
-            let values = self.deeper(|| {
-                bound
-                    .iter()
-                    .flat_map(|stored| self.values_of_binding(file, scope, stored))
-                    .collect()
+            let bound = self.symbols.get(&id).and_then(|s| {
+                let bound = self.bound_in(s.file, s.parent, &binding_of(s)?)?;
+                Some((s.file, s.parent, bound))
             });
-            let held: Vec<(i64, Confidence)> = self
-                .callables(&values)
-                .into_iter()
-                .filter(|(held, _)| *held != id)
-                .collect();
+            let held: Vec<(i64, Confidence)> = match bound {
+                Some((file, scope, bound)) => {
+                    let values = self.deeper(|| {
+                        bound
+                            .iter()
+                            .flat_map(|stored| self.values_of_binding(file, scope, stored))
+                            .collect()
+                    });
+                    let mut held = self.callables(&values);
+                    held.retain(|(held, _)| *held != id);
+                    held
+                }
+                None => Vec::new(),
+            };
             if held.is_empty() {
                 out.push((id, confidence));
             } else {
