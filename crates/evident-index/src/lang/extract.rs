@@ -376,14 +376,15 @@ pub fn extract_in_crate(
                 }
             }
         }
+        // `#set! key "value"` on the matched pattern.
+        let setting = |key: &str| {
+            query
+                .property_settings(m.pattern_index)
+                .iter()
+                .find(|p| &*p.key == key)
+                .and_then(|p| p.value.as_deref().map(str::to_string))
+        };
         if let Some(node) = import_node {
-            let settings = query.property_settings(m.pattern_index);
-            let setting = |key: &str| {
-                settings
-                    .iter()
-                    .find(|p| &*p.key == key)
-                    .and_then(|p| p.value.as_deref().map(str::to_string))
-            };
             modules.sort_by_key(|n| n.start_byte());
             let mut parts: Vec<String> = setting("import.module").into_iter().collect();
             parts.extend(modules.iter().map(|n| strip_quotes(text(*n)).to_string()));
@@ -402,20 +403,9 @@ pub fn extract_in_crate(
         if let (Some(node), Some((value, binding))) = (assign, assign_value) {
             let name = match assign_name {
                 Some(name) => Some(text(name).to_string()),
-                None => query
-                    .property_settings(m.pattern_index)
-                    .iter()
-                    .find(|p| &*p.key == "assign.name")
-                    .and_then(|p| p.value.as_deref().map(str::to_string)),
+                None => setting("assign.name"),
             };
             if let Some(mut name) = name {
-                let setting = |key: &str| {
-                    query
-                        .property_settings(m.pattern_index)
-                        .iter()
-                        .find(|p| &*p.key == key)
-                        .and_then(|p| p.value.as_deref().map(str::to_string))
-                };
                 // `#set! assign.type "list"`: a literal's type, named by the query.
                 let mut value = match setting("assign.type") {
                     Some(ty) if binding == Binding::Type => ty,

@@ -173,12 +173,14 @@ const JAVA_LOCALS: &str = include_str!("../../queries/java-locals.scm");
 
 const C_STYLE_COMMENTS: &[&str] = &["comment"];
 
-/// JavaScript's (and TypeScript's) global functions and objects.
+/// JavaScript's (and TypeScript's) builtin data types: literals and values
+/// of these have builtin methods.
 const JS_BUILTIN_TYPES: &[&str] = &[
     "Array", "String", "Map", "Set", "WeakMap", "WeakSet", "Promise", "Date", "RegExp", "Number",
     "Boolean",
 ];
 
+/// JavaScript's (and TypeScript's) global functions and objects.
 const JS_BUILTINS: &[&str] = &[
     "console",
     "Math",

@@ -325,6 +325,9 @@ impl Index {
                 1 => reasons.push("same name, other spelling".to_string()),
                 _ => {}
             }
+            if weight(&c) != 1.0 {
+                reasons.push(format!("a test file: counts {TEST_WEIGHT}"));
+            }
             if let Some((rank, score)) = c.bm25 {
                 reasons.push(format!("bm25 #{} ({score:.3})", rank + 1));
             } else if q.mode != SearchMode::Vector {
