@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """BM25 search latency on the Django 5.2.8 sdist index (fetched by bench/index.py's helper).
 
-Usage: python3 bench/search.py [--runs N] [--no-build] [--hybrid]
+Usage: python3 bench/search.py [--runs N] [--no-build] [--hybrid [--embed-model static|minilm|DIR]]
 
 Indexes Django (code and its reStructuredText docs), then runs 40 queries
 (identifiers in three spellings, natural-language phrases, doc topics) N times
@@ -11,11 +11,13 @@ whole command's time, and the index size. The baseline in the same run is
 GNU `grep -r -c -i -E` for the query's words over the same tree: a scan that
 finds the files but ranks nothing.
 
-With --hybrid, also `--mode hybrid` with the built-in embedder, over whatever
-vectors the index holds (`evident embed --embed-provider local` first; it
-resumes): the query's embedding time and the search's own time (the vector scan,
-BM25, fusion, snippets), and once per command the model's load time, which a
-long-running process (chat, MCP) pays once.
+With --hybrid, also `--mode hybrid` with a built-in embedder (the default
+static one unless --embed-model says otherwise), over the vectors the index
+holds (`evident index` embeds with the default one; `evident embed
+--embed-provider local --embed-model minilm` for the other): the query's
+embedding time and the search's own time (the vector scan, BM25, fusion,
+snippets), and once per command the model's load time, which a long-running
+process (chat, MCP) pays once.
 """
 import os
 import pathlib
@@ -48,7 +50,8 @@ def profile(stderr, name):
 
 
 def main():
-    args, evident = index_bench.setup(lambda p: p.add_argument("--hybrid", action="store_true"), runs=3)
+    args, evident = index_bench.setup(lambda p: (p.add_argument("--hybrid", action="store_true"),
+                                                 p.add_argument("--embed-model")), runs=3)
     corpus = index_bench.fetch_corpus()
     subprocess.run([evident, "index", "--quiet", str(corpus)], check=True)
     query_ms, command_ms, rg_ms = [], [], []
@@ -80,26 +83,27 @@ def main():
     print(f"ratio query p50 / grep p50            {pct(query_ms, .5) / pct(rg_ms, .5):.3f}")
     print(f"index size {size:.1f} MiB")
     if args.hybrid:
-        hybrid(evident, corpus, args.runs, pct)
+        hybrid(evident, corpus, args.runs, pct, args.embed_model)
 
 
-def hybrid(evident, corpus, runs, pct):
+def hybrid(evident, corpus, runs, pct, model):
     env = dict(os.environ, EVIDENT_PROFILE="1")
     embed_ms, search_ms, load_ms = [], [], []
     for _ in range(runs):
         for q in QUERIES:
+            chosen = ["--embed-provider", "local", "--embed-model", model] if model else []
             out = subprocess.run([evident, "--repo", str(corpus), "search", q, "--mode", "hybrid", "--limit", "10",
-                                  "--embed-provider", "local"], capture_output=True, text=True, env=env)
+                                  *chosen], capture_output=True, text=True, env=env)
             if "ranks by BM25 only" in out.stderr:
                 sys.exit(f"no vectors: {out.stderr.strip()}")
             embed_ms.append(profile(out.stderr, "embed query"))
             search_ms.append(profile(out.stderr, "query search"))
             load_ms.append(profile(out.stderr, "load embedder"))
     total = [a + b for a, b in zip(embed_ms, search_ms)]
-    vectors = subprocess.run(["sqlite3", str(corpus / ".evident" / "index.db"),
-                              "SELECT count(*) FROM vectors; SELECT count(*) FROM chunks;"],
-                             capture_output=True, text=True).stdout.split()
-    print(f"hybrid over {vectors[0]} vectors of {vectors[1]} chunks (all-MiniLM-L6-v2, built-in)")
+    db = str(corpus / ".evident" / "index.db")
+    counts = subprocess.run(["sqlite3", db, "SELECT model, count(*) FROM vectors GROUP BY model; SELECT count(*) FROM chunks;"],
+                            capture_output=True, text=True).stdout.split()
+    print(f"hybrid with the {model or 'default (static)'} embedder; vectors by model and chunks: {' '.join(counts)}")
     print(f"embed query                           p50 {pct(embed_ms, .5):7.2f} ms  p95 {pct(embed_ms, .95):7.2f} ms")
     print(f"hybrid search (query)                 p50 {pct(search_ms, .5):7.2f} ms  p95 {pct(search_ms, .95):7.2f} ms")
     print(f"hybrid, embedding included            p50 {pct(total, .5):7.2f} ms  p95 {pct(total, .95):7.2f} ms")

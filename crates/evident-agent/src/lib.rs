@@ -24,7 +24,7 @@ pub mod tools;
 pub use grounding::{Citation, Support};
 pub use registry::{Registry, RegistryError, Rejection};
 pub use rerank::Reranker;
-pub use search::{SearchAnswer, SearchError, SearchRequest, SearchService};
+pub use search::{EmbedderHandle, SearchAnswer, SearchError, SearchRequest, SearchService};
 pub use session::{
     AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome,
     Session, SessionError, Stats,

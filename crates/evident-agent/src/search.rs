@@ -6,7 +6,7 @@
 //! why, and the optional rerank by a chat model with its score cache.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use evident_index::{
@@ -17,6 +17,28 @@ use crate::rerank::{rerank, RerankOutcome, Reranker};
 
 /// An embedder usable from parallel tool calls.
 pub type SharedEmbedder = Box<dyn Embedder + Send>;
+
+/// The search service's embedder, for a background job that embeds new chunks
+/// (MCP after each refresh). It takes the embedder's lock per batch, so
+/// queries keep being embedded between batches.
+#[derive(Clone)]
+pub struct EmbedderHandle {
+    embedder: Arc<Mutex<SharedEmbedder>>,
+    model: String,
+}
+
+impl Embedder for EmbedderHandle {
+    fn model(&self) -> &str {
+        &self.model
+    }
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, evident_index::EmbedderError> {
+        let embedder = self
+            .embedder
+            .lock()
+            .map_err(|_| "the embedder failed earlier".to_string())?;
+        embedder.embed(texts)
+    }
+}
 
 /// What a search asks for.
 #[derive(Debug, Clone)]
@@ -42,7 +64,7 @@ impl SearchRequest {
             path: None,
             mode,
             explain: false,
-            group: SearchGroup::Chunk,
+            group: SearchGroup::default(),
         }
     }
 }
@@ -68,7 +90,7 @@ pub enum SearchError {
 /// Embedding and reranking as configured, shared by every caller.
 pub struct SearchService {
     /// The query embedder, or why there is none.
-    embedder: Result<Mutex<SharedEmbedder>, String>,
+    embedder: Result<Arc<Mutex<SharedEmbedder>>, String>,
     reranker: Option<Reranker>,
 }
 
@@ -83,7 +105,7 @@ impl SearchService {
 
     pub fn with_embedder(embedder: SharedEmbedder) -> SearchService {
         SearchService {
-            embedder: Ok(Mutex::new(embedder)),
+            embedder: Ok(Arc::new(Mutex::new(embedder))),
             reranker: None,
         }
     }
@@ -92,6 +114,16 @@ impl SearchService {
     pub fn with_reranker(mut self, reranker: Reranker) -> SearchService {
         self.reranker = Some(reranker);
         self
+    }
+
+    /// The embedder, shared, for embedding chunks in the background.
+    pub fn embedder_handle(&self) -> Option<EmbedderHandle> {
+        let embedder = self.embedder.as_ref().ok()?;
+        let model = embedder.lock().ok()?.model().to_string();
+        Some(EmbedderHandle {
+            embedder: embedder.clone(),
+            model,
+        })
     }
 
     /// Whether an embedder is configured (whether hybrid search can be asked for).

@@ -158,7 +158,7 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
             schema: || {
                 object(
                     json!({
-                        "query": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "query": {"type": "string", "minLength": 1, "maxLength": evident_index::MAX_QUERY_CHARS},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 20},
                         "kind": {"type": "string", "maxLength": 20},
                         "group": {"type": "string", "enum": ["chunk", "file", "definition"]},

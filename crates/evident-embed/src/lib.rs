@@ -1,15 +1,22 @@
-//! The built-in embedder: a sentence-transformers model of the BERT family
-//! (all-MiniLM-L6-v2, bge-small, …) run on the CPU with candle, from a local
-//! directory holding `config.json`, `tokenizer.json` and `model.safetensors`
-//! (and optionally `1_Pooling/config.json`), so semantic search works with no
-//! model server at all.
+//! The built-in embedders, so semantic search works with no model server:
+//! - [`LocalEmbedder`]: a sentence-transformers model of the BERT family
+//!   (all-MiniLM-L6-v2, bge-small, …) run on the CPU with candle, from a local
+//!   directory holding `config.json`, `tokenizer.json` and `model.safetensors`
+//!   (and optionally `1_Pooling/config.json`). Good vectors, about 25 chunks/s.
+//! - [`StaticEmbedder`], the default: a table of token vectors distilled once
+//!   from such a model (`static_model`), thousands of chunks a second.
 //!
 //! This crate owns loading and checking those files, tokenising, the forward
-//! pass, pooling and normalisation. It must not fetch anything (the model
+//! pass, pooling, distilling and normalisation. It must not fetch anything (the model
 //! files come from `scripts/fetch-embed-model.sh` or the user), and it knows
 //! nothing of indexes or chunks: texts in, unit vectors out.
 
 use std::path::{Path, PathBuf};
+
+mod static_model;
+pub use static_model::{
+    distill, distill_once, is_static_model, static_dir_for, StaticEmbedder, STATIC_DIMENSIONS,
+};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -89,22 +96,7 @@ impl LocalEmbedder {
     }
 
     pub fn load_with(dir: &Path, max_tokens: usize) -> Result<Self> {
-        if !dir.is_dir() {
-            return Err(EmbedError::NotADirectory {
-                dir: dir.to_path_buf(),
-            });
-        }
-        let missing: Vec<String> = REQUIRED_FILES
-            .iter()
-            .filter(|name| !dir.join(name).is_file())
-            .map(|name| name.to_string())
-            .collect();
-        if !missing.is_empty() {
-            return Err(EmbedError::MissingFiles {
-                dir: dir.to_path_buf(),
-                missing,
-            });
-        }
+        check_model_dir(dir)?;
         let config_path = dir.join("config.json");
         let config_text = read(&config_path)?;
         let config: Config = serde_json::from_slice(&config_text)
@@ -202,6 +194,28 @@ impl LocalEmbedder {
         Ok(vectors)
     }
 
+    /// One vector per token id, each token run alone between the tokenizer's
+    /// own start and end markers (`[CLS] id [SEP]` for BERT): what distilling
+    /// a static table needs.
+    fn embed_lone_tokens(&self, ids: &[u32]) -> Result<Vec<Vec<f32>>> {
+        let frame = self
+            .tokenizer
+            .encode("", true)
+            .map_err(|e| EmbedError::Inference(format!("tokenizing: {e}")))?;
+        let (open, close) = match frame.get_ids() {
+            [open, close] => (*open, *close),
+            other => {
+                return Err(EmbedError::Inference(format!(
+                "the tokenizer frames an empty text as {other:?}, not as a start and an end token"
+            )))
+            }
+        };
+        let rows: Vec<u32> = ids.iter().flat_map(|&id| [open, id, close]).collect();
+        let mask = vec![1u32; rows.len()];
+        self.forward(rows, mask, ids.len(), 3)
+            .map_err(|e| EmbedError::Inference(e.to_string()))
+    }
+
     fn forward(
         &self,
         ids: Vec<u32>,
@@ -230,6 +244,27 @@ impl LocalEmbedder {
             .clamp(1e-12, f64::MAX)?;
         pooled.broadcast_div(&norms)?.to_vec2::<f32>()
     }
+}
+
+/// `dir` is a directory holding every one of [`REQUIRED_FILES`].
+fn check_model_dir(dir: &Path) -> Result<()> {
+    if !dir.is_dir() {
+        return Err(EmbedError::NotADirectory {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let missing: Vec<String> = REQUIRED_FILES
+        .iter()
+        .filter(|name| !dir.join(name).is_file())
+        .map(|name| name.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(EmbedError::MissingFiles {
+            dir: dir.to_path_buf(),
+            missing,
+        });
+    }
+    Ok(())
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {

@@ -171,3 +171,64 @@ fn mismatched_or_corrupt_files_get_clear_errors() {
     });
     assert!(load_error(small_vocab.path()).contains("vocab_size is 1000"));
 }
+
+/// The default embedder's table, distilled from the fetched model (by
+/// scripts/test, or here when it is missing).
+fn static_dir() -> Option<PathBuf> {
+    let teacher = model_dir()?;
+    let dir = evident_embed::static_dir_for(&teacher);
+    evident_embed::distill_once(&teacher, &dir, &mut |line| eprintln!("{line}")).unwrap();
+    Some(dir)
+}
+
+#[test]
+fn the_static_table_embeds_by_meaning_too() {
+    let Some(dir) = static_dir() else { return };
+    assert!(evident_embed::is_static_model(&dir));
+    assert!(!evident_embed::is_static_model(&model_dir().unwrap()));
+    let embedder = evident_embed::StaticEmbedder::load(&dir).unwrap();
+    assert_eq!(embedder.dimensions(), evident_embed::STATIC_DIMENSIONS);
+    assert!(embedder
+        .name()
+        .starts_with("local:all-MiniLM-L6-v2-static#"));
+    let vectors = embedder
+        .embed(&texts(&[
+            "read the contents of a file from disk",
+            "def load_file(path):\n    with open(path) as f:\n        return f.read()",
+            "def square_root(x):\n    return math.sqrt(x)",
+            "class HttpServer: listens on a socket and answers requests",
+            "loadFile readFileContents",
+            "",
+            "((( ))) ;;",
+        ]))
+        .unwrap();
+    for v in &vectors[..5] {
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    }
+    let to_file = cosine(&vectors[0], &vectors[1]);
+    let to_sqrt = cosine(&vectors[0], &vectors[2]);
+    let to_server = cosine(&vectors[0], &vectors[3]);
+    assert!(
+        to_file > to_sqrt && to_file > to_server,
+        "{to_file} {to_sqrt} {to_server}"
+    );
+    // camelCase is read as words.
+    assert!(cosine(&vectors[4], &vectors[0]) > cosine(&vectors[4], &vectors[2]));
+    // Nothing to read, or only punctuation: the zero vector, not NaN.
+    assert!(vectors[5].iter().chain(&vectors[6]).all(|x| *x == 0.0));
+}
+
+#[test]
+fn a_static_directory_without_a_table_is_a_clear_error() {
+    let Some(dir) = static_dir() else { return };
+    let broken = broken_copy(&dir, |d| {
+        let bert = model_dir().unwrap();
+        std::fs::copy(bert.join("model.safetensors"), d.join("model.safetensors")).unwrap();
+    });
+    let err = evident_embed::StaticEmbedder::load(broken.path())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("no `embeddings` tensor"), "{err}");
+}

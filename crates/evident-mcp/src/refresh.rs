@@ -2,14 +2,16 @@
 //! before a call (at most one per interval, shared by concurrent calls), an
 //! incremental index run in a thread of its own when it finds a change, and a
 //! bounded wait for that run so a large repository still answers, from the
-//! index it has, saying the answer may be stale.
+//! index it has, saying the answer may be stale. After each run, the chunks
+//! it added or changed are embedded in the same thread.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use evident_index::{index_repo, IndexOptions, Progress, StatSnapshot};
+use evident_agent::EmbedderHandle;
+use evident_index::{embed_chunks, index_repo, EmbedOptions, IndexOptions, Progress, StatSnapshot};
 use tokio::sync::watch;
 
 use crate::Log;
@@ -70,6 +72,9 @@ const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(2);
 
 pub struct Refresher {
     root: PathBuf,
+    /// Embeds the chunks each run added or changed, after the run (the
+    /// search service's embedder; `None` without one).
+    embedder: Option<EmbedderHandle>,
     /// The longest a call waits for a refresh before answering from the old index.
     wait: Duration,
     /// The least time between two stat passes.
@@ -79,10 +84,17 @@ pub struct Refresher {
 }
 
 impl Refresher {
-    pub fn new(root: PathBuf, wait: Duration, interval: Duration, log: Log) -> Arc<Refresher> {
+    pub fn new(
+        root: PathBuf,
+        embedder: Option<EmbedderHandle>,
+        wait: Duration,
+        interval: Duration,
+        log: Log,
+    ) -> Arc<Refresher> {
         let has_index = evident_index::store::index_path(&root).exists();
         Arc::new(Refresher {
             root,
+            embedder,
             wait,
             interval,
             log,
@@ -216,6 +228,7 @@ impl Refresher {
             }))
             .unwrap_or_else(|_| Err("the indexer failed unexpectedly".into()));
             let mut state = self.lock();
+            let indexed = result.is_ok();
             match result {
                 Ok((summary, snapshot)) => {
                     self.log.line(&format!(
@@ -240,6 +253,30 @@ impl Refresher {
             state.running = None;
             drop(state);
             let _ = done.send(true);
+            if indexed {
+                self.embed_new_chunks();
+            }
         });
+    }
+
+    /// Embeds what the run added or changed. Calls are answered meanwhile:
+    /// search uses the vectors there are.
+    fn embed_new_chunks(&self) {
+        let Some(embedder) = &self.embedder else {
+            return;
+        };
+        let started = Instant::now();
+        match embed_chunks(&self.root, embedder, &EmbedOptions::default()) {
+            Ok(summary) if summary.embedded > 0 => self.log.line(&format!(
+                "embedded {} chunks in {:.0} ms; {} have vectors",
+                summary.embedded,
+                started.elapsed().as_secs_f64() * 1e3,
+                summary.with_vectors
+            )),
+            Ok(_) => {}
+            Err(error) => self.log.line(&format!(
+                "embedding stopped ({error}); search uses the vectors there are"
+            )),
+        }
     }
 }

@@ -35,6 +35,9 @@ pub struct ServerOptions {
     pub refresh_wait: Duration,
     /// The least time between two stat passes over the indexed files.
     pub check_interval: Duration,
+    /// Embed the chunks each refresh adds or changes, in the background,
+    /// with the search service's embedder.
+    pub embed_in_background: bool,
     pub log: Log,
 }
 
@@ -83,6 +86,10 @@ impl EvidentServer {
             .collect::<Result<Vec<_>, ServeError>>()?;
         let refresher = Refresher::new(
             options.root.clone(),
+            context
+                .search
+                .embedder_handle()
+                .filter(|_| options.embed_in_background),
             options.refresh_wait,
             options.check_interval,
             options.log.clone(),

@@ -113,6 +113,12 @@ pub struct IndexArgs {
     /// Files per transaction.
     #[arg(long, value_name = "N", hide = true)]
     pub batch_size: Option<usize>,
+    /// Do not embed new and changed chunks after indexing (search then uses
+    /// the vectors already there, or BM25 alone).
+    #[arg(long)]
+    pub no_embed: bool,
+    #[command(flatten)]
+    pub embed: EmbedArgs,
 }
 
 #[derive(clap::Args)]
@@ -199,7 +205,7 @@ pub struct SearchArgs {
     /// What one result stands for: a chunk (a definition's body, code between
     /// definitions), a file, or a definition (its windows together). A group
     /// shows its best chunk and scores the sum of its chunks' scores.
-    #[arg(long, value_enum, default_value_t = SearchGroup::Chunk)]
+    #[arg(long, value_enum, default_value_t = SearchGroup::File)]
     pub group: SearchGroup,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
     #[arg(long)]
@@ -250,6 +256,10 @@ pub struct McpArgs {
     /// Append log lines to this file instead of stderr.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// Do not embed new and changed chunks after each index refresh (search
+    /// uses the vectors already there, or BM25 alone).
+    #[arg(long)]
+    pub no_embed: bool,
     #[command(flatten)]
     pub embed: EmbedArgs,
 }

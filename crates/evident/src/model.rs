@@ -125,13 +125,16 @@ pub struct EmbedArgs {
     pub api_key: Option<String>,
 }
 
-/// The embedder in force: a model server's, or the built-in one.
+/// The embedder in force: a model server's, or one of the built-in ones.
 pub enum ChosenEmbedder {
     Server {
         client: Box<dyn ChatClient>,
         model: String,
     },
+    /// A BERT-family model run on the CPU (all-MiniLM-L6-v2: `--embed-model minilm`).
     Local(Box<evident_embed::LocalEmbedder>, PathBuf),
+    /// A static table (the default: distilled from all-MiniLM-L6-v2).
+    Static(Box<evident_embed::StaticEmbedder>, PathBuf),
 }
 
 impl ChosenEmbedder {
@@ -140,6 +143,7 @@ impl ChosenEmbedder {
         match self {
             ChosenEmbedder::Server { client, .. } => client.endpoint(),
             ChosenEmbedder::Local(_, dir) => format!("{} (built-in, CPU)", dir.display()),
+            ChosenEmbedder::Static(_, dir) => format!("{} (built-in, static)", dir.display()),
         }
     }
 }
@@ -149,17 +153,24 @@ impl evident_index::Embedder for ChosenEmbedder {
         match self {
             ChosenEmbedder::Server { model, .. } => model,
             ChosenEmbedder::Local(local, _) => local.name(),
+            ChosenEmbedder::Static(table, _) => table.name(),
         }
     }
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         Ok(match self {
             ChosenEmbedder::Server { client, model } => client.embed(model, texts)?,
             ChosenEmbedder::Local(local, _) => local.embed(texts)?,
+            ChosenEmbedder::Static(table, _) => table.embed(texts)?,
         })
     }
 }
 
-/// The configured embedder, or `None` when no embedding model is named anywhere.
+/// `--embed-model` names for the built-in embedders (with `--embed-provider local`).
+const STATIC_MODEL: &str = "static";
+const MINILM_MODEL: &str = "minilm";
+
+/// The configured embedder; with nothing configured, the default built-in one
+/// when its files are there. `None` when there is neither.
 pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEmbedder>> {
     let flags = ModelSettings {
         provider: args.provider,
@@ -171,16 +182,19 @@ pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEm
     let config = flags.overlay(settings.embed.clone());
     let (provider, name) = (config.provider, config.name);
     if provider == Some(Provider::Local) {
-        let dir = match name {
-            Some(dir) => PathBuf::from(dir),
-            None => evident_embed::default_model_dir()
-                .context("no model directory: pass --embed-model DIR or set HOME")?,
-        };
-        let local = evident_embed::LocalEmbedder::load(&dir)?;
-        return Ok(Some(ChosenEmbedder::Local(Box::new(local), dir)));
+        return Ok(Some(match name.as_deref() {
+            None | Some(STATIC_MODEL) => default_static()?
+                .context("the default embedder is not fetched: run scripts/fetch-embed-model.sh")?,
+            Some(MINILM_MODEL) => {
+                let dir = minilm_dir()?;
+                let model = evident_embed::LocalEmbedder::load(&dir)?;
+                ChosenEmbedder::Local(Box::new(model), dir)
+            }
+            Some(dir) => load_dir(PathBuf::from(dir))?,
+        }));
     }
     let Some(model) = name else {
-        return Ok(None);
+        return default_static();
     };
     let client = client_for(
         provider.unwrap_or(Provider::Ollama),
@@ -190,9 +204,38 @@ pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEm
     Ok(Some(ChosenEmbedder::Server { client, model }))
 }
 
-/// What a search says when no embedding model is named anywhere.
-pub const NO_EMBEDDER: &str =
-    "no embedding model is configured (--embed-provider local, --embed-model, [embed], EVIDENT_EMBED_MODEL)";
+fn minilm_dir() -> Result<PathBuf> {
+    evident_embed::default_model_dir()
+        .context("no model directory: pass --embed-model DIR or set HOME or EVIDENT_MODEL_CACHE")
+}
+
+/// A model directory: a static table (model2vec's layout) or a BERT-family model.
+fn load_dir(dir: PathBuf) -> Result<ChosenEmbedder> {
+    Ok(if evident_embed::is_static_model(&dir) {
+        ChosenEmbedder::Static(Box::new(evident_embed::StaticEmbedder::load(&dir)?), dir)
+    } else {
+        ChosenEmbedder::Local(Box::new(evident_embed::LocalEmbedder::load(&dir)?), dir)
+    })
+}
+
+/// The default embedder: the static table distilled from the fetched
+/// all-MiniLM-L6-v2, distilled now (once, under a lock) when only the teacher
+/// is there. `None` when the teacher is not fetched either.
+fn default_static() -> Result<Option<ChosenEmbedder>> {
+    let teacher = minilm_dir()?;
+    let dir = evident_embed::static_dir_for(&teacher);
+    if !evident_embed::is_static_model(&dir) {
+        if !teacher.join("model.safetensors").is_file() {
+            return Ok(None);
+        }
+        evident_embed::distill_once(&teacher, &dir, &mut |line| eprintln!("evident: {line}"))?;
+    }
+    let table = evident_embed::StaticEmbedder::load(&dir)?;
+    Ok(Some(ChosenEmbedder::Static(Box::new(table), dir)))
+}
+
+/// What a search says when there is no embedder at all.
+pub const NO_EMBEDDER: &str = "no embedding model: the default one is not fetched (scripts/fetch-embed-model.sh) and none is configured (--embed-provider, --embed-model, [embed], EVIDENT_EMBED_MODEL)";
 
 /// The search service as configured: with the embedder when one is named.
 /// A model that is named but does not load is an error.

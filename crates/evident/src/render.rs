@@ -34,12 +34,15 @@ pub fn embed_summary(s: &EmbedSummary, model: &str, location: &str) -> String {
 
 /// What `evident embed` did, as JSON.
 pub fn embed_summary_json(s: &EmbedSummary, model: &str) -> String {
+    embed_summary_value(s, model).to_string()
+}
+
+pub fn embed_summary_value(s: &EmbedSummary, model: &str) -> serde_json::Value {
     json!({
         "model": model,
         "embedded": s.embedded, "reused": s.reused,
         "skipped": s.skipped, "with_vectors": s.with_vectors,
     })
-    .to_string()
 }
 
 /// One protocol's line of `evident probe`.
@@ -178,7 +181,8 @@ fn skip_counts(skipped: &[Skipped]) -> String {
     format!(" ({})", counts.join(", "))
 }
 
-pub fn summary_json(s: &Summary) -> String {
+/// What `evident index` did, as JSON; `embedding` says what the embedding step did.
+pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
     json!({
         "root": s.root,
         "files": s.files,
@@ -194,6 +198,7 @@ pub fn summary_json(s: &Summary) -> String {
         "skipped_by_reason": Skipped::count_by_category(&s.skipped).into_iter()
             .map(|(category, n)| (category.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "seconds": s.elapsed.as_secs_f64(),
+        "embedding": embedding,
     })
     .to_string()
 }

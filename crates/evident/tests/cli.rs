@@ -588,25 +588,36 @@ fn search_ranks_chunks_and_explains() {
         "bm25 mode says nothing about embedders"
     );
 
-    // Hybrid without an embedder says so, and ranks by BM25.
-    let out = evident(&root, &["search", "collection name"]);
+    // Hybrid without an embedder (no model files, none configured) says so,
+    // and ranks by BM25.
+    let no_models = tempfile::tempdir().unwrap();
+    let without_models = |args: &[&str]| {
+        cli::command(BIN, &root)
+            .env("EVIDENT_MODEL_CACHE", no_models.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = without_models(&["search", "collection name"]);
     assert!(out.status.success());
-    assert!(stderr(&out).contains("no embedding model is configured"));
+    assert!(stderr(&out).contains("no embedding model: the default one is not fetched"));
     assert!(stdout(&out).contains("get_collection_name"));
 
     for (args, message) in [
         (vec!["search", "\"*("], "no words to search for"),
         (
             vec!["search", "x", "--mode", "vector"],
-            "no embedding model is configured",
+            "no embedding model",
         ),
         (vec!["search", "x", "--path", "["], "not a valid glob"),
     ] {
-        let out = evident(&root, &args);
+        let out = without_models(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
     }
-    let out = evident(&root, &["search", "zzzqqq"]);
+    // Nothing matches the words: exit 1. (Hybrid would still show the
+    // nearest vectors, when there are vectors.)
+    let out = evident(&root, &["search", "zzzqqq", "--mode", "bm25"]);
     assert_eq!(out.status.code(), Some(1));
 }
 

@@ -1,6 +1,8 @@
-//! `evident embed` and `evident search` with the built-in embedder on the
-//! registry-provided all-MiniLM-L6-v2 (scripts/fetch-embed-model.sh): semantic
-//! search with no model server at all, and incremental vector maintenance.
+//! `evident index`, `evident embed` and `evident search` with the built-in
+//! embedders: the default static table distilled from the registry-provided
+//! all-MiniLM-L6-v2 (scripts/fetch-embed-model.sh; scripts/test distils it),
+//! and the model itself. Semantic search with no model server at all,
+//! incremental vector maintenance, and the fall back when no model is there.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -54,8 +56,12 @@ fn vector_search_finds_code_by_meaning_with_the_built_in_model() {
     for (name, text) in FILES {
         std::fs::write(root.join(name), text).unwrap();
     }
-    std::fs::write(root.join("evident.toml"), "[embed]\nprovider = \"local\"\n").unwrap();
-    evident(root, &["index", "--quiet"]);
+    std::fs::write(
+        root.join("evident.toml"),
+        "[embed]\nprovider = \"local\"\nname = \"minilm\"\n",
+    )
+    .unwrap();
+    evident(root, &["index", "--quiet", "--no-embed"]);
     let summary = json(&evident(root, &["embed", "--json"]));
     assert!(
         summary["model"]
@@ -111,7 +117,7 @@ fn vector_search_finds_code_by_meaning_with_the_built_in_model() {
         "def hypotenuse(a, b):\n    return math.hypot(a, b)\n",
     )
     .unwrap();
-    evident(root, &["index", "--quiet"]);
+    evident(root, &["index", "--quiet", "--no-embed"]);
     let again = json(&evident(root, &["embed", "--json"]));
     assert!(
         again["embedded"].as_u64().unwrap() >= 1 && again["embedded"].as_u64().unwrap() < first,
@@ -163,7 +169,7 @@ fn a_relative_repository_path_embeds_too() {
     let root = dir.path().join("repo");
     std::fs::create_dir(&root).unwrap();
     std::fs::write(root.join("a.py"), "def area(r):\n    return 3.14 * r * r\n").unwrap();
-    evident(&root, &["index", "--quiet"]);
+    evident(&root, &["index", "--quiet", "--no-embed"]);
     // Run from the parent with `--repo repo`: files must still be found through the sandbox.
     let summary = json(&evident(
         dir.path(),
@@ -178,4 +184,120 @@ fn a_relative_repository_path_embeds_too() {
     ));
     assert_eq!(summary["skipped"], 0, "{summary}");
     assert!(summary["embedded"].as_u64().unwrap() >= 1, "{summary}");
+}
+
+#[test]
+fn index_embeds_with_the_default_static_embedder_and_only_what_changed() {
+    let Some(_) = model_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, text) in FILES {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    // Nothing configured: `index` embeds with the default embedder.
+    let summary = json(&evident(root, &["index", "--json"]));
+    let embedding = &summary["embedding"];
+    assert!(
+        embedding["model"]
+            .as_str()
+            .unwrap()
+            .starts_with("local:all-MiniLM-L6-v2-static#"),
+        "{summary}"
+    );
+    let chunks = embedding["with_vectors"].as_u64().unwrap();
+    assert!(chunks >= 4 && embedding["embedded"] == chunks, "{summary}");
+
+    // Hybrid is the default, with no note about falling back.
+    let out = evident(root, &["search", "read a file from disk", "--json"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = json(&evident(
+        root,
+        &[
+            "search",
+            "open the file and read it",
+            "--mode",
+            "vector",
+            "--group",
+            "chunk",
+            "--json",
+        ],
+    ));
+    assert_eq!(results[0]["name"], "load_config", "{results:#}");
+
+    // One definition changes: only its chunk is embedded again, by `index`.
+    std::fs::write(
+        root.join("geometry.py"),
+        "def hypotenuse(a, b):\n    return math.hypot(a, b)\n",
+    )
+    .unwrap();
+    let again = json(&evident(root, &["index", "--json"]))["embedding"].clone();
+    assert_eq!(again["embedded"], 1, "{again}");
+    assert_eq!(again["with_vectors"], chunks, "{again}");
+    let unchanged = json(&evident(root, &["index", "--json"]))["embedding"].clone();
+    assert_eq!(unchanged["embedded"], 0, "{unchanged}");
+
+    // A new file, indexed with --no-embed, gets no vector until the next run.
+    std::fs::write(
+        root.join("extra.py"),
+        "def parse_port(text):\n    return int(text)\n",
+    )
+    .unwrap();
+    let skipped = json(&evident(root, &["index", "--json", "--no-embed"]));
+    assert_eq!(skipped["embedding"]["skipped"], "--no-embed", "{skipped}");
+    let caught_up = json(&evident(root, &["index", "--json"]))["embedding"].clone();
+    assert_eq!(caught_up["embedded"], 1, "{caught_up}");
+}
+
+#[test]
+fn without_the_model_files_indexing_works_and_search_says_it_uses_bm25() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, text) in FILES {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    let empty_cache = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = cli::command(BIN, root)
+            .env("EVIDENT_MODEL_CACHE", empty_cache.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let summary = json(&run(&["index", "--json"]));
+    assert!(
+        summary["embedding"]["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("scripts/fetch-embed-model.sh"),
+        "{summary}"
+    );
+    let out = run(&["search", "load config", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no embedding model") && stderr.contains("ranks by BM25 only"),
+        "{stderr}"
+    );
+    assert_eq!(json(&out)[0]["name"], "load_config");
+    // Asking for the built-in one by name says how to get it.
+    let out = cli::command(BIN, root)
+        .env("EVIDENT_MODEL_CACHE", empty_cache.path())
+        .args(["embed", "--embed-provider", "local"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("run scripts/fetch-embed-model.sh"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

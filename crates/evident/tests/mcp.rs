@@ -656,7 +656,7 @@ async fn results_are_cut_to_the_clients_budget() {
     let result = call(
         &session,
         "search_code",
-        json!({"query": "helper", "limit": 20}),
+        json!({"query": "helper", "limit": 20, "group": "chunk"}),
     )
     .await;
     let text = text_of(&result);

@@ -49,7 +49,15 @@ fn fixture(base: &str) -> tempfile::TempDir {
     dir
 }
 
-const SEARCH: &[&str] = &["search", "collection", "--mode", "bm25", "--json"];
+const SEARCH: &[&str] = &[
+    "search",
+    "collection",
+    "--mode",
+    "bm25",
+    "--group",
+    "chunk",
+    "--json",
+];
 
 #[test]
 fn the_models_scores_reorder_results_and_are_cached() {
@@ -103,6 +111,8 @@ fn the_models_scores_reorder_results_and_are_cached() {
             "collection owner size name",
             "--mode",
             "bm25",
+            "--group",
+            "chunk",
             "--json",
             "--rerank",
             "--rerank-top",

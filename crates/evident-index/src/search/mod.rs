@@ -34,13 +34,17 @@ pub enum SearchMode {
     Hybrid,
 }
 
-/// What one result stands for.
+/// What one result stands for. The doors (CLI, agent, MCP) default to a
+/// file: "where do I look" is the first question, one result per file saves
+/// a model's context, and it ranks best on the localization benchmark
+/// (BENCHMARKS.md). [`SearchQuery::new`] asks for chunks, the unit the
+/// index stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SearchGroup {
     /// A chunk: a definition's body (or a window of it), code between definitions.
-    #[default]
     Chunk,
     /// A file: the chunks of one file together ("where do I look").
+    #[default]
     File,
     /// A definition: the windows of one long definition together.
     Definition,
@@ -105,28 +109,53 @@ fn is_stopword(word: &str) -> bool {
     STOPWORDS.lines().any(|w| w == word)
 }
 
+/// The most a query term weighs: a code-looking word said three times
+/// should not drown the rest of the query.
+const MAX_TERM_WEIGHT: u32 = 3;
+
 /// The FTS5 terms of a query: each word lowercased, compound identifiers also
 /// as their parts and their joined form (as [`crate::search::chunk::code_terms`] indexes them).
 pub fn query_terms(text: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    let mut add = |t: String| {
-        if !t.is_empty() && !terms.contains(&t) && terms.len() < MAX_QUERY_TERMS {
-            terms.push(t);
+    weighted_terms(text).into_iter().map(|(t, _)| t).collect()
+}
+
+/// [`query_terms`] with a weight each. People write a query in prose and
+/// put the names they know in it: a word written as code (backticked, or an
+/// identifier with `_`, inner capitals or dots, or a path) weighs one more,
+/// and so does a word the query says again. FTS5's BM25 has no per-term
+/// weights, so [`match_expression`] repeats a term as often as it weighs.
+pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
+    let mut terms: Vec<(String, u32)> = Vec::new();
+    let mut add = |t: String, weight: u32| {
+        if t.is_empty() {
+            return;
+        }
+        if let Some(known) = terms.iter_mut().find(|(known, _)| *known == t) {
+            known.1 = (known.1 + 1).min(MAX_TERM_WEIGHT);
+        } else if terms.len() < MAX_QUERY_TERMS {
+            terms.push((t, weight));
         }
     };
-    for word in identifiers(text) {
-        let parts = split_identifier(word);
-        match parts.len() {
-            0 => {}
-            1 => {
-                if !is_stopword(&parts[0]) {
-                    add(parts[0].clone());
+    let prose = text.lines().filter(|line| !is_trailer(line));
+    for span in prose.flat_map(str::split_whitespace) {
+        if span.contains("://") || span.contains('@') {
+            continue; // a link or an address names no code
+        }
+        let code = looks_like_code(span);
+        for word in identifiers(span) {
+            let parts = split_identifier(word);
+            match parts.len() {
+                0 => {}
+                1 => {
+                    if code || !is_stopword(&parts[0]) {
+                        add(parts[0].clone(), 1 + u32::from(code));
+                    }
                 }
-            }
-            _ => {
-                add(parts.concat());
-                for part in parts {
-                    add(part);
+                _ => {
+                    add(parts.concat(), 2);
+                    for part in parts {
+                        add(part, 1);
+                    }
                 }
             }
         }
@@ -134,11 +163,58 @@ pub fn query_terms(text: &str) -> Vec<String> {
     terms
 }
 
-/// A MATCH expression that is always valid FTS5: quoted terms joined by OR.
-fn match_expression(terms: &[String]) -> String {
+/// A git trailer (`Co-authored-by: …`, `Signed-off-by: …`): people, not code.
+fn is_trailer(line: &str) -> bool {
+    line.split_once(": ")
+        .is_some_and(|(key, _)| key.ends_with("-by") && !key.contains(char::is_whitespace))
+}
+
+/// A whitespace-free piece of prose that is code: `` `x` ``, `a_b`, `aB`,
+/// `a.b`, `dir/file.ext`, `f()`, `a::b`.
+fn looks_like_code(span: &str) -> bool {
+    let span = span.trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']'
+        )
+    });
+    let span = span.strip_suffix('.').unwrap_or(span);
+    let inner_capital = span
+        .chars()
+        .zip(span.chars().skip(1))
+        .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    // Two or more names joined, one of them a word (not `e.g.`).
+    let joined = |sep: &str| {
+        let parts: Vec<&str> = span.split(sep).collect();
+        parts.len() > 1
+            && parts.iter().all(|p| !p.is_empty())
+            && parts
+                .iter()
+                .any(|p| p.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+    };
+    span.contains('`')
+        || span.contains('_')
+        || inner_capital
+        || span.ends_with("()")
+        || joined(".")
+        || (joined("/")
+            && span
+                .rsplit('/')
+                .next()
+                .is_some_and(|file| file.contains('.')))
+        || joined("::")
+}
+
+/// A MATCH expression that is always valid FTS5: quoted terms joined by OR,
+/// each repeated as often as it weighs (BM25 adds a phrase's score once per
+/// time the expression names it).
+fn match_expression(terms: &[(String, u32)]) -> String {
     terms
         .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "")))
+        .flat_map(|(t, weight)| {
+            let quoted = format!("\"{}\"", t.replace('"', ""));
+            std::iter::repeat_n(quoted, *weight as usize)
+        })
         .collect::<Vec<_>>()
         .join(" OR ")
 }
@@ -158,7 +234,8 @@ impl Index {
                 text.chars().count()
             )));
         }
-        let terms = query_terms(text);
+        let weighted = weighted_terms(text);
+        let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
         if terms.is_empty() && q.mode != SearchMode::Vector {
             return Err(Error::InvalidArgument(format!(
                 "the query {text:?} has no words to search for (only punctuation or very common words)"
@@ -188,7 +265,7 @@ impl Index {
                 (q.limit * 4).max(50).max(FUSION_DEPTH)
             };
             let kind = q.kind.map(|k| k.as_str());
-            let expression = match_expression(&terms);
+            let expression = match_expression(&weighted);
             let rows = chunks::full_text(self.connection(), &expression, WEIGHTS, kind, fetch)?;
             for (row, bm25) in rows
                 .into_iter()
@@ -493,8 +570,57 @@ mod tests {
         );
         assert!(query_terms("?? !! ...").is_empty());
         assert_eq!(
-            match_expression(&query_terms("NEAR(a, b) OR c*")),
+            match_expression(&weighted_terms("NEAR(a, b) OR c*")),
             "\"near\" OR \"b\" OR \"c\""
+        );
+    }
+
+    #[test]
+    fn words_written_as_code_or_said_again_weigh_more() {
+        assert_eq!(
+            weighted_terms("Fix `echo` when get_text is called twice; text"),
+            [
+                ("fix".to_string(), 1),
+                ("echo".to_string(), 2),
+                ("when".to_string(), 1),
+                ("gettext".to_string(), 2),
+                ("get".to_string(), 1),
+                ("text".to_string(), 2),
+                ("called".to_string(), 1),
+                ("twice".to_string(), 1),
+            ]
+        );
+        for code in [
+            "click.echo",
+            "src/core.py",
+            "Context.invoke()",
+            "isTTY",
+            "std::fs",
+            "`x`.",
+        ] {
+            assert!(looks_like_code(code), "{code}");
+        }
+        for prose in [
+            "echo",
+            "end.",
+            "(see",
+            "U.S",
+            "e.g.",
+            "and/or",
+            "quoted/escaped",
+        ] {
+            assert!(!looks_like_code(prose), "{prose}");
+        }
+        assert_eq!(
+            query_terms(
+                "Fix it, see https://github.com/o/r/pull/1\n\nCo-authored-by: A B <a@b.org>"
+            ),
+            ["fix", "see"],
+            "links, addresses and trailers name no code"
+        );
+        assert_eq!(
+            match_expression(&weighted_terms("the `parser` parser")),
+            "\"parser\" OR \"parser\" OR \"parser\""
         );
     }
 }

@@ -141,7 +141,7 @@ pub fn embed_chunks(
             summary.embedded += to_embed.len() as u64;
         }
         for (id, hash, _) in &items {
-            rows::link_chunk(&tx, *id, hash)?;
+            rows::link_chunk(&tx, *id, hash, &model)?;
         }
         tx.commit()?;
         if let Some(p) = &progress {
@@ -198,29 +198,131 @@ impl Index {
         query: &[f32],
         k: usize,
     ) -> Result<Vec<(i64, f32)>> {
-        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let query_norm = norm(query);
-        if query_norm == 0.0 {
+        let Some(query) = QuantisedQuery::new(query) else {
             return Ok(Vec::new());
-        }
+        };
         let mut scored: Vec<(i64, f32)> = Vec::new();
-        rows::for_each_vector(self.connection(), model, |id, vector| {
-            if vector.len() != query.len() {
+        rows::for_each_vector(self.connection(), model, |id, scale, bytes| {
+            if bytes.len() != query.bytes.len() {
                 return Err(Error::InvalidArgument(format!(
                     "the query vector has {} dimensions, the stored ones for {model} have {}",
-                    query.len(),
-                    vector.len()
+                    query.bytes.len(),
+                    bytes.len()
                 )));
             }
-            let dot: f32 = vector.iter().zip(query).map(|(a, b)| a * b).sum();
-            let n = norm(&vector);
-            if n > 0.0 {
-                scored.push((id, dot / (n * query_norm)));
-            }
+            scored.push((id, query.cosine(scale, bytes)));
             Ok(())
         })?;
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         scored.truncate(k);
         Ok(scored)
+    }
+}
+
+/// A query vector quantised like the stored ones, so the scan is a byte dot
+/// product (which the compiler vectorises).
+struct QuantisedQuery {
+    scale: f32,
+    bytes: Vec<i16>,
+}
+
+impl QuantisedQuery {
+    /// `None` for the zero vector, which is near nothing.
+    fn new(values: &[f32]) -> Option<QuantisedQuery> {
+        if values.iter().all(|v| *v == 0.0) {
+            return None;
+        }
+        let stored = rows::quantise(values);
+        let (scale, bytes) = stored.split_at(4);
+        Some(QuantisedQuery {
+            scale: f32::from_le_bytes(scale.try_into().expect("four bytes")),
+            bytes: bytes.iter().map(|&b| i16::from(b as i8)).collect(),
+        })
+    }
+
+    /// The cosine with a stored vector (`bytes × scale`). Both sides were
+    /// scaled to unit length before quantising, so it is their dot product.
+    fn cosine(&self, scale: f32, bytes: &[u8]) -> f32 {
+        let dot: i32 = bytes
+            .iter()
+            .zip(&self.bytes)
+            .map(|(&b, &q)| i32::from(i16::from(b as i8) * q))
+            .sum();
+        dot as f32 * scale * self.scale
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random unit vectors.
+    fn vectors(seed: u64, count: usize, dims: usize) -> Vec<Vec<f32>> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        (0..count)
+            .map(|_| {
+                let v: Vec<f32> = (0..dims).map(|_| next()).collect();
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.into_iter().map(|x| x / n).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn quantised_search_keeps_the_exact_nearest_neighbours() {
+        let dims = 256;
+        let stored = vectors(7, 4000, dims);
+        let quantised: Vec<Vec<u8>> = stored.iter().map(|v| rows::quantise(v)).collect();
+        // Queries near some stored vectors, as real queries are near their answers.
+        let noise = vectors(11, 50, dims);
+        let (mut kept, mut total) = (0, 0);
+        for (i, n) in noise.iter().enumerate() {
+            let query: Vec<f32> = stored[i * 37]
+                .iter()
+                .zip(n)
+                .map(|(a, b)| a + 1.5 * b)
+                .collect();
+            let exact_norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+            let top = |score: &dyn Fn(usize) -> f32| {
+                let scores: Vec<f32> = (0..stored.len()).map(score).collect();
+                let mut order: Vec<usize> = (0..stored.len()).collect();
+                order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+                order.truncate(10);
+                order
+            };
+            let exact = top(&|j| {
+                stored[j]
+                    .iter()
+                    .zip(&query)
+                    .map(|(a, b)| a * b)
+                    .sum::<f32>()
+                    / exact_norm
+            });
+            let q = QuantisedQuery::new(&query).unwrap();
+            let approximate = top(&|j| {
+                let (scale, bytes) = quantised[j].split_at(4);
+                q.cosine(f32::from_le_bytes(scale.try_into().unwrap()), bytes)
+            });
+            kept += exact.iter().filter(|j| approximate.contains(j)).count();
+            total += exact.len();
+            let best = stored[exact[0]]
+                .iter()
+                .zip(&query)
+                .map(|(a, b)| a * b)
+                .sum::<f32>()
+                / exact_norm;
+            let (scale, bytes) = quantised[exact[0]].split_at(4);
+            let estimate = q.cosine(f32::from_le_bytes(scale.try_into().unwrap()), bytes);
+            assert!((best - estimate).abs() < 0.01, "{best} vs {estimate}");
+        }
+        let recall = kept as f64 / total as f64;
+        assert!(recall >= 0.99, "recall@10 {recall}");
+        assert!(QuantisedQuery::new(&[0.0; 4]).is_none());
     }
 }

@@ -268,6 +268,7 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
 fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
     for sql in [
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        "DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
         "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM symbols WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",

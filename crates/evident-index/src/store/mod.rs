@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -151,6 +151,16 @@ CREATE TABLE vectors (
     PRIMARY KEY (hash, model)
 ) WITHOUT ROWID;
 
+-- What vector search scans: each chunk's vector for a model, quantised to
+-- one signed byte per dimension (a little-endian f32 scale, then the bytes),
+-- in one table read in order, so a query touches no other row.
+CREATE TABLE chunk_vectors (
+    chunk_id INTEGER NOT NULL,
+    model    TEXT NOT NULL,
+    vector   BLOB NOT NULL,
+    PRIMARY KEY (chunk_id, model)
+) WITHOUT ROWID;
+
 -- Contentless: snippets are read from the files, so the text is not stored twice.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     name, signature_doc, body, path,
@@ -268,6 +278,8 @@ pub(crate) fn open_for_read(root: &Path) -> Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     configure(&conn)?;
+    // Vector search reads a whole table: mapped, its pages are not copied.
+    conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
     // A run killed (or still running) before its first commit leaves a
     // database with no tables: that is no index yet, not a damaged one.
     let tables: i64 = conn

@@ -1,5 +1,7 @@
 //! The vectors' rows: one vector per (embedding text hash, model), stored as
-//! little-endian `f32`s, and each chunk's link to the text it was embedded from.
+//! little-endian `f32`s, so an unchanged text is never embedded twice; each
+//! chunk's link to the text it was embedded from; and each chunk's vector
+//! again, quantised, in the table vector search scans (`chunk_vectors`).
 
 use rusqlite::{params, Connection, Transaction};
 
@@ -22,8 +24,7 @@ pub(crate) fn chunks_without_vector(conn: &Connection, model: &str) -> Result<Ve
     let mut stmt = conn.prepare(
         "SELECT c.id, f.path, c.kind, c.qualified_name, c.start_line, c.end_line, s.signature, s.doc
          FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
-         WHERE c.embed_hash IS NULL
-            OR NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.embed_hash AND v.model = ?1)
+         WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?1)
          ORDER BY f.path, c.start_line",
     )?;
     let rows = stmt.query_map([model], |r| {
@@ -70,40 +71,70 @@ pub(crate) fn insert_vector(
     Ok(())
 }
 
-/// Links a chunk to the text it was embedded from.
-pub(crate) fn link_chunk(tx: &Transaction, chunk_id: i64, hash: &str) -> Result<()> {
+/// Links a chunk to the text it was embedded from, and gives it that text's
+/// vector for `model` in the table search scans.
+pub(crate) fn link_chunk(tx: &Transaction, chunk_id: i64, hash: &str, model: &str) -> Result<()> {
     tx.prepare_cached("UPDATE chunks SET embed_hash = ?2 WHERE id = ?1")?
         .execute(params![chunk_id, hash])?;
+    let vector: Vec<u8> = tx
+        .prepare_cached("SELECT vector FROM vectors WHERE hash = ?1 AND model = ?2")?
+        .query_row(params![hash, model], |r| r.get(0))?;
+    let values: Vec<f32> = vector
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, vector) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![chunk_id, model, quantise(&values)])?;
     Ok(())
+}
+
+/// A vector scaled to unit length, as one signed byte per dimension and the
+/// scale that maps them back (`value ≈ byte × scale`), the scale first as a
+/// little-endian `f32`.
+pub(crate) fn quantise(values: &[f32]) -> Vec<u8> {
+    let length = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+    let unit: Vec<f32> = if length > 0.0 {
+        values.iter().map(|v| v / length).collect()
+    } else {
+        values.to_vec()
+    };
+    let values = &unit;
+    let largest = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
+    let mut out = Vec::with_capacity(4 + values.len());
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(values.iter().map(|v| (v / scale).round() as i8 as u8));
+    out
 }
 
 /// How many chunks have a vector for `model`.
 pub(crate) fn vector_count(conn: &Connection, model: &str) -> Result<u64> {
     let n: i64 = conn.query_row(
-        "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.embed_hash AND v.model = ?1",
+        "SELECT count(*) FROM chunk_vectors WHERE model = ?1",
         [model],
         |r| r.get(0),
     )?;
     Ok(n as u64)
 }
 
-/// Every chunk with a vector for `model`, with that vector.
+/// Every chunk with a vector for `model`: its id, its scale and its bytes
+/// (each an `i8` as its `u8` bit pattern).
 pub(crate) fn for_each_vector(
     conn: &Connection,
     model: &str,
-    mut f: impl FnMut(i64, Vec<f32>) -> Result<()>,
+    mut f: impl FnMut(i64, f32, &[u8]) -> Result<()>,
 ) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.embed_hash AND v.model = ?1",
-    )?;
+    let mut stmt =
+        conn.prepare_cached("SELECT chunk_id, vector FROM chunk_vectors WHERE model = ?1")?;
     let mut rows = stmt.query([model])?;
     while let Some(r) = rows.next()? {
         let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let vector = blob
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        f(r.get(0)?, vector)?;
+        let Some((scale, bytes)) = blob.split_first_chunk::<4>() else {
+            continue;
+        };
+        f(r.get(0)?, f32::from_le_bytes(*scale), bytes)?;
     }
     Ok(())
 }

@@ -24,12 +24,60 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         progress: progress_bar(args.quiet || json),
     };
     let summary = evident_index::index_repo(&root, &options)?;
-    if json {
-        println!("{}", render::summary_json(&summary));
-    } else if !args.quiet {
+    if !json && !args.quiet {
         print!("{}", render::summary(&summary));
     }
+    let embedding = if args.no_embed {
+        serde_json::json!({"skipped": "--no-embed"})
+    } else {
+        embed_after_index(&root, &args.embed, args.quiet || json)?
+    };
+    if json {
+        println!("{}", render::summary_json(&summary, embedding));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Embeds the chunks the run added or changed, when an embedder is there (the
+/// default one, or the one configured). The index is complete without vectors,
+/// so an embedder that fails is a warning: search uses the vectors it has.
+/// Returns what happened, for `--json`.
+fn embed_after_index(
+    root: &std::path::Path,
+    args: &model::EmbedArgs,
+    quiet: bool,
+) -> Result<serde_json::Value> {
+    let embedder = match model::embedder(args, &Settings::load(root)?) {
+        Ok(Some(embedder)) => embedder,
+        Ok(None) => return Ok(serde_json::json!({"skipped": model::NO_EMBEDDER})),
+        Err(error) => {
+            eprintln!("warning: no vectors this run: the embedding model did not load ({error:#})");
+            return Ok(serde_json::json!({"error": format!("{error:#}")}));
+        }
+    };
+    let options = evident_index::EmbedOptions {
+        batch_size: None,
+        cancel: Some(stop_after_batch_on_ctrl_c()),
+        progress: progress_bar(quiet),
+    };
+    match evident_index::embed_chunks(root, &embedder, &options) {
+        Ok(summary) => {
+            if !quiet && summary.embedded > 0 {
+                print!(
+                    "{}",
+                    render::embed_summary(&summary, embedder.model(), &embedder.location())
+                );
+            }
+            Ok(render::embed_summary_value(&summary, embedder.model()))
+        }
+        Err(evident_index::Error::Interrupted) => Err(evident_index::Error::Interrupted.into()),
+        Err(error) => {
+            eprintln!(
+                "warning: embedding stopped ({error}); search uses the vectors there are, and `evident embed` resumes"
+            );
+            Ok(serde_json::json!({"error": error.to_string(), "model": embedder.model()}))
+        }
+    }
 }
 
 pub fn embed(repo: Option<PathBuf>, json: bool, args: EmbedCommandArgs) -> Result<ExitCode> {

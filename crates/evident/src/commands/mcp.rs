@@ -40,6 +40,7 @@ pub fn serve(root: &Path, args: McpArgs) -> Result<ExitCode> {
         max_output_bytes: args.max_output_bytes as usize,
         refresh_wait: Duration::from_millis(args.refresh_wait),
         check_interval: Duration::from_millis(250),
+        embed_in_background: !args.no_embed,
         log,
     };
     evident_mcp::serve_stdio(options, context)?;
