@@ -222,7 +222,10 @@ fn load_dir(dir: PathBuf) -> Result<ChosenEmbedder> {
 /// all-MiniLM-L6-v2, distilled now (once, under a lock) when only the teacher
 /// is there. `None` when the teacher is not fetched either.
 fn default_static() -> Result<Option<ChosenEmbedder>> {
-    let teacher = minilm_dir()?;
+    // No HOME and no EVIDENT_MODEL_CACHE: no model cache, so no default.
+    let Some(teacher) = evident_embed::default_model_dir() else {
+        return Ok(None);
+    };
     let dir = evident_embed::static_dir_for(&teacher);
     if !evident_embed::is_static_model(&dir) {
         if !teacher.join("model.safetensors").is_file() {
