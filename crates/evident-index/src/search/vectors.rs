@@ -93,7 +93,7 @@ pub fn embed_chunks(
         {
             return Err(Error::Interrupted);
         }
-        // (chunk id, text hash, text): texts that already have a vector are only linked.
+        // (chunk id, text hash, text): a text that already has a vector is not embedded again.
         let mut items = Vec::with_capacity(batch.len());
         for chunk in batch {
             match embed_text(&mut reader, chunk) {
@@ -105,27 +105,26 @@ pub fn embed_chunks(
             }
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut to_embed = Vec::new();
-        for (i, (_, hash, _)) in items.iter().enumerate() {
-            if rows::has_vector(&tx, hash, &model)? {
-                summary.reused += 1;
-            } else {
-                to_embed.push(i);
-            }
+        let mut vectors: Vec<Option<Vec<f32>>> = Vec::with_capacity(items.len());
+        for (_, hash, _) in &items {
+            let stored = rows::stored_vector(&tx, hash, &model)?;
+            summary.reused += u64::from(stored.is_some());
+            vectors.push(stored);
         }
+        let to_embed: Vec<usize> = (0..items.len()).filter(|&i| vectors[i].is_none()).collect();
         if !to_embed.is_empty() {
             let texts: Vec<String> = to_embed.iter().map(|&i| items[i].2.clone()).collect();
-            let vectors = embedder.embed(&texts).map_err(|error| Error::Embedding {
+            let embedded = embedder.embed(&texts).map_err(|error| Error::Embedding {
                 message: error.to_string(),
                 embedded: summary.embedded,
             })?;
-            if vectors.len() != texts.len() {
+            if embedded.len() != texts.len() {
                 return Err(Error::Embedding {
-                    message: format!("{} vectors for {} texts", vectors.len(), texts.len()),
+                    message: format!("{} vectors for {} texts", embedded.len(), texts.len()),
                     embedded: summary.embedded,
                 });
             }
-            for (&i, vector) in to_embed.iter().zip(&vectors) {
+            for (&i, vector) in to_embed.iter().zip(embedded) {
                 if *dimensions.get_or_insert(vector.len()) != vector.len() || vector.is_empty() {
                     return Err(Error::Embedding {
                         message: format!(
@@ -136,12 +135,15 @@ pub fn embed_chunks(
                         embedded: summary.embedded,
                     });
                 }
-                rows::insert_vector(&tx, &items[i].1, &model, vector)?;
+                rows::insert_vector(&tx, &items[i].1, &model, &vector)?;
+                vectors[i] = Some(vector);
             }
             summary.embedded += to_embed.len() as u64;
         }
-        for (id, hash, _) in &items {
-            rows::link_chunk(&tx, *id, hash, &model)?;
+        for ((id, _, _), vector) in items.iter().zip(&vectors) {
+            if let Some(vector) = vector {
+                rows::insert_chunk_vector(&tx, *id, &model, vector)?;
+            }
         }
         tx.commit()?;
         if let Some(p) = &progress {

@@ -138,8 +138,7 @@ CREATE TABLE chunks (
     name           TEXT NOT NULL,
     qualified_name TEXT NOT NULL,
     start_line     INTEGER NOT NULL,
-    end_line       INTEGER NOT NULL,
-    embed_hash     TEXT                  -- hash of the text last embedded for it (embed.rs)
+    end_line       INTEGER NOT NULL
 );
 
 -- Vectors by the hash of the text they embed: a chunk whose text did not

@@ -1,9 +1,9 @@
 //! The vectors' rows: one vector per (embedding text hash, model), stored as
-//! little-endian `f32`s, so an unchanged text is never embedded twice; each
-//! chunk's link to the text it was embedded from; and each chunk's vector
-//! again, quantised, in the table vector search scans (`chunk_vectors`).
+//! little-endian `f32`s, so an unchanged text is never embedded twice; and
+//! each chunk's vector again, quantised, in the table vector search scans
+//! (`chunk_vectors`).
 
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::error::Result;
 
@@ -53,10 +53,17 @@ pub(crate) fn dimensions(conn: &Connection, model: &str) -> Option<usize> {
     .map(|n| n as usize)
 }
 
-/// Whether the text with this hash already has a vector for `model`.
-pub(crate) fn has_vector(tx: &Transaction, hash: &str, model: &str) -> Result<bool> {
-    let mut known = tx.prepare_cached("SELECT 1 FROM vectors WHERE hash = ?1 AND model = ?2")?;
-    Ok(known.exists(params![hash, model])?)
+/// The vector `model` gave the text with this hash, when it has one.
+pub(crate) fn stored_vector(tx: &Transaction, hash: &str, model: &str) -> Result<Option<Vec<f32>>> {
+    let blob: Option<Vec<u8>> = tx
+        .prepare_cached("SELECT vector FROM vectors WHERE hash = ?1 AND model = ?2")?
+        .query_row(params![hash, model], |r| r.get(0))
+        .optional()?;
+    Ok(blob.map(|blob| {
+        blob.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }))
 }
 
 pub(crate) fn insert_vector(
@@ -71,22 +78,17 @@ pub(crate) fn insert_vector(
     Ok(())
 }
 
-/// Links a chunk to the text it was embedded from, and gives it that text's
-/// vector for `model` in the table search scans.
-pub(crate) fn link_chunk(tx: &Transaction, chunk_id: i64, hash: &str, model: &str) -> Result<()> {
-    tx.prepare_cached("UPDATE chunks SET embed_hash = ?2 WHERE id = ?1")?
-        .execute(params![chunk_id, hash])?;
-    let vector: Vec<u8> = tx
-        .prepare_cached("SELECT vector FROM vectors WHERE hash = ?1 AND model = ?2")?
-        .query_row(params![hash, model], |r| r.get(0))?;
-    let values: Vec<f32> = vector
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+/// Gives a chunk its vector for `model` in the table search scans.
+pub(crate) fn insert_chunk_vector(
+    tx: &Transaction,
+    chunk_id: i64,
+    model: &str,
+    vector: &[f32],
+) -> Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, vector) VALUES (?1, ?2, ?3)",
     )?
-    .execute(params![chunk_id, model, quantise(&values)])?;
+    .execute(params![chunk_id, model, quantise(vector)])?;
     Ok(())
 }
 
