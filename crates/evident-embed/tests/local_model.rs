@@ -18,6 +18,11 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+fn assert_unit(v: &[f32]) {
+    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+}
+
 fn texts(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
@@ -46,8 +51,7 @@ fn embeds_unit_vectors_that_rank_by_meaning() {
     assert_eq!(vectors.len(), 4);
     for v in &vectors {
         assert_eq!(v.len(), 384);
-        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+        assert_unit(v);
     }
     let to_file = cosine(&vectors[0], &vectors[1]);
     let to_sqrt = cosine(&vectors[0], &vectors[2]);
@@ -203,8 +207,7 @@ fn the_static_table_embeds_by_meaning_too() {
         ]))
         .unwrap();
     for v in &vectors[..5] {
-        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+        assert_unit(v);
     }
     let to_file = cosine(&vectors[0], &vectors[1]);
     let to_sqrt = cosine(&vectors[0], &vectors[2]);
