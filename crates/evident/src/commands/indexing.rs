@@ -16,11 +16,13 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         Some(p) => p,
         None => std::env::current_dir().context("current directory")?,
     };
+    // One Ctrl-C handler per process: indexing and the embedding step share it.
+    let cancel = stop_after_batch_on_ctrl_c();
     let options = IndexOptions {
         rebuild: args.rebuild,
         max_file_size: args.max_file_size,
         batch_size: args.batch_size,
-        cancel: Some(stop_after_batch_on_ctrl_c()),
+        cancel: Some(cancel.clone()),
         progress: progress_bar(args.quiet || json),
     };
     let summary = evident_index::index_repo(&root, &options)?;
@@ -30,7 +32,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
     let embedding = if args.no_embed {
         serde_json::json!({"skipped": "--no-embed"})
     } else {
-        embed_after_index(&root, &args.embed, args.quiet || json)?
+        embed_after_index(&root, &args.embed, args.quiet || json, cancel)?
     };
     if json {
         println!("{}", render::summary_json(&summary, embedding));
@@ -46,6 +48,7 @@ fn embed_after_index(
     root: &std::path::Path,
     args: &model::EmbedArgs,
     quiet: bool,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<serde_json::Value> {
     let embedder = match model::embedder(args, &Settings::load(root)?) {
         Ok(Some(embedder)) => embedder,
@@ -57,7 +60,7 @@ fn embed_after_index(
     };
     let options = evident_index::EmbedOptions {
         batch_size: None,
-        cancel: Some(stop_after_batch_on_ctrl_c()),
+        cancel: Some(cancel),
         progress: progress_bar(quiet),
     };
     match evident_index::embed_chunks(root, &embedder, &options) {
