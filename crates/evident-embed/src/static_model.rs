@@ -160,6 +160,15 @@ impl StaticEmbedder {
         })
     }
 
+    /// The name [`StaticEmbedder::load`] would give the table in `dir`, from
+    /// its config and weights alone (no tokenizer parsed, no table built):
+    /// enough to see that nothing is left to embed without loading it.
+    pub fn name_of(dir: &Path) -> Result<String> {
+        let config = read(&dir.join("config.json"))?;
+        let weights = read(&dir.join("model.safetensors"))?;
+        Ok(crate::model_name(dir, &config, &weights, 0))
+    }
+
     /// `local:` plus the directory's name and a hash of its files.
     pub fn name(&self) -> &str {
         &self.name

@@ -552,6 +552,9 @@ fn symlinks_loops_fifos_and_unreadable_files() {
     )
     .unwrap();
     let readable_anyway = std::fs::read(root.join("locked.py")).is_ok(); // true as root
+                                                                         // Names the path sandbox refuses to read are not indexed either.
+    write(&root, "app/%2e%2e.py", "def encoded_fn():\n    pass\n");
+    write(&root, "app/back\\slash.py", "def slashed_fn():\n    pass\n");
 
     let summary = index(&root);
     let reason = |p: &str| {
@@ -566,7 +569,23 @@ fn symlinks_loops_fifos_and_unreadable_files() {
         Some("symlink (not followed)")
     );
     assert_eq!(reason("pipe.py").as_deref(), Some("not a regular file"));
+    assert_eq!(
+        reason("app/%2e%2e.py").as_deref(),
+        Some("a name the path sandbox refuses: it looks URL-encoded (%2e): paths are taken literally")
+    );
+    assert_eq!(
+        reason("app/back\\slash.py").as_deref(),
+        Some(
+            "a name the path sandbox refuses: it contains a backslash: separate directories with /"
+        )
+    );
     let index = Index::open(&root).unwrap();
+    for name in ["encoded_fn", "slashed_fn"] {
+        assert!(index
+            .symbols(name, &SymbolQuery::default())
+            .unwrap()
+            .is_empty());
+    }
     assert!(index
         .symbols("outside_fn", &SymbolQuery::default())
         .unwrap()

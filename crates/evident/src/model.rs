@@ -169,9 +169,8 @@ impl evident_index::Embedder for ChosenEmbedder {
 const STATIC_MODEL: &str = "static";
 const MINILM_MODEL: &str = "minilm";
 
-/// The configured embedder; with nothing configured, the default built-in one
-/// when its files are there. `None` when there is neither.
-pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEmbedder>> {
+/// The embedder's flags over `[embed]`.
+fn embed_config(args: &EmbedArgs, settings: &Settings) -> ModelSettings {
     let flags = ModelSettings {
         provider: args.provider,
         name: args.model.clone(),
@@ -179,7 +178,13 @@ pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEm
         protocol: None,
         api_key: args.api_key.clone(),
     };
-    let config = flags.overlay(settings.embed.clone());
+    flags.overlay(settings.embed.clone())
+}
+
+/// The configured embedder; with nothing configured, the default built-in one
+/// when its files are there. `None` when there is neither.
+pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEmbedder>> {
+    let config = embed_config(args, settings);
     let (provider, name) = (config.provider, config.name);
     if provider == Some(Provider::Local) {
         return Ok(Some(match name.as_deref() {
@@ -202,6 +207,24 @@ pub fn embedder(args: &EmbedArgs, settings: &Settings) -> Result<Option<ChosenEm
         config.api_key,
     );
     Ok(Some(ChosenEmbedder::Server { client, model }))
+}
+
+/// The model name of the configured embedder when it is a static table that
+/// is already there, found without loading it; `None` for any other embedder.
+pub fn static_embedder_name(args: &EmbedArgs, settings: &Settings) -> Option<String> {
+    let config = embed_config(args, settings);
+    let dir = match (config.provider, config.name.as_deref()) {
+        (Some(Provider::Local), Some(MINILM_MODEL)) => return None,
+        (Some(Provider::Local), Some(dir)) if dir != STATIC_MODEL => PathBuf::from(dir),
+        (Some(Provider::Local), _) | (None, None) => {
+            evident_embed::static_dir_for(&evident_embed::default_model_dir()?)
+        }
+        _ => return None,
+    };
+    if !evident_embed::is_static_model(&dir) {
+        return None;
+    }
+    evident_embed::StaticEmbedder::name_of(&dir).ok()
 }
 
 fn minilm_dir() -> Result<PathBuf> {

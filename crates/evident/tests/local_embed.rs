@@ -237,8 +237,14 @@ fn index_embeds_with_the_default_static_embedder_and_only_what_changed() {
     let again = json(&evident(root, &["index", "--json"]))["embedding"].clone();
     assert_eq!(again["embedded"], 1, "{again}");
     assert_eq!(again["with_vectors"], chunks, "{again}");
+    // Nothing changed: the table is not even loaded, and the run says the same.
     let unchanged = json(&evident(root, &["index", "--json"]))["embedding"].clone();
     assert_eq!(unchanged["embedded"], 0, "{unchanged}");
+    assert_eq!(unchanged["with_vectors"], chunks, "{unchanged}");
+    assert_eq!(
+        unchanged["model"], again["model"],
+        "the same name, found without loading"
+    );
 
     // A new file, indexed with --no-embed, gets no vector until the next run.
     std::fs::write(

@@ -76,7 +76,13 @@ pub fn embed_chunks(
     }
     let config = Config::load(root)?;
     let model = embedder.model().to_string();
-    let pending = rows::chunks_without_vector(&conn, &model)?;
+    let with_vectors = rows::vector_count(&conn, &model)?;
+    // Every chunk has its vector: no need to look for the ones without.
+    let pending = if with_vectors >= rows::chunk_count(&conn)? {
+        Vec::new()
+    } else {
+        rows::chunks_without_vector(&conn, &model)?
+    };
     let progress = options.progress.clone();
     if let Some(p) = &progress {
         p.start(pending.len() as u64);
@@ -105,7 +111,7 @@ pub fn embed_chunks(
             }
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut vectors: Vec<Option<Vec<f32>>> = Vec::with_capacity(items.len());
+        let mut vectors: Vec<Option<Vec<u8>>> = Vec::with_capacity(items.len());
         for (_, hash, _) in &items {
             let stored = rows::stored_vector(&tx, hash, &model)?;
             summary.reused += u64::from(stored.is_some());
@@ -135,16 +141,20 @@ pub fn embed_chunks(
                         embedded: summary.embedded,
                     });
                 }
-                rows::insert_vector(&tx, &items[i].1, &model, &vector)?;
-                vectors[i] = Some(vector);
+                let quantised = rows::quantise(&vector);
+                rows::insert_vector(&tx, &items[i].1, &model, &quantised)?;
+                vectors[i] = Some(quantised);
             }
             summary.embedded += to_embed.len() as u64;
         }
+        let mut written = Vec::with_capacity(items.len());
         for ((id, _, _), vector) in items.iter().zip(&vectors) {
             if let Some(vector) = vector {
                 rows::insert_chunk_vector(&tx, *id, &model, vector)?;
+                written.push(*id);
             }
         }
+        rows::refresh_blocks(&tx, Some(&model), &written)?;
         tx.commit()?;
         if let Some(p) = &progress {
             for chunk in batch {
@@ -192,33 +202,46 @@ impl Index {
         rows::vector_count(self.connection(), model)
     }
 
-    /// The `k` chunks nearest to `query` by cosine similarity (brute force:
-    /// a repository's chunks fit in memory), best first.
-    pub(crate) fn nearest_chunks(
-        &self,
-        model: &str,
-        query: &[f32],
-        k: usize,
-    ) -> Result<Vec<(i64, f32)>> {
-        let Some(query) = QuantisedQuery::new(query) else {
-            return Ok(Vec::new());
-        };
-        let mut scored: Vec<(i64, f32)> = Vec::new();
-        rows::for_each_vector(self.connection(), model, |id, scale, bytes| {
-            if bytes.len() != query.bytes.len() {
-                return Err(Error::InvalidArgument(format!(
-                    "the query vector has {} dimensions, the stored ones for {model} have {}",
-                    query.bytes.len(),
-                    bytes.len()
-                )));
-            }
-            scored.push((id, query.cosine(scale, bytes)));
-            Ok(())
-        })?;
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(k);
-        Ok(scored)
+    /// How many chunks have no vector for `model` yet.
+    pub fn vectors_pending(&self, model: &str) -> Result<u64> {
+        let chunks = rows::chunk_count(self.connection())?;
+        Ok(chunks.saturating_sub(rows::vector_count(self.connection(), model)?))
     }
+}
+
+/// The `k` chunks nearest to `query` by cosine similarity (brute force
+/// over the quantised vectors), best first. It reads through a
+/// connection of its own, so it can run beside a full-text query.
+pub(crate) fn nearest_chunks(
+    root: &Path,
+    model: &str,
+    query: &[f32],
+    k: usize,
+) -> Result<Vec<(i64, f32)>> {
+    let Some(query) = QuantisedQuery::new(query) else {
+        return Ok(Vec::new());
+    };
+    let conn = store::open_for_read(root)?;
+    let mut scored: Vec<(i64, f32)> = Vec::new();
+    rows::for_each_vector(&conn, model, |id, scale, bytes| {
+        if bytes.len() != query.bytes.len() {
+            return Err(Error::InvalidArgument(format!(
+                "the query vector has {} dimensions, the stored ones for {model} have {}",
+                query.bytes.len(),
+                bytes.len()
+            )));
+        }
+        scored.push((id, query.cosine(scale, bytes)));
+        Ok(())
+    })?;
+    // The best k, then those in order: no need to sort them all.
+    if scored.len() > k && k > 0 {
+        scored.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+        scored.truncate(k);
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored.truncate(k);
+    Ok(scored)
 }
 
 /// A query vector quantised like the stored ones, so the scan is a byte dot
@@ -245,13 +268,45 @@ impl QuantisedQuery {
     /// The cosine with a stored vector (`bytes × scale`). Both sides were
     /// scaled to unit length before quantising, so it is their dot product.
     fn cosine(&self, scale: f32, bytes: &[u8]) -> f32 {
-        let dot: i32 = bytes
-            .iter()
-            .zip(&self.bytes)
-            .map(|(&b, &q)| i32::from(i16::from(b as i8) * q))
-            .sum();
-        dot as f32 * scale * self.scale
+        dot(bytes, &self.bytes) as f32 * scale * self.scale
     }
+}
+
+/// The dot product of stored bytes (`i8` bit patterns) and a quantised query.
+fn dot(stored: &[u8], query: &[i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { dot_avx2(stored, query) };
+    }
+    dot_lanes(stored, query)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_avx2(stored: &[u8], query: &[i16]) -> i32 {
+    dot_lanes(stored, query)
+}
+
+/// In fixed-width lanes of `i16` products, which the compiler turns into
+/// multiply-and-add vector instructions.
+#[inline(always)]
+fn dot_lanes(stored: &[u8], query: &[i16]) -> i32 {
+    const LANES: usize = 16;
+    let mut lanes = [0i32; LANES];
+    let blocks = stored.chunks_exact(LANES).zip(query.chunks_exact(LANES));
+    for (b, q) in blocks {
+        for i in 0..LANES {
+            lanes[i] += i32::from(i16::from(b[i] as i8) * q[i]);
+        }
+    }
+    let done = stored.len() / LANES * LANES;
+    let tail: i32 = stored[done..]
+        .iter()
+        .zip(&query[done.min(query.len())..])
+        .map(|(&b, &q)| i32::from(i16::from(b as i8) * q))
+        .sum();
+    lanes.iter().sum::<i32>() + tail
 }
 
 #[cfg(test)]

@@ -266,6 +266,13 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
 
 /// Removes a file's rows from every table but `files`.
 fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
+    let with_vectors: Vec<i64> = tx
+        .prepare_cached(
+            "SELECT DISTINCT chunk_id FROM chunk_vectors
+             WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        )?
+        .query_map([file_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     for sql in [
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
         "DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
@@ -280,7 +287,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
     }
-    Ok(())
+    super::vectors::refresh_blocks(tx, None, &with_vectors)
 }
 
 /// Every stored import, with its file.

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -142,23 +142,36 @@ CREATE TABLE chunks (
 );
 
 -- Vectors by the hash of the text they embed: a chunk whose text did not
--- change finds its vector again after its file is re-indexed.
+-- change finds its vector again after its file is re-indexed. Every vector
+-- is stored unit-length and quantised to one signed byte per dimension,
+-- after a little-endian f32 scale (`value ≈ byte × scale`): about 260 bytes
+-- for 256 dimensions, which fit a page's row (f32s spilled each row to a
+-- page of its own and made this the largest table).
 CREATE TABLE vectors (
     hash   TEXT NOT NULL,
     model  TEXT NOT NULL,
-    vector BLOB NOT NULL,               -- little-endian f32
+    vector BLOB NOT NULL,
     PRIMARY KEY (hash, model)
 ) WITHOUT ROWID;
 
--- What vector search scans: each chunk's vector for a model, quantised to
--- one signed byte per dimension (a little-endian f32 scale, then the bytes),
--- in one table read in order, so a query touches no other row.
+-- Each chunk's vector for a model, as in `vectors`.
 CREATE TABLE chunk_vectors (
     chunk_id INTEGER NOT NULL,
     model    TEXT NOT NULL,
     vector   BLOB NOT NULL,
     PRIMARY KEY (chunk_id, model)
 ) WITHOUT ROWID;
+
+-- `chunk_vectors` packed by ranges of chunk ids (id / 128), the rows vector
+-- search scans: each entry is the chunk id (little-endian i64) and its
+-- `chunk_vectors` blob. Rewritten from `chunk_vectors` whenever that changes.
+CREATE TABLE vector_blocks (
+    model   TEXT NOT NULL,
+    block   INTEGER NOT NULL,
+    count   INTEGER NOT NULL,
+    vectors BLOB NOT NULL,
+    PRIMARY KEY (model, block)
+);
 
 -- Contentless: snippets are read from the files, so the text is not stored twice.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
@@ -277,8 +290,6 @@ pub(crate) fn open_for_read(root: &Path) -> Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     configure(&conn)?;
-    // Vector search reads a whole table: mapped, its pages are not copied.
-    conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
     // A run killed (or still running) before its first commit leaves a
     // database with no tables: that is no index yet, not a damaged one.
     let tables: i64 = conn
@@ -359,7 +370,9 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
         "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
          FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
     ];
-    const CHECKS: [&str; 9] = [
+    const CHECKS: [&str; 11] = [
+        "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
+        "SELECT (SELECT count(*) FROM chunk_vectors) - (SELECT coalesce(sum(count), 0) FROM vector_blocks)",
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",

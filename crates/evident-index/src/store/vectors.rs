@@ -1,7 +1,12 @@
-//! The vectors' rows: one vector per (embedding text hash, model), stored as
-//! little-endian `f32`s, so an unchanged text is never embedded twice; and
-//! each chunk's vector again, quantised, in the table vector search scans
-//! (`chunk_vectors`).
+//! The vectors' rows: one vector per (embedding text hash, model), so an
+//! unchanged text is never embedded twice; each chunk's vector again
+//! (`chunk_vectors`); and those packed by
+//! ranges of chunk ids into blocks (`vector_blocks`), the table vector search
+//! scans: a few hundred rows to step through instead of one per chunk.
+//!
+//! The invariant: a model's blocks hold exactly its `chunk_vectors` rows.
+//! Every write to `chunk_vectors` rewrites the blocks of the ids it touched
+//! ([`refresh_blocks`]).
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -19,80 +24,149 @@ pub(crate) struct PendingChunk {
     pub doc: Option<String>,
 }
 
-/// The chunks with no vector for `model`, in path and line order.
+/// The chunks with no vector for `model`, in path and line order. Only the
+/// blocks of ids holding fewer vectors than chunks are looked into: after a
+/// one-file edit that is one or two blocks, not every chunk.
 pub(crate) fn chunks_without_vector(conn: &Connection, model: &str) -> Result<Vec<PendingChunk>> {
-    let mut stmt = conn.prepare(
+    let short: Vec<i64> = conn
+        .prepare(&format!(
+            "SELECT p.block FROM (SELECT id / {BLOCK_CHUNKS} AS block, count(*) AS n
+                                  FROM chunks GROUP BY block) p
+             LEFT JOIN vector_blocks b ON b.model = ?1 AND b.block = p.block
+             WHERE coalesce(b.count, 0) < p.n"
+        ))?
+        .query_map([model], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare_cached(
         "SELECT c.id, f.path, c.kind, c.qualified_name, c.start_line, c.end_line, s.signature, s.doc
          FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
-         WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?1)
-         ORDER BY f.path, c.start_line",
+         WHERE c.id BETWEEN ?2 AND ?3
+           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?1)",
     )?;
-    let rows = stmt.query_map([model], |r| {
-        Ok(PendingChunk {
-            id: r.get(0)?,
-            path: r.get(1)?,
-            kind: r.get(2)?,
-            qualified: r.get(3)?,
-            start: r.get(4)?,
-            end: r.get(5)?,
-            signature: r.get(6)?,
-            doc: r.get(7)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut out = Vec::new();
+    for block in short {
+        let first = block * BLOCK_CHUNKS;
+        let rows = stmt.query_map(params![model, first, first + BLOCK_CHUNKS - 1], |r| {
+            Ok(PendingChunk {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                kind: r.get(2)?,
+                qualified: r.get(3)?,
+                start: r.get(4)?,
+                end: r.get(5)?,
+                signature: r.get(6)?,
+                doc: r.get(7)?,
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    out.sort_by(|a, b| (&a.path, a.start).cmp(&(&b.path, b.start)));
+    Ok(out)
 }
 
 /// The dimensions of `model`'s stored vectors, when it has any.
 pub(crate) fn dimensions(conn: &Connection, model: &str) -> Option<usize> {
     conn.query_row(
-        "SELECT length(vector) / 4 FROM vectors WHERE model = ?1 LIMIT 1",
+        "SELECT length(vector) - 4 FROM vectors WHERE model = ?1 LIMIT 1",
         [model],
         |r| r.get::<_, i64>(0),
     )
     .ok()
-    .map(|n| n as usize)
+    .map(|n| n.max(0) as usize)
 }
 
-/// The vector `model` gave the text with this hash, when it has one.
-pub(crate) fn stored_vector(tx: &Transaction, hash: &str, model: &str) -> Result<Option<Vec<f32>>> {
-    let blob: Option<Vec<u8>> = tx
+/// The quantised vector `model` gave the text with this hash, when it has one.
+pub(crate) fn stored_vector(tx: &Transaction, hash: &str, model: &str) -> Result<Option<Vec<u8>>> {
+    Ok(tx
         .prepare_cached("SELECT vector FROM vectors WHERE hash = ?1 AND model = ?2")?
         .query_row(params![hash, model], |r| r.get(0))
-        .optional()?;
-    Ok(blob.map(|blob| {
-        blob.chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    }))
+        .optional()?)
 }
 
+/// Keeps a text's quantised vector ([`quantise`]) by the text's hash.
 pub(crate) fn insert_vector(
     tx: &Transaction,
     hash: &str,
     model: &str,
-    vector: &[f32],
+    quantised: &[u8],
 ) -> Result<()> {
-    let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
     tx.prepare_cached("INSERT OR REPLACE INTO vectors(hash, model, vector) VALUES (?1, ?2, ?3)")?
-        .execute(params![hash, model, blob])?;
+        .execute(params![hash, model, quantised])?;
     Ok(())
 }
 
-/// Gives a chunk its vector for `model` in the table search scans.
+/// Gives a chunk its quantised vector for `model`.
 pub(crate) fn insert_chunk_vector(
     tx: &Transaction,
     chunk_id: i64,
     model: &str,
-    vector: &[f32],
+    quantised: &[u8],
 ) -> Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, vector) VALUES (?1, ?2, ?3)",
     )?
-    .execute(params![chunk_id, model, quantise(vector)])?;
+    .execute(params![chunk_id, model, quantised])?;
     Ok(())
 }
 
-/// A vector scaled to unit length, as one signed byte per dimension and the
+/// Chunk ids per block: a block is rewritten whole when one of its vectors
+/// changes, and a scan steps through one row per block.
+const BLOCK_CHUNKS: i64 = 128;
+
+/// Rewrites the blocks holding `chunk_ids` from `chunk_vectors`, for `model`
+/// or, with `None`, every model that has blocks.
+pub(crate) fn refresh_blocks(
+    tx: &Transaction,
+    model: Option<&str>,
+    chunk_ids: &[i64],
+) -> Result<()> {
+    let blocks: std::collections::BTreeSet<i64> = chunk_ids
+        .iter()
+        .map(|id| id.div_euclid(BLOCK_CHUNKS))
+        .collect();
+    if blocks.is_empty() {
+        return Ok(());
+    }
+    let models: Vec<String> = match model {
+        Some(m) => vec![m.to_string()],
+        None => tx
+            .prepare_cached("SELECT DISTINCT model FROM vector_blocks")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?,
+    };
+    let mut read = tx.prepare_cached(
+        "SELECT chunk_id, vector FROM chunk_vectors
+         WHERE chunk_id BETWEEN ?1 AND ?2 AND model = ?3 ORDER BY chunk_id",
+    )?;
+    let mut write = tx.prepare_cached(
+        "INSERT OR REPLACE INTO vector_blocks(model, block, count, vectors) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut drop =
+        tx.prepare_cached("DELETE FROM vector_blocks WHERE model = ?1 AND block = ?2")?;
+    for model in &models {
+        for &block in &blocks {
+            let first = block * BLOCK_CHUNKS;
+            let mut packed = Vec::new();
+            let mut count = 0i64;
+            let mut rows = read.query(params![first, first + BLOCK_CHUNKS - 1, model])?;
+            while let Some(r) = rows.next()? {
+                packed.extend_from_slice(&r.get::<_, i64>(0)?.to_le_bytes());
+                packed.extend_from_slice(r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?);
+                count += 1;
+            }
+            if count == 0 {
+                drop.execute(params![model, block])?;
+            } else {
+                write.execute(params![model, block, count, packed])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How every vector is stored: a vector scaled to unit length, as one signed byte per dimension and the
 /// scale that maps them back (`value ≈ byte × scale`), the scale first as a
 /// little-endian `f32`.
 pub(crate) fn quantise(values: &[f32]) -> Vec<u8> {
@@ -111,10 +185,17 @@ pub(crate) fn quantise(values: &[f32]) -> Vec<u8> {
     out
 }
 
+/// How many chunks there are (every chunk's vector rows belong to a chunk:
+/// the integrity check's invariant).
+pub(crate) fn chunk_count(conn: &Connection) -> Result<u64> {
+    let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+    Ok(n as u64)
+}
+
 /// How many chunks have a vector for `model`.
 pub(crate) fn vector_count(conn: &Connection, model: &str) -> Result<u64> {
     let n: i64 = conn.query_row(
-        "SELECT count(*) FROM chunk_vectors WHERE model = ?1",
+        "SELECT coalesce(sum(count), 0) FROM vector_blocks WHERE model = ?1",
         [model],
         |r| r.get(0),
     )?;
@@ -129,14 +210,28 @@ pub(crate) fn for_each_vector(
     mut f: impl FnMut(i64, f32, &[u8]) -> Result<()>,
 ) -> Result<()> {
     let mut stmt =
-        conn.prepare_cached("SELECT chunk_id, vector FROM chunk_vectors WHERE model = ?1")?;
+        conn.prepare_cached("SELECT count, vectors FROM vector_blocks WHERE model = ?1")?;
     let mut rows = stmt.query([model])?;
     while let Some(r) = rows.next()? {
+        let count = r.get::<_, i64>(0)?.max(0) as usize;
         let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        let Some((scale, bytes)) = blob.split_first_chunk::<4>() else {
-            continue;
-        };
-        f(r.get(0)?, f32::from_le_bytes(*scale), bytes)?;
+        // Entries of one model are alike: the chunk id, the scale, the bytes.
+        let entry = blob.len() / count.max(1);
+        if entry < 12 || entry * count != blob.len() {
+            return Err(crate::error::Error::InvalidArgument(format!(
+                "inconsistent index: a vector block of {model} holds {} bytes for {count} vectors",
+                blob.len()
+            )));
+        }
+        for e in blob.chunks_exact(entry) {
+            let (id, rest) = e.split_at(8);
+            let (scale, bytes) = rest.split_at(4);
+            f(
+                i64::from_le_bytes(id.try_into().expect("8 bytes")),
+                f32::from_le_bytes(scale.try_into().expect("4 bytes")),
+                bytes,
+            )?;
+        }
     }
     Ok(())
 }

@@ -185,6 +185,9 @@ fn classify(
     if config.secrets.is_secret(&rel) {
         return skip("secret file".into());
     }
+    if let Some(why) = crate::walk::sandbox::suspicious(&rel) {
+        return skip(format!("a name the path sandbox refuses: it {why}"));
+    }
     if file_type.is_symlink() {
         return skip("symlink (not followed)".into());
     }

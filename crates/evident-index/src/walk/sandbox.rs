@@ -69,8 +69,10 @@ const LOOK_ALIKES: &[char] = &[
 ];
 
 /// Why `requested` is refused before it is even normalised, if it is:
-/// spellings that only make sense as an attempt to get out.
-fn suspicious(requested: &str) -> Option<String> {
+/// spellings that only make sense as an attempt to get out. The walk leaves
+/// out files whose names these refuse, so the index holds nothing the tools
+/// cannot read.
+pub(crate) fn suspicious(requested: &str) -> Option<String> {
     if requested.contains('\0') {
         return Some("contains a NUL byte".into());
     }

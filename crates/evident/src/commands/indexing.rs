@@ -50,7 +50,20 @@ fn embed_after_index(
     quiet: bool,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<serde_json::Value> {
-    let embedder = match model::embedder(args, &Settings::load(root)?) {
+    let settings = Settings::load(root)?;
+    // With every chunk embedded by the static table in force, there is
+    // nothing to load it for (a run that changed nothing stays quick).
+    if let Some(name) = model::static_embedder_name(args, &settings) {
+        let index = evident_index::Index::open(root)?;
+        if index.vectors_pending(&name)? == 0 {
+            let summary = evident_index::EmbedSummary {
+                with_vectors: index.vector_count(&name)?,
+                ..Default::default()
+            };
+            return Ok(render::embed_summary_value(&summary, &name));
+        }
+    }
+    let embedder = match model::embedder(args, &settings) {
         Ok(Some(embedder)) => embedder,
         Ok(None) => return Ok(serde_json::json!({"skipped": model::NO_EMBEDDER})),
         Err(error) => {
