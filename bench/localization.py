@@ -5,6 +5,11 @@ BM25 over whole files, re-implemented here, on the same records in one run.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--all] [--limit N]
        [--mode bm25|hybrid|vector] [--group chunk|file|definition] [--records FILE] [--bundle FILE]
+       [--variant 'LABEL=SEARCH OPTIONS' ...]
+
+Variants run more `evident search` configurations on each record's index
+(one checkout and one index per record), each reported under its label: the
+ablation tables in BENCHMARKS.md come from one run.
 
 Records: `../shared/eval/localization/click.jsonl` (283 commits of click; see
 its README). By default only the 224 whose message names no changed function
@@ -117,9 +122,8 @@ def module_of(rel):
     return stem.replace("/", ".")
 
 
-def evident_rank(evident, tree, query, mode, group):
-    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), "--mode", mode,
-                          "--group", group],
+def evident_rank(evident, tree, query, options):
+    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), *options],
                          cwd=tree, capture_output=True, text=True)
     if out.returncode != 0:
         # A refused query (too long, say) finds nothing: that is what a user gets.
@@ -161,6 +165,9 @@ def main():
         p.add_argument("--group", default="chunk", choices=["chunk", "file", "definition"]),
         p.add_argument("--records", default=str(SHARED / "click.jsonl")),
         p.add_argument("--bundle", default=str(SHARED / "click.bundle")),
+        p.add_argument("--variant", action="append", default=[], metavar="LABEL=OPTIONS",
+                       help="also run `evident search OPTIONS` on the same index, reported as LABEL "
+                            "(repeatable; for ablations: 'no calls=--group definition --signal calls=0')"),
     ))
     records = [json.loads(line) for line in open(args.records)]
     records = [r for r in records if args.all or not r["leaks_identifier"]]
@@ -170,8 +177,16 @@ def main():
     if not repo.exists():
         repo.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "clone", "-q", "--no-checkout", args.bundle, str(repo)], check=True)
-    totals = {"evident": [collections.defaultdict(float), collections.defaultdict(float)],
-              "bm25 baseline": [collections.defaultdict(float), collections.defaultdict(float)]}
+    variants = [("evident", ["--mode", args.mode, "--group", args.group])]
+    for v in args.variant:
+        label, _, options = v.partition("=")
+        options = options.split()
+        for flag, value in [("--mode", args.mode), ("--group", args.group)]:
+            if flag not in options:
+                options = [flag, value, *options]
+        variants.append((label.strip(), options))
+    totals = {name: [collections.defaultdict(float), collections.defaultdict(float)]
+              for name in [v[0] for v in variants] + ["bm25 baseline"]}
     counts = [0, 0]
     refused = 0
     # An index from another build (another schema) is not this run's.
@@ -181,15 +196,18 @@ def main():
         subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)
         subprocess.run(["git", "clean", "-q", "-fdx", "-e", ".evident"], cwd=repo, check=True)
         subprocess.run([evident, "index", "--quiet", "."], cwd=repo, check=True, capture_output=True)
-        answered, files, functions = evident_rank(evident, repo, record["query"], args.mode, args.group)
-        refused += answered is None
-        mine = score(files, functions, record)
+        scores = []
+        for name, options in variants:
+            answered, files, functions = evident_rank(evident, repo, record["query"], options)
+            refused += answered is None
+            scores.append((name, score(files, functions, record)))
+        mine = scores[0][1]
         paths = python_files(repo)
         file_rank = BM25([(p, (repo / p).read_text(errors="replace")) for p in paths]).rank(record["query"])
         fn_docs = [((p, q), src) for p in paths for q, src in functions_of(repo, p)]
         fn_rank = BM25(fn_docs).rank(record["query"])
         base = score(file_rank, fn_rank, record)
-        for name, s in [("evident", mine), ("bm25 baseline", base)]:
+        for name, s in scores + [("bm25 baseline", base)]:
             for k, v in s.items():
                 totals[name][half][k] += v
         counts[half] += 1
@@ -200,7 +218,10 @@ def main():
           "halves A (even) and B (odd)")
     if refused:
         print(f"evident refused {refused} of the queries (each scored as finding nothing)")
-    print(f"{'system':<16}{'half':<6}{'n':>5}{'file MRR':>10}{'Acc@1':>8}{'Acc@5':>8}{'Acc@10':>8}{'fn Acc@5':>10}")
+    for name, options in variants[1:]:
+        print(f"{name}: evident search {' '.join(options)}")
+    width = max(16, *(len(name) + 2 for name in totals))
+    print(f"{'system':<{width}}{'half':<6}{'n':>5}{'file MRR':>10}{'Acc@1':>8}{'Acc@5':>8}{'Acc@10':>8}{'fn Acc@5':>10}")
     for name, halves in totals.items():
         rows = [("A", halves[0], counts[0]), ("B", halves[1], counts[1]),
                 ("all", {k: halves[0][k] + halves[1][k] for k in halves[0]}, sum(counts))]

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Retrieval quality of `evident search`: bm25, vector, hybrid (and rerank on a subset).
 
-Usage: python3 bench/quality.py [--no-build] [--queries N] [--rerank N] [--threads T]
+Usage: python3 bench/quality.py [--no-build] [--queries N] [--embed-model static|minilm]
+       [--group chunk|definition|file] [--rerank N] [--threads T]
 
 Corpus: the boltons 25.0.0 sdist from PyPI (pure-Python utilities with
 docstrings). Queries: the first sentence of each public function's or class's
 docstring (at least five words), and the answer is that definition. Every
 docstring is stripped from the indexed copy (each replaced by `pass`, line
 numbers kept), so no query text is in the index: the query must be matched
-through names, code and comments. Vectors come from the built-in embedder
-(all-MiniLM-L6-v2, scripts/fetch-embed-model.sh). Reports MRR@10 and
+through names, code and comments. Vectors come from a built-in embedder: the
+default static table, or all-MiniLM-L6-v2 with `--embed-model minilm` (both
+from scripts/fetch-embed-model.sh). Results are ranked by `--group` (chunk by
+default: the unit of the earlier figures; the answer is a definition either
+way, found when its name and line are in a result). Reports MRR@10 and
 Recall@1/5/10 per mode; with --rerank N, the first N queries are also run with
 `--rerank` against the real Qwen2.5-Coder-1.5B on llama-server
 (scripts/provision-llm.sh), next to hybrid on the same N queries.
@@ -78,7 +82,7 @@ def strip_docstrings(source: str):
     return "\n".join(lines), targets
 
 
-def build_corpus(src: pathlib.Path) -> tuple[pathlib.Path, list]:
+def build_corpus(src: pathlib.Path, embed_model: str) -> tuple[pathlib.Path, list]:
     corpus = WORK / f"quality-{PACKAGE}"
     shutil.rmtree(corpus, ignore_errors=True)
     queries = []
@@ -89,13 +93,16 @@ def build_corpus(src: pathlib.Path) -> tuple[pathlib.Path, list]:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(stripped)
         queries += [{"query": q, "path": str(rel), "name": n, "line": line} for n, line, q in targets]
-    (corpus / "evident.toml").write_text("[embed]\nprovider = \"local\"\n")
+    (corpus / "evident.toml").write_text(f"[embed]\nprovider = \"local\"\nname = \"{embed_model}\"\n")
     return corpus, queries
+
+
+GROUP = "chunk"
 
 
 def search(evident, corpus, q, mode, extra=()):
     out = subprocess.run([evident, "--repo", str(corpus), "search", q["query"], "--mode", mode, "--limit", "10",
-                          "--json", *extra], capture_output=True, text=True)
+                          "--group", GROUP, "--json", *extra], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         sys.exit(f"search failed: {out.stderr}")
     if "rerank skipped" in out.stderr:
@@ -119,21 +126,27 @@ def main():
         p.add_argument("--queries", type=int, default=150)
         p.add_argument("--rerank", type=int, default=0, help="also rerank the first N queries with the real model")
         p.add_argument("--threads", type=int, default=2)
+        p.add_argument("--embed-model", default="static", choices=["static", "minilm"])
+        p.add_argument("--group", default="chunk", choices=["chunk", "definition", "file"])
     args, evident = index_bench.setup(configure, runs=1)
+    global GROUP
+    GROUP = args.group
     src = fetch_sdist()
-    corpus, queries = build_corpus(src)
+    corpus, queries = build_corpus(src, args.embed_model)
     # An even spread over the package, the same every run.
     stride = max(1, len(queries) / args.queries)
     queries = [queries[int(i * stride)] for i in range(min(args.queries, len(queries)))]
     subprocess.run([str(ROOT / "scripts" / "fetch-embed-model.sh")], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([evident, "index", "--quiet", str(corpus)], check=True)
+    subprocess.run([evident, "index", "--quiet", "--no-embed", str(corpus)], check=True)
     started = time.perf_counter()
     subprocess.run([evident, "--repo", str(corpus), "embed", "--quiet"], check=True)
     embed_s = time.perf_counter() - started
     chunks = json.loads(subprocess.run([evident, "--repo", str(corpus), "embed", "--json"], check=True,
                                        capture_output=True, text=True).stdout)["with_vectors"]
+    embedder = "the default static table" if args.embed_model == "static" else "all-MiniLM-L6-v2"
     print(f"corpus: {PACKAGE} {VERSION} sdist, docstrings stripped; {len(queries)} queries "
-          f"(docstring first sentences); {chunks} chunks embedded in {embed_s:.0f} s with all-MiniLM-L6-v2 (built-in)")
+          f"(docstring first sentences); {chunks} chunks embedded in {embed_s:.1f} s with {embedder} (built-in); "
+          f"--group {GROUP}")
     print(f"{'mode':22} {'n':>4}  {'MRR@10':>7}  {'R@1':>7}  {'R@5':>7}  {'R@10':>7}")
     ranks = {}
     for mode in ("bm25", "vector", "hybrid"):

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use evident_index::{
-    Embedder, Evidence, Index, Kind, QueryVector, SearchGroup, SearchMode, SearchQuery,
+    Embedder, Evidence, Index, Kind, QueryVector, SearchGroup, SearchMode, SearchQuery, Signals,
 };
 
 use crate::rerank::{rerank, RerankOutcome, Reranker};
@@ -53,6 +53,8 @@ pub struct SearchRequest {
     pub explain: bool,
     /// What one result stands for: a chunk, a file, a definition.
     pub group: SearchGroup,
+    /// What besides the words ranks; `None`: the defaults for `group`.
+    pub signals: Option<Signals>,
 }
 
 impl SearchRequest {
@@ -65,6 +67,7 @@ impl SearchRequest {
             mode,
             explain: false,
             group: SearchGroup::default(),
+            signals: None,
         }
     }
 }
@@ -148,6 +151,7 @@ impl SearchService {
             kind: request.kind,
             path: request.path.clone(),
             group: request.group,
+            signals: request.signals,
             ..SearchQuery::new(request.query.clone())
         };
         if request.mode != SearchMode::Bm25 {

@@ -46,6 +46,7 @@ pub use graph::query::{
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use lang::extract;
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
+pub use search::signals::{Signals, SIGNAL_NAMES};
 pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder, EmbedderError};
 pub use search::{
     QueryVector, SearchGroup, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS,

@@ -6,7 +6,9 @@ mod common;
 use std::path::Path;
 
 use common::assert_equals_rebuild;
-use evident_index::{index_repo, Error, Index, IndexOptions, Kind, SearchGroup, SearchQuery};
+use evident_index::{
+    index_repo, Error, Evidence, Index, IndexOptions, Kind, SearchGroup, SearchQuery, Signals,
+};
 
 use evident_testkit::fs::write_in as write;
 
@@ -226,6 +228,160 @@ fn results_grouped_by_file_and_by_definition() {
         definitions.iter().filter(|e| e.name == "audit").count(),
         1,
         "{definitions:?}"
+    );
+}
+
+/// `query` ranked by `group`, with one signal set (`NAME=WEIGHT`).
+fn ranked_with(index: &Index, query: &str, group: SearchGroup, signal: &str) -> Vec<Evidence> {
+    let mut signals = Signals::for_group(group);
+    signals.set(signal).unwrap();
+    let q = SearchQuery {
+        group,
+        signals: Some(signals),
+        ..SearchQuery::new(query)
+    };
+    index.search(&q).unwrap()
+}
+
+fn names(found: Vec<Evidence>) -> Vec<String> {
+    found
+        .into_iter()
+        .map(|e| e.qualified_name.unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn results_borrow_from_what_calls_contains_or_imports_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Calls: `near` and `far` match alike, `far` a little better; only `near`
+    // is called by the best match, `schedule`.
+    write(
+        root,
+        "jobs.py",
+        "def schedule(task):\n    \"Retry with backoff, retry again.\"\n    return near(task)\n\n\ndef near(task):\n    return 'backoff'\n\n\ndef far(task):\n    return 'backoff backoff'\n",
+    );
+    // Class: the two `drain` methods match alike, `Queue.drain` a little
+    // better; only `Pool`'s own text matches too.
+    write(
+        root,
+        "pools.py",
+        "class Pool:\n    \"Connections kept for reuse; reuse them.\"\n\n    def drain(self):\n        return 'pooled'\n\n\nclass Queue:\n    def drain(self):\n        return 'pooled pooled'\n",
+    );
+    // Imports: `lib/fmt.py` and `lib/render.py` alike, `render` a little
+    // better; only `fmt` is imported by the best match, `app.py`.
+    write(
+        root,
+        "app.py",
+        "from lib.fmt import money\n\n\ndef invoice(total):\n    return money(total) + ' invoice invoice'\n",
+    );
+    write(
+        root,
+        "lib/fmt.py",
+        "def money(total):\n    return f'{total} invoice'\n",
+    );
+    write(
+        root,
+        "lib/render.py",
+        "def page(total):\n    return f'{total} invoice invoice'\n",
+    );
+    write(root, "lib/__init__.py", "");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let backoff = |weight| {
+        names(ranked_with(
+            &index,
+            "backoff",
+            SearchGroup::Definition,
+            weight,
+        ))
+    };
+    let (without, with) = (backoff("calls=0"), backoff("calls=1"));
+    assert_eq!(
+        without[..3],
+        ["jobs.schedule", "jobs.far", "jobs.near"],
+        "the words alone"
+    );
+    assert_eq!(
+        with[..3],
+        ["jobs.schedule", "jobs.near", "jobs.far"],
+        "called by a match"
+    );
+    let drains = |weight| -> Vec<String> {
+        names(ranked_with(
+            &index,
+            "pooled reuse",
+            SearchGroup::Definition,
+            weight,
+        ))
+        .into_iter()
+        .filter(|n| n.ends_with(".drain"))
+        .collect()
+    };
+    assert_eq!(drains("class=0")[0], "pools.Queue.drain", "the words alone");
+    assert_eq!(
+        drains("class=1")[0],
+        "pools.Pool.drain",
+        "in a matching class"
+    );
+    let libs = |weight| -> Vec<Evidence> {
+        ranked_with(&index, "invoice", SearchGroup::File, weight)
+            .into_iter()
+            .filter(|e| e.path.starts_with("lib/"))
+            .collect()
+    };
+    assert_eq!(
+        libs("imports=0")[0].path,
+        "lib/render.py",
+        "the words alone"
+    );
+    let with = libs("imports=1");
+    assert_eq!(with[0].path, "lib/fmt.py", "imported by a match");
+    let reason = with[0].reason.as_deref().unwrap_or("");
+    assert!(reason.contains("from imports"), "{reason}");
+}
+
+#[test]
+fn documents_and_tests_rank_below_code_unless_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "README.md",
+        "# Refresh token\n\nRefresh the token before it expires: refresh token.\n",
+    );
+    write(
+        root,
+        "tests/test_auth.py",
+        "def test_refresh():\n    assert refresh('token token')\n",
+    );
+    write(
+        root,
+        "auth.py",
+        "def renew(token):\n    # refresh the token\n    return token\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let first = |query: &str, signal: &str| {
+        ranked_with(&index, query, SearchGroup::File, signal)[0]
+            .path
+            .clone()
+    };
+    assert_eq!(
+        first("refresh token", "docs=0"),
+        "README.md",
+        "the words alone"
+    );
+    assert_eq!(first("refresh token", "docs=0.5"), "auth.py");
+    assert_eq!(
+        first("refresh token docs", "docs=0.5"),
+        "README.md",
+        "asked for"
+    );
+    assert_eq!(
+        first("refresh token test", "docs=1"),
+        "tests/test_auth.py",
+        "asked for"
     );
 }
 
@@ -535,6 +691,16 @@ fn only_chunks_without_a_vector_are_embedded() {
         "def get_collection_name(kind):\n    \"\"\"Renamed storage.\"\"\"\n    return f\"{kind}_store\"\n\n\ndef unrelated():\n    return 42\n",
     );
     index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    index.check_integrity().unwrap();
+    let model = evident_index::Embedder::model(&embedder).to_string();
+    // The edited file's chunks are new rows, without vectors until embedded.
+    let common_chunks = 2; // its two functions
+    assert_eq!(
+        index.vector_count(&model).unwrap(),
+        first.with_vectors - common_chunks,
+        "the scanned blocks dropped the old rows' vectors"
+    );
     let before = embedder.texts.get();
     let again = embed(root, &embedder).unwrap();
     assert_eq!(again.embedded, 1, "only the changed definition: {again:?}");
@@ -544,6 +710,11 @@ fn only_chunks_without_a_vector_are_embedded() {
     );
     assert_eq!(embedder.texts.get() - before, 1);
     assert_eq!(again.with_vectors, first.with_vectors);
+    std::fs::remove_file(root.join("web/store.js")).unwrap();
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    index.check_integrity().unwrap();
+    assert_eq!(index.vector_count(&model).unwrap(), first.with_vectors - 1);
 }
 
 #[test]

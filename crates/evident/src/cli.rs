@@ -196,7 +196,7 @@ pub struct SearchArgs {
     /// Only paths matching this glob (`src/**/*.py`), or under this file or directory.
     #[arg(long)]
     pub path: Option<String>,
-    /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedding model and `evident embed`; hybrid falls back to bm25).
+    /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedder and the vectors `evident index` makes; hybrid falls back to bm25).
     #[arg(long, value_enum, default_value_t = SearchMode::Hybrid)]
     pub mode: SearchMode,
     /// Show why each result ranks where it does.
@@ -207,6 +207,12 @@ pub struct SearchArgs {
     /// shows its best chunk and scores the sum of its chunks' scores.
     #[arg(long, value_enum, default_value_t = SearchGroup::File)]
     pub group: SearchGroup,
+    /// Change how much a ranking signal counts, 0 for off (for measuring
+    /// each one): calls, class, imports (what a result borrows from the
+    /// results it is linked to), tests, docs (the share taken off tests and
+    /// documents), vector (the vector list's share in hybrid). Repeatable.
+    #[arg(long, value_name = "NAME=WEIGHT")]
+    pub signal: Vec<String>,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
     #[arg(long)]
     pub rerank: bool,

@@ -610,6 +610,18 @@ fn search_ranks_chunks_and_explains() {
             "no embedding model",
         ),
         (vec!["search", "x", "--path", "["], "not a valid glob"),
+        (
+            vec!["search", "x", "--signal", "speed=2"],
+            "no signal is named \"speed\"; the signals are calls, class, imports",
+        ),
+        (
+            vec!["search", "x", "--signal", "calls"],
+            "expected NAME=WEIGHT",
+        ),
+        (
+            vec!["search", "x", "--signal", "tests=-1"],
+            "is not a weight",
+        ),
     ] {
         let out = without_models(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -4,12 +4,14 @@
 //! a list of quoted alphanumeric terms.
 
 pub mod chunk;
+pub mod signals;
 pub mod vectors;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
 use crate::search::chunk::{identifiers, split_identifier};
+use crate::search::signals::Signals;
 use crate::snippet::Budget;
 use crate::store::chunks::{self, ChunkRow};
 
@@ -82,6 +84,8 @@ pub struct SearchQuery {
     pub rrf_k: f64,
     /// What one result stands for; a group's score sums its chunks' scores.
     pub group: SearchGroup,
+    /// What besides the words ranks; `None`: the defaults for `group`.
+    pub signals: Option<Signals>,
 }
 
 impl SearchQuery {
@@ -95,6 +99,7 @@ impl SearchQuery {
             vector: None,
             rrf_k: DEFAULT_RRF_K,
             group: SearchGroup::Chunk,
+            signals: None,
         }
     }
 }
@@ -257,17 +262,39 @@ impl Index {
             .transpose()?;
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut by_id: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
-        if q.mode != SearchMode::Vector {
-            // Fetch more than asked: the path filter and the exact-name signal reorder and drop.
-            let fetch = if path_filter.is_some() {
-                2000
+        // The two lists are read at once, the vector scan on a thread and a
+        // connection of its own: hybrid costs the slower of the two.
+        let root = self.root();
+        let (full_text, nearest) = std::thread::scope(|scope| {
+            let nearest = vector.map(|v| {
+                let depth = if path_filter.is_some() {
+                    2000
+                } else {
+                    FUSION_DEPTH
+                };
+                scope.spawn(move || vectors::nearest_chunks(root, &v.model, &v.values, depth))
+            });
+            let full_text = if q.mode == SearchMode::Vector {
+                Ok(Vec::new())
             } else {
-                (q.limit * 4).max(50).max(FUSION_DEPTH)
+                // Fetch more than asked: the path filter and the exact-name signal reorder and drop.
+                let fetch = if path_filter.is_some() {
+                    2000
+                } else {
+                    (q.limit * 4).max(50).max(FUSION_DEPTH)
+                };
+                let kind = q.kind.map(|k| k.as_str());
+                let expression = match_expression(&weighted);
+                chunks::full_text(self.connection(), &expression, WEIGHTS, kind, fetch)
             };
-            let kind = q.kind.map(|k| k.as_str());
-            let expression = match_expression(&weighted);
-            let rows = chunks::full_text(self.connection(), &expression, WEIGHTS, kind, fetch)?;
-            for (row, bm25) in rows
+            let nearest = nearest
+                .map(|scan| scan.join().expect("the vector scan does not panic"))
+                .transpose();
+            (full_text, nearest)
+        });
+        let (full_text, nearest) = (full_text?, nearest?);
+        {
+            for (row, bm25) in full_text
                 .into_iter()
                 .filter(|(row, _)| path_filter.as_ref().is_none_or(|f| f.matches(&row.path)))
             {
@@ -280,16 +307,13 @@ impl Index {
                 });
             }
         }
-        if let Some(v) = vector {
-            let nearest = self.nearest_chunks(
-                &v.model,
-                &v.values,
-                if path_filter.is_some() {
-                    2000
-                } else {
-                    FUSION_DEPTH
-                },
-            )?;
+        if let Some(nearest) = nearest {
+            let unseen: Vec<i64> = nearest
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| !by_id.contains_key(id))
+                .collect();
+            let mut rows = chunks::chunks_by_id(self.connection(), &unseen)?;
             let mut rank = 0;
             for (id, cosine) in nearest {
                 if let Some(&i) = by_id.get(&id) {
@@ -297,7 +321,11 @@ impl Index {
                     rank += 1;
                     continue;
                 }
-                let row = chunks::chunk(self.connection(), id)?;
+                // The scan read its own snapshot: a chunk an indexer removed
+                // since is left out.
+                let Some(row) = rows.remove(&id) else {
+                    continue;
+                };
                 if q.kind.is_some_and(|k| k.as_str() != row.kind)
                     || path_filter.as_ref().is_some_and(|f| !f.matches(&row.path))
                 {
@@ -315,19 +343,23 @@ impl Index {
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
+        let signals = q.signals.unwrap_or_else(|| Signals::for_group(q.group));
         let rrf = |c: &Candidate| {
-            [c.bm25.map(|(r, _)| r), c.vector.map(|(r, _)| r)]
-                .into_iter()
-                .flatten()
-                .map(|r| 1.0 / (q.rrf_k + r as f64 + 1.0))
-                .sum::<f64>()
+            let bm25 = c.bm25.map(|(r, _)| 1.0 / (q.rrf_k + r as f64 + 1.0));
+            let vector = c
+                .vector
+                .map(|(r, _)| signals.vector / (q.rrf_k + r as f64 + 1.0));
+            bm25.unwrap_or(0.0) + vector.unwrap_or(0.0)
         };
-        // Tests and their helpers rank below the code they test unless the
-        // query asks for tests: "where do I look" is the code.
-        let wants_tests = query_asks_for_tests(&terms);
+        // Tests and documents rank below the code unless the query asks for
+        // them: "where do I look" is the code.
+        let wants_tests = query_asks_for(&terms, TEST_WORDS);
+        let wants_docs = query_asks_for(&terms, DOC_WORDS);
         let weight = |c: &Candidate| {
             if !wants_tests && is_test_path(&c.row.path) {
-                TEST_WEIGHT
+                1.0 - signals.tests
+            } else if !wants_docs && is_documentation(&c.row) {
+                1.0 - signals.docs
             } else {
                 1.0
             }
@@ -354,56 +386,62 @@ impl Index {
             SearchMode::Vector => c.vector.map_or(0.0, |(_, s)| f64::from(s)) * weight(c),
             SearchMode::Hybrid => fused,
         };
-        let mut grouped: Vec<Ranked> = if q.group == SearchGroup::Chunk {
-            ranked
-                .into_iter()
-                .map(|(s, f, c)| (s, f, None, c))
-                .collect()
-        } else {
-            // Each group stands for its best chunk (the first met) and its
-            // exact-name signal, scored by the sum of its chunks' scores: a
-            // file that matches in many places beats one lucky chunk.
-            let mut groups: Vec<Ranked> = Vec::new();
-            let mut index_of: std::collections::HashMap<(String, String), usize> =
-                std::collections::HashMap::new();
-            for (signal, fused, c) in ranked {
-                let key = match q.group {
-                    SearchGroup::File => (c.row.path.clone(), String::new()),
-                    _ => (c.row.path.clone(), c.row.qualified.clone()),
-                };
-                let score = score_of(&c, fused);
-                match index_of.get(&key) {
-                    Some(&i) => {
-                        if let Some((sum, chunks)) = &mut groups[i].2 {
-                            *sum += score;
-                            *chunks += 1;
-                        }
-                    }
-                    None => {
-                        index_of.insert(key, groups.len());
-                        groups.push((signal, fused, Some((score, 1)), c));
-                    }
-                }
+        // Each group stands for its best chunk (the first met) and its
+        // exact-name signal, scored by the sum of its chunks' scores: a file
+        // that matches in many places beats one lucky chunk.
+        let mut groups: Vec<Group> = Vec::new();
+        let mut index_of: std::collections::HashMap<(String, String), usize> =
+            std::collections::HashMap::new();
+        for (signal, fused, c) in ranked {
+            let score = score_of(&c, fused);
+            let key = match q.group {
+                SearchGroup::Chunk => (c.row.id.to_string(), String::new()),
+                SearchGroup::File => (c.row.path.clone(), String::new()),
+                SearchGroup::Definition => (c.row.path.clone(), c.row.qualified.clone()),
+            };
+            if let Some(&i) = index_of.get(&key) {
+                let group = &mut groups[i];
+                group.score += score;
+                group.chunks += 1;
+                group.symbols.extend(c.row.symbol_id);
+            } else {
+                index_of.insert(key, groups.len());
+                groups.push(Group {
+                    signal,
+                    fused,
+                    score,
+                    chunks: 1,
+                    symbols: c.row.symbol_id.into_iter().collect(),
+                    borrowed: Vec::new(),
+                    best: c,
+                });
             }
-            let sum = |r: &Ranked| r.2.map_or(0.0, |(sum, _)| sum);
-            groups.sort_by(|a, b| a.0.cmp(&b.0).then(sum(b).total_cmp(&sum(a))));
-            groups
-        };
-        grouped.truncate(q.limit);
+        }
+        if q.group != SearchGroup::Chunk {
+            self.borrow_along_links(&mut groups, q.group, &signals)?;
+        }
+        groups.sort_by(|a, b| a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score)));
+        groups.truncate(q.limit);
         let mut reader = self.reader();
-        let mut out = Vec::with_capacity(grouped.len());
-        for (signal, fused, group, c) in grouped {
+        let mut out = Vec::with_capacity(groups.len());
+        for group in groups {
+            let c = group.best;
             let snippet = reader
                 .snippet(&c.row.path, c.row.start, c.row.end, Budget::DEFINITION)
                 .unwrap_or_else(|e| format!("[unavailable: {e}]"));
             let mut reasons = Vec::new();
-            match signal {
+            match group.signal {
                 0 => reasons.push("exact name".to_string()),
                 1 => reasons.push("same name, other spelling".to_string()),
                 _ => {}
             }
             if weight(&c) != 1.0 {
-                reasons.push(format!("a test file: counts {TEST_WEIGHT}"));
+                let what = if is_documentation(&c.row) {
+                    "documentation"
+                } else {
+                    "a test file"
+                };
+                reasons.push(format!("{what}: counts {:.2}", weight(&c)));
             }
             if let Some((rank, score)) = c.bm25 {
                 reasons.push(format!("bm25 #{} ({score:.3})", rank + 1));
@@ -416,15 +454,17 @@ impl Index {
                 reasons.push("vector -".to_string());
             }
             if q.mode == SearchMode::Hybrid {
-                reasons.push(format!("rrf {fused:.4}"));
+                reasons.push(format!("rrf {:.4}", group.fused));
             }
-            let score = match group {
-                Some((sum, chunks)) => {
-                    reasons.push(format!("{chunks} chunk(s) of this group, scores summed"));
-                    sum
-                }
-                None => score_of(&c, fused),
-            };
+            if q.group != SearchGroup::Chunk {
+                reasons.push(format!(
+                    "{} chunk(s) of this group, scores summed",
+                    group.chunks
+                ));
+            }
+            for (signal, amount) in &group.borrowed {
+                reasons.push(format!("+{amount:.3} from {signal}"));
+            }
             let row = c.row;
             let mut ev = Evidence::new(
                 row.path,
@@ -435,7 +475,7 @@ impl Index {
                 snippet,
             );
             ev.qualified_name = Some(row.qualified);
-            ev.score = Some(score);
+            ev.score = Some(group.score);
             ev.reason = Some(reasons.join("; "));
             out.push(ev);
         }
@@ -443,16 +483,114 @@ impl Index {
     }
 }
 
-/// How much a test file's chunk counts when the query does not ask for tests.
-const TEST_WEIGHT: f64 = 0.5;
+impl Index {
+    /// Structure as a signal ([`signals`]): each group borrows from the
+    /// groups it is linked to, by calls and classes (between the definitions
+    /// of their chunks) and, for files, by imports.
+    fn borrow_along_links(
+        &self,
+        groups: &mut [Group],
+        group: SearchGroup,
+        signals: &Signals,
+    ) -> Result<()> {
+        if signals.calls == 0.0 && signals.class == 0.0 && signals.imports == 0.0 {
+            return Ok(());
+        }
+        let mut group_of_symbol = std::collections::HashMap::new();
+        let mut group_of_file = std::collections::HashMap::new();
+        for (i, g) in groups.iter().enumerate() {
+            for &s in &g.symbols {
+                group_of_symbol.insert(s, i);
+            }
+            if group == SearchGroup::File {
+                group_of_file.insert(g.best.row.file_id, i);
+            }
+        }
+        let symbols: Vec<i64> = group_of_symbol.keys().copied().collect();
+        let files: Vec<i64> = group_of_file.keys().copied().collect();
+        let wanted = [signals.calls, signals.class, signals.imports].map(|w| w > 0.0);
+        let links = chunks::links_among(self.connection(), &symbols, &files, wanted)?;
+        // Links between two different groups, each once.
+        let between = |pairs: &[(i64, i64)], of: &std::collections::HashMap<i64, usize>| {
+            let mut out: Vec<(usize, usize)> = pairs
+                .iter()
+                .filter_map(|(a, b)| Some((*of.get(a)?, *of.get(b)?)))
+                .filter(|(a, b)| a != b)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        };
+        let calls = between(&links.calls, &group_of_symbol);
+        // (method, class) becomes "the class lends to its method".
+        let classes: Vec<(usize, usize)> = between(&links.parents, &group_of_symbol)
+            .into_iter()
+            .map(|(child, parent)| (parent, child))
+            .collect();
+        let imports = between(&links.imports, &group_of_file);
+        // Every signal lends from the scores the words gave.
+        let words: Vec<f64> = groups.iter().map(|g| g.score).collect();
+        let mut scores = words.clone();
+        for (name, weight, step) in [
+            ("calls", signals.calls, &calls),
+            ("class", signals.class, &classes),
+            ("imports", signals.imports, &imports),
+        ] {
+            let mut lent = words.clone();
+            if name == "calls" {
+                signals::borrow(&mut lent, step, weight);
+            } else {
+                signals::lend(&mut lent, step, weight);
+            }
+            for (i, g) in groups.iter_mut().enumerate() {
+                let gained = lent[i] - words[i];
+                if gained > 0.0 {
+                    g.borrowed.push((name, gained));
+                    scores[i] += gained;
+                }
+            }
+        }
+        for (g, score) in groups.iter_mut().zip(scores) {
+            g.score = score;
+        }
+        Ok(())
+    }
+}
 
 /// Query words that ask for tests themselves.
 const TEST_WORDS: &[&str] = &[
     "test", "tests", "testing", "pytest", "unittest", "spec", "fixture",
 ];
 
-fn query_asks_for_tests(terms: &[String]) -> bool {
-    terms.iter().any(|t| TEST_WORDS.contains(&t.as_str()))
+/// Query words that ask for documentation.
+const DOC_WORDS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "document",
+    "documented",
+    "readme",
+    "changelog",
+    "guide",
+    "tutorial",
+    "example",
+    "examples",
+];
+
+fn query_asks_for(terms: &[String], words: &[&str]) -> bool {
+    terms.iter().any(|t| words.contains(&t.as_str()))
+}
+
+/// Documentation: a document's section (Markdown, reStructuredText, ...), or
+/// code under a `docs`, `doc`, `examples` or `example` directory (what a
+/// project shows, not what it runs).
+fn is_documentation(row: &ChunkRow) -> bool {
+    row.kind == Kind::Doc.as_str() || is_documentation_path(&row.path)
+}
+
+pub fn is_documentation_path(path: &str) -> bool {
+    let mut dirs = path.split('/').rev().skip(1);
+    dirs.any(|d| matches!(d, "docs" | "doc" | "examples" | "example"))
 }
 
 /// A test by the conventions most languages share: under a `test`,
@@ -477,9 +615,21 @@ pub fn is_test_path(path: &str) -> bool {
         || stem == "conftest"
 }
 
-/// A result in order: the exact-name signal, the fused score, for a group
-/// the sum of its chunks' scores and their number, and its best chunk.
-type Ranked = (u8, f64, Option<(f64, usize)>, Candidate);
+/// One result: a chunk, a file or a definition, standing for its best chunk.
+struct Group {
+    /// The exact-name signal (0 exact, 1 other spelling, 2 none): it ranks first.
+    signal: u8,
+    /// The best chunk's fused (hybrid) score.
+    fused: f64,
+    /// The sum of its chunks' scores, plus what it borrowed.
+    score: f64,
+    chunks: usize,
+    /// The definitions its chunks belong to.
+    symbols: Vec<i64>,
+    /// What each structural signal added.
+    borrowed: Vec<(&'static str, f64)>,
+    best: Candidate,
+}
 
 /// A chunk in the running, with its rank and score in each list.
 struct Candidate {
@@ -549,8 +699,21 @@ mod tests {
         ] {
             assert!(!is_test_path(code), "{code}");
         }
-        assert!(query_asks_for_tests(&query_terms("fix the flaky test")));
-        assert!(!query_asks_for_tests(&query_terms("fix the option parser")));
+        assert!(query_asks_for(
+            &query_terms("fix the flaky test"),
+            TEST_WORDS
+        ));
+        assert!(!query_asks_for(
+            &query_terms("fix the option parser"),
+            TEST_WORDS
+        ));
+        assert!(query_asks_for(&query_terms("update the docs"), DOC_WORDS));
+        for doc in ["docs/conf.py", "examples/repo/repo.py", "doc/api/x.js"] {
+            assert!(is_documentation_path(doc), "{doc}");
+        }
+        for code in ["src/docs.py", "src/example.py", "lib/documents/x.py"] {
+            assert!(!is_documentation_path(code), "{code}");
+        }
     }
 
     #[test]

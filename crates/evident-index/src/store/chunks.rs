@@ -14,10 +14,13 @@ pub(crate) struct ChunkRow {
     pub kind: String,
     pub name: String,
     pub qualified: String,
+    pub file_id: i64,
+    /// The definition, for definition chunks.
+    pub symbol_id: Option<i64>,
 }
 
-const CHUNK_COLUMNS: &str =
-    "c.id, f.path, c.start_line, c.end_line, c.kind, c.name, c.qualified_name";
+const CHUNK_COLUMNS: &str = "c.id, f.path, c.start_line, c.end_line, c.kind, c.name, \
+     c.qualified_name, c.file_id, c.symbol_id";
 
 fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
     Ok(ChunkRow {
@@ -28,6 +31,8 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         kind: r.get(4)?,
         name: r.get(5)?,
         qualified: r.get(6)?,
+        file_id: r.get(7)?,
+        symbol_id: r.get(8)?,
     })
 }
 
@@ -54,17 +59,78 @@ pub(crate) fn full_text(
     sql += &format!(" ORDER BY rank LIMIT {limit}");
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
-        Ok((chunk_row(r)?, r.get::<_, f64>(7)?))
+        Ok((chunk_row(r)?, r.get::<_, f64>(9)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// One chunk by id.
-pub(crate) fn chunk(conn: &Connection, id: i64) -> Result<ChunkRow> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1"
+/// Chunks by id, in one query.
+pub(crate) fn chunks_by_id(
+    conn: &Connection,
+    ids: &[i64],
+) -> Result<std::collections::HashMap<i64, ChunkRow>> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({list})"
     ))?;
-    Ok(stmt.query_row([id], chunk_row)?)
+    let rows = stmt.query_map([], chunk_row)?;
+    rows.map(|r| r.map(|row| (row.id, row)).map_err(Into::into))
+        .collect()
+}
+
+/// How a set of search results is linked in the code: the pairs of
+/// definitions in `symbols` where the first calls the second, the pairs
+/// `(definition, its parent)`, and the pairs of files in `files` where the
+/// first imports the second. A kind of link not `wanted` is not read.
+pub(crate) struct Links {
+    pub calls: Vec<(i64, i64)>,
+    pub parents: Vec<(i64, i64)>,
+    pub imports: Vec<(i64, i64)>,
+}
+
+pub(crate) fn links_among(
+    conn: &Connection,
+    symbols: &[i64],
+    files: &[i64],
+    wanted: [bool; 3],
+) -> Result<Links> {
+    let [calls, parents, imports] = wanted;
+    let pairs = |sql: String, ids: &[i64], wanted: bool| -> Result<Vec<(i64, i64)>> {
+        if ids.is_empty() || !wanted {
+            return Ok(Vec::new());
+        }
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    let list = |ids: &[i64]| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let (s, f) = (list(symbols), list(files));
+    Ok(Links {
+        calls: pairs(
+            format!(
+                "SELECT DISTINCT c.enclosing_id, e.callee_id FROM edges e JOIN calls c ON c.id = e.call_id
+                 WHERE e.callee_id IN ({s}) AND c.enclosing_id IN ({s}) AND c.enclosing_id != e.callee_id"
+            ),
+            symbols,
+            calls,
+        )?,
+        parents: pairs(
+            format!("SELECT id, parent_id FROM symbols WHERE id IN ({s}) AND parent_id IS NOT NULL"),
+            symbols,
+            parents,
+        )?,
+        imports: pairs(
+            format!(
+                "SELECT DISTINCT i.file_id, t.id FROM imports i JOIN files t ON t.path = i.target
+                 WHERE i.file_id IN ({f}) AND t.id IN ({f}) AND i.file_id != t.id"
+            ),
+            files,
+            imports,
+        )?,
+    })
 }
 
 /// The documents (files of these `formats`), by path: `(path, line count, first heading)`.

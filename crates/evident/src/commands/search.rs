@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use evident_agent::{Reranker, SearchRequest, SearchService};
-use evident_index::Settings;
+use evident_index::{Settings, Signals};
 
 use super::{emit, open_index, profiled, query_root};
 use crate::cli::{SearchArgs, SearchMode};
@@ -44,16 +44,27 @@ pub fn search(repo: &Option<PathBuf>, json: bool, args: SearchArgs) -> Result<Ex
     if let Some(reranker) = reranker {
         service = service.with_reranker(reranker);
     }
+    let group = match args.group {
+        crate::cli::SearchGroup::Chunk => evident_index::SearchGroup::Chunk,
+        crate::cli::SearchGroup::File => evident_index::SearchGroup::File,
+        crate::cli::SearchGroup::Definition => evident_index::SearchGroup::Definition,
+    };
+    let signals = if args.signal.is_empty() {
+        None
+    } else {
+        let mut signals = Signals::for_group(group);
+        for assignment in &args.signal {
+            signals.set(assignment)?;
+        }
+        Some(signals)
+    };
     let request = SearchRequest {
         limit: args.limit,
         kind: args.kind,
         path: args.path,
         explain: args.explain,
-        group: match args.group {
-            crate::cli::SearchGroup::Chunk => evident_index::SearchGroup::Chunk,
-            crate::cli::SearchGroup::File => evident_index::SearchGroup::File,
-            crate::cli::SearchGroup::Definition => evident_index::SearchGroup::Definition,
-        },
+        group,
+        signals,
         ..SearchRequest::new(args.query.clone(), mode)
     };
     let answer = service.search(&root, &index, &request)?;

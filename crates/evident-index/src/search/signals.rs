@@ -1,0 +1,159 @@
+//! What besides the words ranks a search result, each with a weight a user
+//! can change (`--signal NAME=WEIGHT`; 0 turns one off), so each one's
+//! contribution can be measured alone (BENCHMARKS.md, the ablation table).
+//!
+//! Structure (seed 003's hybrid of the syntax index and the call graph): a
+//! result borrows a share of the scores of the results it is linked to in the
+//! code. A definition borrows from the definitions it calls and that call it,
+//! and from its class; a file borrows from the files that import it. Only
+//! links among the results of one query count: borrowing reorders what the
+//! words found, it does not bring in code that shares no word with the query.
+
+use crate::error::{Error, Result};
+use crate::search::SearchGroup;
+
+/// The weights. A borrowing weight `w` adds `w ×` a linked result's score;
+/// `tests` and `docs` take that share off a test's or a document's score
+/// when the query does not ask for tests or documentation; `vector` is the
+/// nearest-vector list's share of hybrid fusion (the full-text list has 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Signals {
+    pub calls: f64,
+    pub class: f64,
+    pub imports: f64,
+    pub tests: f64,
+    pub docs: f64,
+    pub vector: f64,
+}
+
+/// The names `--signal` takes, in the order `evident search --help` lists them.
+pub const SIGNAL_NAMES: &[&str] = &["calls", "class", "imports", "tests", "docs", "vector"];
+
+impl Signals {
+    /// The defaults for a kind of result, tuned on half A of the localization
+    /// benchmark (BENCHMARKS.md, "Structure as a signal"); a signal is on
+    /// only where it won at least two records of that half. Calls and
+    /// classes did not, for files or for definitions, so they are off.
+    pub fn for_group(group: SearchGroup) -> Signals {
+        let mut signals = Signals {
+            calls: 0.0,
+            class: 0.0,
+            imports: 0.0,
+            tests: 0.8,
+            docs: 0.5,
+            vector: 1.0,
+        };
+        match group {
+            SearchGroup::Chunk => {}
+            SearchGroup::File => signals.imports = 0.3,
+            // The nearest vectors lift definitions that share the query's
+            // topic but not its words; too many of them push out the one
+            // that changed.
+            SearchGroup::Definition => signals.vector = 0.1,
+        }
+        signals
+    }
+
+    /// Applies `NAME=WEIGHT`.
+    pub fn set(&mut self, assignment: &str) -> Result<()> {
+        let bad = |why: String| Error::InvalidArgument(format!("--signal {assignment:?}: {why}"));
+        let (name, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAME=WEIGHT, such as calls=0.2".into()))?;
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| bad(format!("{value:?} is not a weight (a number, 0 or more)")))?;
+        let slot = match name.trim() {
+            "calls" => &mut self.calls,
+            "class" => &mut self.class,
+            "imports" => &mut self.imports,
+            "tests" => &mut self.tests,
+            "docs" => &mut self.docs,
+            "vector" => &mut self.vector,
+            other => {
+                return Err(bad(format!(
+                    "no signal is named {other:?}; the signals are {}",
+                    SIGNAL_NAMES.join(", ")
+                )))
+            }
+        };
+        if matches!(name.trim(), "tests" | "docs") && value > 1.0 {
+            return Err(bad("a share taken off is at most 1".into()));
+        }
+        *slot = value;
+        Ok(())
+    }
+}
+
+/// One round of borrowing over undirected links: each result gains
+/// `weight ×` the best score among the results linked to it, as they were
+/// before the round. The best, not the sum: a helper linked to everything
+/// (a logger, `echo`) would otherwise outrank what the words found.
+pub(crate) fn borrow(scores: &mut [f64], links: &[(usize, usize)], weight: f64) {
+    let both: Vec<(usize, usize)> = links.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
+    lend(scores, &both, weight);
+}
+
+/// [`borrow`] along directed links: `(from, to)` lends `from`'s score to `to`.
+pub(crate) fn lend(scores: &mut [f64], links: &[(usize, usize)], weight: f64) {
+    if weight == 0.0 || links.is_empty() {
+        return;
+    }
+    let mut best = vec![0f64; scores.len()];
+    for &(from, to) in links {
+        best[to] = best[to].max(scores[from]);
+    }
+    for (score, best) in scores.iter_mut().zip(best) {
+        *score += weight * best;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_are_set_by_name_and_refuse_nonsense() {
+        let mut s = Signals::for_group(SearchGroup::File);
+        s.set("calls=0.25").unwrap();
+        assert_eq!(s.calls, 0.25);
+        s.set("tests=0").unwrap();
+        assert_eq!(s.tests, 0.0);
+        for bad in [
+            "calls",
+            "calls=x",
+            "calls=-1",
+            "calls=NaN",
+            "tests=2",
+            "speed=1",
+        ] {
+            let e = s.set(bad).unwrap_err().to_string();
+            assert!(e.contains(bad), "{e}");
+        }
+        assert!(s
+            .set("speed=1")
+            .unwrap_err()
+            .to_string()
+            .contains("calls, class, imports, tests, docs, vector"));
+    }
+
+    #[test]
+    fn borrowing_uses_the_scores_before_the_round() {
+        let mut scores = vec![1.0, 2.0, 0.0, 4.0];
+        borrow(&mut scores, &[(0, 1), (1, 2), (1, 3)], 0.5);
+        assert_eq!(
+            scores,
+            [2.0, 4.0, 1.0, 5.0],
+            "the best linked score, not the sum"
+        );
+        let mut scores = vec![1.0, 2.0, 0.0];
+        lend(&mut scores, &[(0, 1), (1, 2)], 0.5);
+        assert_eq!(scores, [1.0, 2.5, 1.0]);
+        let mut scores = vec![1.0, 2.0];
+        borrow(&mut scores, &[(0, 1)], 0.0);
+        assert_eq!(scores, [1.0, 2.0], "weight 0 is off");
+    }
+}
