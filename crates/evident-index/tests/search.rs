@@ -206,16 +206,32 @@ fn results_grouped_by_file_and_by_definition() {
     };
     let chunks = run(SearchGroup::Chunk);
     assert_eq!(chunks[0].path, "one.py", "{chunks:?}");
-    let files = run(SearchGroup::File);
-    let paths: Vec<&str> = files.iter().map(|e| e.path.as_str()).collect();
+    // Summed (length 0), the file matching in three places comes first.
+    let summed = ranked_with(
+        &index,
+        "ledger balance total",
+        SearchGroup::File,
+        "length=0",
+    );
+    let paths: Vec<&str> = summed.iter().map(|e| e.path.as_str()).collect();
     let mut unique = paths.clone();
     unique.dedup();
     assert_eq!(paths.len(), unique.len(), "one result per file: {paths:?}");
-    assert_eq!(paths[0], "many.py", "{files:?}");
-    let many = &files[0];
+    assert_eq!(paths[0], "many.py", "{summed:?}");
+    let many = &summed[0];
     assert!(
         many.reason.as_deref().unwrap_or("").contains("3 chunk(s)"),
         "{many:?}"
+    );
+    // By default a group's sum is divided by √chunks: the short file that
+    // matches every word in one place comes back first.
+    let files = run(SearchGroup::File);
+    assert_eq!(files[0].path, "one.py", "{files:?}");
+    let normalised = files.iter().find(|e| e.path == "many.py").unwrap();
+    let expected = many.score.unwrap() / 3f64.sqrt();
+    assert!(
+        (normalised.score.unwrap() - expected).abs() < 1e-9,
+        "{normalised:?} against {expected}"
     );
     // The long definition's windows are one result when grouped by definition.
     let audit_windows = run(SearchGroup::Chunk)
@@ -231,10 +247,12 @@ fn results_grouped_by_file_and_by_definition() {
     );
 }
 
-/// `query` ranked by `group`, with one signal set (`NAME=WEIGHT`).
+/// `query` ranked by `group`, with signals set (`NAME=WEIGHT`, space-separated).
 fn ranked_with(index: &Index, query: &str, group: SearchGroup, signal: &str) -> Vec<Evidence> {
     let mut signals = Signals::for_group(group);
-    signals.set(signal).unwrap();
+    for assignment in signal.split_whitespace() {
+        signals.set(assignment).unwrap();
+    }
     let q = SearchQuery {
         group,
         signals: Some(signals),
@@ -324,8 +342,10 @@ fn results_borrow_from_what_calls_contains_or_imports_them() {
         "pools.Pool.drain",
         "in a matching class"
     );
-    let libs = |weight| -> Vec<Evidence> {
-        ranked_with(&index, "invoice", SearchGroup::File, weight)
+    // Calls link `app.py` to `lib/fmt.py` too: measure imports alone.
+    let libs = |weight: &str| -> Vec<Evidence> {
+        let signals = format!("calls=0 {weight}");
+        ranked_with(&index, "invoice", SearchGroup::File, &signals)
             .into_iter()
             .filter(|e| e.path.starts_with("lib/"))
             .collect()
@@ -339,6 +359,15 @@ fn results_borrow_from_what_calls_contains_or_imports_them() {
     assert_eq!(with[0].path, "lib/fmt.py", "imported by a match");
     let reason = with[0].reason.as_deref().unwrap_or("");
     assert!(reason.contains("from imports"), "{reason}");
+    // Files borrow along calls between their definitions too (`invoice`
+    // calls `money`).
+    let by_calls: Vec<String> =
+        ranked_with(&index, "invoice", SearchGroup::File, "imports=0 calls=1")
+            .into_iter()
+            .map(|e| e.path)
+            .filter(|p| p.starts_with("lib/"))
+            .collect();
+    assert_eq!(by_calls[0], "lib/fmt.py", "called by a match: {by_calls:?}");
 }
 
 #[test]

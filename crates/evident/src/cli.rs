@@ -210,7 +210,9 @@ pub struct SearchArgs {
     /// Change how much a ranking signal counts, 0 for off (for measuring
     /// each one): calls, class, imports (what a result borrows from the
     /// results it is linked to), tests, docs (the share taken off tests and
-    /// documents), vector (the vector list's share in hybrid). Repeatable.
+    /// documents), vector (the vector list's share in hybrid), name,
+    /// signature, body, path (BM25F column weights), length (a group's sum
+    /// divided by its chunk count to this power). Repeatable.
     #[arg(long, value_name = "NAME=WEIGHT")]
     pub signal: Vec<String>,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.

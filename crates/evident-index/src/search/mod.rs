@@ -1,5 +1,5 @@
 //! Full-text search over chunks (SQLite FTS5, BM25 with per-column weights:
-//! name > signature and doc > body > path), with code-aware terms and an
+//! name > signature and doc > body > path, see [`signals`]), with code-aware terms and an
 //! exact-name signal. User text never reaches FTS5 as syntax: a query becomes
 //! a list of quoted alphanumeric terms.
 
@@ -21,8 +21,6 @@ pub const MAX_QUERY_CHARS: usize = 4000;
 /// A long query's distinct terms, in order of appearance, are kept up to
 /// this many (a subject line comes first).
 const MAX_QUERY_TERMS: usize = 64;
-/// BM25 weights of the columns `name, signature_doc, body, path`.
-const WEIGHTS: &str = "10.0, 5.0, 2.0, 1.0";
 
 /// Which lists rank the results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -260,6 +258,7 @@ impl Index {
             .as_deref()
             .map(|p| PathFilter::new(&self.repo_rel(p)))
             .transpose()?;
+        let signals = q.signals.unwrap_or_else(|| Signals::for_group(q.group));
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut by_id: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
         // The two lists are read at once, the vector scan on a thread and a
@@ -285,7 +284,8 @@ impl Index {
                 };
                 let kind = q.kind.map(|k| k.as_str());
                 let expression = match_expression(&weighted);
-                chunks::full_text(self.connection(), &expression, WEIGHTS, kind, fetch)
+                let weights = signals.column_weights();
+                chunks::full_text(self.connection(), &expression, &weights, kind, fetch)
             };
             let nearest = nearest
                 .map(|scan| scan.join().expect("the vector scan does not panic"))
@@ -343,7 +343,6 @@ impl Index {
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
-        let signals = q.signals.unwrap_or_else(|| Signals::for_group(q.group));
         let rrf = |c: &Candidate| {
             let bm25 = c.bm25.map(|(r, _)| 1.0 / (q.rrf_k + r as f64 + 1.0));
             let vector = c
@@ -418,6 +417,11 @@ impl Index {
             }
         }
         if q.group != SearchGroup::Chunk {
+            if signals.length > 0.0 {
+                for g in &mut groups {
+                    g.score /= (g.chunks as f64).powf(signals.length);
+                }
+            }
             self.borrow_along_links(&mut groups, q.group, &signals)?;
         }
         groups.sort_by(|a, b| a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score)));
@@ -457,8 +461,13 @@ impl Index {
                 reasons.push(format!("rrf {:.4}", group.fused));
             }
             if q.group != SearchGroup::Chunk {
+                let normalised = if signals.length > 0.0 {
+                    format!(" / chunks^{}", signals.length)
+                } else {
+                    String::new()
+                };
                 reasons.push(format!(
-                    "{} chunk(s) of this group, scores summed",
+                    "{} chunk(s) of this group, scores summed{normalised}",
                     group.chunks
                 ));
             }

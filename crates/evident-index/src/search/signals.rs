@@ -16,6 +16,10 @@ use crate::search::SearchGroup;
 /// `tests` and `docs` take that share off a test's or a document's score
 /// when the query does not ask for tests or documentation; `vector` is the
 /// nearest-vector list's share of hybrid fusion (the full-text list has 1).
+/// `name`, `signature`, `body` and `path` are BM25F's column weights (a
+/// chunk's name; its signature and doc comment; its body; its file's path),
+/// and `length` normalises a group's summed score by its chunk count
+/// (`sum / chunks^length`: 0 keeps the sum, 1 makes it the mean).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
     pub calls: f64,
@@ -24,16 +28,35 @@ pub struct Signals {
     pub tests: f64,
     pub docs: f64,
     pub vector: f64,
+    pub name: f64,
+    pub signature: f64,
+    pub body: f64,
+    pub path: f64,
+    pub length: f64,
 }
 
 /// The names `--signal` takes, in the order `evident search --help` lists them.
-pub const SIGNAL_NAMES: &[&str] = &["calls", "class", "imports", "tests", "docs", "vector"];
+pub const SIGNAL_NAMES: &[&str] = &[
+    "calls",
+    "class",
+    "imports",
+    "tests",
+    "docs",
+    "vector",
+    "name",
+    "signature",
+    "body",
+    "path",
+    "length",
+];
 
 impl Signals {
     /// The defaults for a kind of result, tuned on half A of the localization
     /// benchmark (BENCHMARKS.md, "Structure as a signal"); a signal is on
-    /// only where it won at least two records of that half. Calls and
-    /// classes did not, for files or for definitions, so they are off.
+    /// only where it gained at least 0.01 file MRR or two records of
+    /// function Acc@5 on that half: of the structural links, calls between
+    /// files; not calls or classes for definitions, nor imports once groups
+    /// were length-normalised.
     pub fn for_group(group: SearchGroup) -> Signals {
         let mut signals = Signals {
             calls: 0.0,
@@ -42,14 +65,29 @@ impl Signals {
             tests: 0.8,
             docs: 0.5,
             vector: 1.0,
+            name: 10.0,
+            signature: 5.0,
+            body: 2.0,
+            path: 1.0,
+            length: 0.0,
         };
         match group {
             SearchGroup::Chunk => {}
-            SearchGroup::File => signals.imports = 0.3,
-            // The nearest vectors lift definitions that share the query's
-            // topic but not its words; too many of them push out the one
-            // that changed.
-            SearchGroup::Definition => signals.vector = 0.1,
+            // A file's sum over √chunks: a long file matching many words a
+            // little no longer outranks a short one matching them well.
+            SearchGroup::File => {
+                signals.length = 0.5;
+                // A file whose definitions call or are called by the best
+                // matches is likely part of the change.
+                signals.calls = 0.3;
+            }
+            SearchGroup::Definition => {
+                signals.length = 0.5;
+                // The nearest vectors lift definitions that share the query's
+                // topic but not its words; too many of them push out the one
+                // that changed.
+                signals.vector = 0.1;
+            }
         }
         signals
     }
@@ -66,13 +104,19 @@ impl Signals {
             .ok()
             .filter(|v: &f64| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| bad(format!("{value:?} is not a weight (a number, 0 or more)")))?;
+        let mut next = *self;
         let slot = match name.trim() {
-            "calls" => &mut self.calls,
-            "class" => &mut self.class,
-            "imports" => &mut self.imports,
-            "tests" => &mut self.tests,
-            "docs" => &mut self.docs,
-            "vector" => &mut self.vector,
+            "calls" => &mut next.calls,
+            "class" => &mut next.class,
+            "imports" => &mut next.imports,
+            "tests" => &mut next.tests,
+            "docs" => &mut next.docs,
+            "vector" => &mut next.vector,
+            "name" => &mut next.name,
+            "signature" => &mut next.signature,
+            "body" => &mut next.body,
+            "path" => &mut next.path,
+            "length" => &mut next.length,
             other => {
                 return Err(bad(format!(
                     "no signal is named {other:?}; the signals are {}",
@@ -84,7 +128,21 @@ impl Signals {
             return Err(bad("a share taken off is at most 1".into()));
         }
         *slot = value;
+        if [next.name, next.signature, next.body, next.path] == [0.0; 4] {
+            return Err(bad(
+                "at least one column (name, signature, body, path) must weigh something".into(),
+            ));
+        }
+        *self = next;
         Ok(())
+    }
+
+    /// The column weights as `bm25()` takes them.
+    pub(crate) fn column_weights(&self) -> String {
+        format!(
+            "{:?}, {:?}, {:?}, {:?}",
+            self.name, self.signature, self.body, self.path
+        )
     }
 }
 
@@ -133,6 +191,13 @@ mod tests {
             let e = s.set(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
+        assert_eq!(s.column_weights(), "10.0, 5.0, 2.0, 1.0");
+        for column in ["name=0", "signature=0", "body=0"] {
+            s.set(column).unwrap();
+        }
+        let e = s.set("path=0").unwrap_err().to_string();
+        assert!(e.contains("at least one column"), "{e}");
+        assert_eq!(s.path, 1.0, "a refused change changes nothing");
         assert!(s
             .set("speed=1")
             .unwrap_err()
