@@ -1,8 +1,8 @@
 //! The vectors' rows: one vector per (embedding text hash, model), so an
 //! unchanged text is never embedded twice; each chunk's vector again
-//! (`chunk_vectors`); and those packed by
-//! ranges of chunk ids into blocks (`vector_blocks`), the table vector search
-//! scans: a few hundred rows to step through instead of one per chunk.
+//! (`chunk_vectors`); and those packed by ranges of chunk ids into blocks
+//! (`vector_blocks`), the table vector search scans: a few hundred rows to
+//! step through instead of one per chunk.
 //!
 //! The invariant: a model's blocks hold exactly its `chunk_vectors` rows.
 //! Every write to `chunk_vectors` rewrites the blocks of the ids it touched
