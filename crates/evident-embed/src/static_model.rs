@@ -123,18 +123,23 @@ impl StaticEmbedder {
 
         let weights_path = dir.join("model.safetensors");
         let weights = read(&weights_path)?;
-        let tensors = candle_core::safetensors::load_buffer(&weights, &Device::Cpu)
+        // Read straight from the file's bytes: one pass to f32, no tensor
+        // copies (through candle this took most of the load time).
+        let tensors = safetensors::SafeTensors::deserialize(&weights)
             .map_err(|e| bad(&weights_path, format!("not a safetensors file: {e}")))?;
         let mismatch = |message: String| EmbedError::Mismatch {
             dir: dir.to_path_buf(),
             message,
         };
         let embeddings = tensors
-            .get("embeddings")
-            .ok_or_else(|| mismatch("no `embeddings` tensor (a static model holds one)".into()))?;
-        let (rows, dimensions) = embeddings
-            .dims2()
-            .map_err(|e| mismatch(format!("`embeddings` is not a table: {e}")))?;
+            .tensor("embeddings")
+            .map_err(|_| mismatch("no `embeddings` tensor (a static model holds one)".into()))?;
+        let &[rows, dimensions] = embeddings.shape() else {
+            return Err(mismatch(format!(
+                "`embeddings` is not a table: its shape is {:?}",
+                embeddings.shape()
+            )));
+        };
         if let Some(hidden) = config.hidden_dim.filter(|&h| h != dimensions) {
             return Err(mismatch(format!(
                 "config.json's hidden_dim is {hidden} but the table has {dimensions} columns"
@@ -146,11 +151,26 @@ impl StaticEmbedder {
                 "tokenizer.json has {vocabulary} tokens but the table has {rows} rows"
             )));
         }
-        let table = embeddings
-            .to_dtype(DType::F32)
-            .and_then(|t| t.flatten_all())
-            .and_then(|t| t.to_vec1::<f32>())
-            .map_err(|e| mismatch(e.to_string()))?;
+        let bytes = embeddings.data();
+        let table: Vec<f32> = match embeddings.dtype() {
+            safetensors::Dtype::F16 => bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            safetensors::Dtype::BF16 => bytes
+                .chunks_exact(2)
+                .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            safetensors::Dtype::F32 => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            other => {
+                return Err(mismatch(format!(
+                    "`embeddings` holds {other:?} values, not floats"
+                )))
+            }
+        };
         let name = crate::model_name(dir, &config_text, &weights, 0);
         Ok(StaticEmbedder {
             table,
