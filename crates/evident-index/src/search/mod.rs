@@ -530,7 +530,11 @@ impl Index {
             out.dedup();
             out
         };
-        let calls = between(&links.calls, &group_of_symbol);
+        // A call lends both ways: to the callee and to the caller.
+        let calls: Vec<(usize, usize)> = between(&links.calls, &group_of_symbol)
+            .into_iter()
+            .flat_map(|(a, b)| [(a, b), (b, a)])
+            .collect();
         // (method, class) becomes "the class lends to its method".
         let classes: Vec<(usize, usize)> = between(&links.parents, &group_of_symbol)
             .into_iter()
@@ -546,11 +550,7 @@ impl Index {
             ("imports", signals.imports, &imports),
         ] {
             let mut lent = words.clone();
-            if name == "calls" {
-                signals::borrow(&mut lent, step, weight);
-            } else {
-                signals::lend(&mut lent, step, weight);
-            }
+            signals::lend(&mut lent, step, weight);
             for (i, g) in groups.iter_mut().enumerate() {
                 let gained = lent[i] - words[i];
                 if gained > 0.0 {

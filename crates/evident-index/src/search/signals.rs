@@ -146,16 +146,10 @@ impl Signals {
     }
 }
 
-/// One round of borrowing over undirected links: each result gains
-/// `weight ×` the best score among the results linked to it, as they were
-/// before the round. The best, not the sum: a helper linked to everything
-/// (a logger, `echo`) would otherwise outrank what the words found.
-pub(crate) fn borrow(scores: &mut [f64], links: &[(usize, usize)], weight: f64) {
-    let both: Vec<(usize, usize)> = links.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
-    lend(scores, &both, weight);
-}
-
-/// [`borrow`] along directed links: `(from, to)` lends `from`'s score to `to`.
+/// One round of lending along links: `(from, to)` lends `from`'s score to
+/// `to`, and each result gains `weight ×` the best score lent to it, as the
+/// scores were before the round. The best, not the sum: a helper linked to
+/// everything (a logger, `echo`) would otherwise outrank what the words found.
 pub(crate) fn lend(scores: &mut [f64], links: &[(usize, usize)], weight: f64) {
     if weight == 0.0 || links.is_empty() {
         return;
@@ -208,7 +202,8 @@ mod tests {
     #[test]
     fn borrowing_uses_the_scores_before_the_round() {
         let mut scores = vec![1.0, 2.0, 0.0, 4.0];
-        borrow(&mut scores, &[(0, 1), (1, 2), (1, 3)], 0.5);
+        let both_ways = [(0, 1), (1, 0), (1, 2), (2, 1), (1, 3), (3, 1)];
+        lend(&mut scores, &both_ways, 0.5);
         assert_eq!(
             scores,
             [2.0, 4.0, 1.0, 5.0],
@@ -218,7 +213,7 @@ mod tests {
         lend(&mut scores, &[(0, 1), (1, 2)], 0.5);
         assert_eq!(scores, [1.0, 2.5, 1.0]);
         let mut scores = vec![1.0, 2.0];
-        borrow(&mut scores, &[(0, 1)], 0.0);
+        lend(&mut scores, &[(0, 1)], 0.0);
         assert_eq!(scores, [1.0, 2.0], "weight 0 is off");
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn chunks_by_id(
     if ids.is_empty() {
         return Ok(Default::default());
     }
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = id_list(ids);
     let mut stmt = conn.prepare(&format!(
         "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({list})"
     ))?;
@@ -81,16 +81,22 @@ pub(crate) fn chunks_by_id(
         .collect()
 }
 
+/// Row ids as an SQL list: integers only, so nothing needs quoting.
+fn id_list(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
 /// How a set of search results is linked in the code: the pairs of
-/// definitions in `symbols` where the first calls the second, the pairs
-/// `(definition, its parent)`, and the pairs of files in `files` where the
-/// first imports the second. A kind of link not `wanted` is not read.
+/// definitions where the first calls the second, the pairs `(definition,
+/// its parent)`, and the pairs of files where the first imports the second.
 pub(crate) struct Links {
     pub calls: Vec<(i64, i64)>,
     pub parents: Vec<(i64, i64)>,
     pub imports: Vec<(i64, i64)>,
 }
 
+/// The [`Links`] among `symbols` and among `files`; a kind of link not
+/// `wanted` (calls, parents, imports) is not read.
 pub(crate) fn links_among(
     conn: &Connection,
     symbols: &[i64],
@@ -106,8 +112,7 @@ pub(crate) fn links_among(
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     };
-    let list = |ids: &[i64]| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-    let (s, f) = (list(symbols), list(files));
+    let (s, f) = (id_list(symbols), id_list(files));
     Ok(Links {
         calls: pairs(
             format!(
