@@ -17,6 +17,12 @@ pub enum Kind {
     Constant,
     Variable,
     Type,
+    Union,
+    Macro,
+    Namespace,
+    Property,
+    Protocol,
+    Object,
     Import,
     Call,
     Chunk,
@@ -26,7 +32,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 23] = [
         Kind::Function,
         Kind::Method,
         Kind::Class,
@@ -38,6 +44,12 @@ impl Kind {
         Kind::Constant,
         Kind::Variable,
         Kind::Type,
+        Kind::Union,
+        Kind::Macro,
+        Kind::Namespace,
+        Kind::Property,
+        Kind::Protocol,
+        Kind::Object,
         Kind::Import,
         Kind::Call,
         Kind::Chunk,
@@ -59,6 +71,12 @@ impl Kind {
             Kind::Constant => "constant",
             Kind::Variable => "variable",
             Kind::Type => "type",
+            Kind::Union => "union",
+            Kind::Macro => "macro",
+            Kind::Namespace => "namespace",
+            Kind::Property => "property",
+            Kind::Protocol => "protocol",
+            Kind::Object => "object",
             Kind::Import => "import",
             Kind::Call => "call",
             Kind::Chunk => "chunk",
@@ -76,7 +94,14 @@ impl Kind {
     pub fn is_class_like(self) -> bool {
         matches!(
             self,
-            Kind::Class | Kind::Struct | Kind::Enum | Kind::Trait | Kind::Interface
+            Kind::Class
+                | Kind::Struct
+                | Kind::Union
+                | Kind::Enum
+                | Kind::Trait
+                | Kind::Interface
+                | Kind::Protocol
+                | Kind::Object
         )
     }
 }

@@ -29,6 +29,9 @@ fn render(f: &FileFacts) -> String {
         if let Some(doc) = &d.doc {
             out += &format!(" doc={doc:?}");
         }
+        if d.declaration {
+            out += " declaration";
+        }
         out += "\n";
     }
     for i in &f.imports {
@@ -306,4 +309,210 @@ fn java() {
     assert!(has_call(&f, "helper", Some("run")));
     assert!(has_call(&f, "System.out.println", Some("run")));
     assert!(has_call(&f, "Worker", Some("run")));
+}
+
+#[test]
+fn c() {
+    let f = facts("sample.c");
+    insta::assert_snapshot!(render(&f));
+    // C has one namespace: names are not prefixed by the file.
+    assert_eq!(f.module, "");
+    assert_eq!(def(&f, "MAX_ITEMS").kind, Kind::Macro);
+    assert_eq!(def(&f, "SQUARE").kind, Kind::Macro);
+    assert_eq!(def(&f, "value").kind, Kind::Union);
+    assert_eq!(def(&f, "point").kind, Kind::Struct);
+    assert_eq!(def(&f, "handler_fn").kind, Kind::Type);
+    // The prototype is a declaration; the body is the definition; both `add`.
+    let adds: Vec<_> = f.definitions.iter().filter(|d| d.name == "add").collect();
+    assert_eq!(adds.len(), 2);
+    assert!(adds[0].declaration && !adds[1].declaration);
+    assert_eq!(adds[1].doc.as_deref(), Some("Sums two numbers."));
+    // An include makes the header's names visible: a glob.
+    assert!(has_import(&f, "util/strings.h", Some("*"), None));
+    assert!(has_import(&f, "<stdio.h>", Some("*"), None));
+    assert!(has_call(&f, "add", Some("run")));
+    assert!(has_call(&f, "h", Some("run")));
+}
+
+#[test]
+fn cpp() {
+    let f = facts("sample.cpp");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "geo").kind, Kind::Namespace);
+    let circle = def(&f, "Circle");
+    assert_eq!(
+        (circle.kind, circle.qualified_name.as_str()),
+        (Kind::Class, "geo::Circle")
+    );
+    assert_eq!(circle.bases, vec!["Shape"]);
+    // `double Circle::area() const {}` belongs to `Circle`; the in-class
+    // line is its declaration.
+    let areas: Vec<_> = f.definitions.iter().filter(|d| d.name == "area").collect();
+    assert_eq!(areas.len(), 2);
+    assert!(areas
+        .iter()
+        .all(|d| d.kind == Kind::Method && d.qualified_name == "geo::Circle::area"));
+    assert!(areas[0].declaration && !areas[1].declaration);
+    assert_eq!(areas[1].start_line, 16);
+    // A template's extent starts at `template`.
+    assert_eq!(def(&f, "twice").start_line, 22);
+    assert!(has_call(&f, "p.area", Some("main")));
+    assert!(has_call(&f, "geo::twice", Some("main")));
+    assert!(has_call(&f, "Circle::unit", Some("main")));
+    // `Circle c(2.0);` and `new Circle(3.0)` construct a `Circle`.
+    assert_eq!(
+        f.calls
+            .iter()
+            .filter(|c| c.callee == "Circle" && c.line >= 31 && c.line <= 32)
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn csharp() {
+    let f = facts("sample.cs");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(f.module, "Acme.App");
+    assert_eq!(def(&f, "Worker").qualified_name, "Acme.App.Worker");
+    assert_eq!(def(&f, "Name").kind, Kind::Property);
+    assert_eq!(def(&f, "Limit").kind, Kind::Constant);
+    assert_eq!(def(&f, "X").kind, Kind::Variable);
+    assert_eq!(def(&f, "IRunner").kind, Kind::Interface);
+    assert_eq!(def(&f, "Worker").bases, vec!["BaseWorker", "IRunner"]);
+    // `using A.B;` imports the namespace's names; `using S = A.B.C;` one class.
+    assert!(has_import(&f, "Acme.Util", Some("*"), None));
+    assert!(has_import(&f, "Acme.Util", Some("Strings"), Some("Str")));
+    assert!(has_call(&f, "this.Stop", Some("Run")));
+    assert!(has_call(&f, "Name.Shout", Some("Run")));
+    assert!(has_call(&f, "Helper", Some("Run")));
+}
+
+#[test]
+fn ruby() {
+    let f = facts("sample.rb");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "Billing").kind, Kind::Module);
+    assert_eq!(def(&f, "Invoice").qualified_name, "Billing::Invoice");
+    assert_eq!(def(&f, "Invoice").bases, vec!["Base"]);
+    assert_eq!(def(&f, "RATE").kind, Kind::Constant);
+    assert_eq!(def(&f, "total").kind, Kind::Property);
+    assert_eq!(def(&f, "build").kind, Kind::Method);
+    assert!(has_import(&f, "acme/util", Some("*"), None));
+    assert!(has_import(&f, "./helpers/format", Some("*"), None));
+    // Calls without parentheses and on the implicit `self`.
+    assert!(has_call(&f, "compute", Some("tax")));
+    assert!(has_call(&f, "log", Some("compute")));
+    assert!(has_call(&f, "self.rate", Some("tax")));
+    // `Formatter.new` constructs a `Formatter`; a bare `new` the own class.
+    assert!(has_call(&f, "Formatter", Some("tax")));
+    assert!(has_call(&f, "new", Some("build")));
+    // The heredoc's text defines nothing.
+    assert!(f.definitions.iter().all(|d| d.name != "not_a_method"));
+}
+
+#[test]
+fn php() {
+    let f = facts("sample.php");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(f.module, "App\\Billing");
+    assert_eq!(def(&f, "Invoice").qualified_name, "App\\Billing\\Invoice");
+    assert_eq!(def(&f, "Loggable").kind, Kind::Trait);
+    assert_eq!(def(&f, "amount").kind, Kind::Property);
+    // `use Loggable;` in a class mixes the trait in: a base.
+    assert_eq!(def(&f, "Invoice").bases, vec!["Base", "Payable", "Loggable"]);
+    assert!(has_import(&f, "App\\Util", Some("Formatter"), None));
+    assert!(has_import(&f, "App\\Util", Some("Strings"), Some("Str")));
+    assert!(has_import(&f, ".//helpers.php", Some("*"), None));
+    assert!(has_call(&f, "$this.log", Some("pay")));
+    assert!(has_call(&f, "self.make", Some("pay")));
+    assert!(has_call(&f, "static.make", Some("pay")));
+    assert!(has_call(&f, "parent.pay", Some("pay")));
+    assert!(has_call(&f, "Formatter", Some("pay")));
+}
+
+#[test]
+fn kotlin() {
+    let f = facts("sample.kt");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "Worker").qualified_name, "com.acme.app.Worker");
+    assert_eq!(def(&f, "Worker").bases, vec!["Base", "Runner"]);
+    assert_eq!(def(&f, "Runner").kind, Kind::Interface);
+    assert_eq!(def(&f, "Registry").kind, Kind::Object);
+    assert_eq!(def(&f, "Mode").kind, Kind::Enum);
+    assert_eq!(def(&f, "LIMIT").kind, Kind::Constant);
+    assert_eq!(def(&f, "size").kind, Kind::Property);
+    // A companion object's members belong to the class.
+    assert_eq!(def(&f, "create").qualified_name, "com.acme.app.Worker.create");
+    assert!(has_import(&f, "com.acme.util", Some("Strings"), None));
+    assert!(has_import(&f, "com.acme.util", Some("trim"), Some("trimText")));
+    assert!(has_import(&f, "com.acme.model", Some("*"), None));
+    assert!(has_call(&f, "name.shout", Some("run")));
+    assert!(has_call(&f, "trimText", Some("run")));
+}
+
+#[test]
+fn swift() {
+    let f = facts("sample.swift");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "Shape").kind, Kind::Protocol);
+    assert_eq!(def(&f, "Circle").kind, Kind::Struct);
+    assert_eq!(def(&f, "Circle").bases, vec!["Shape"]);
+    assert_eq!(def(&f, "init").kind, Kind::Method);
+    assert_eq!(def(&f, "radius").kind, Kind::Property);
+    // An extension's methods belong to the type it extends.
+    let grow = def(&f, "grow");
+    assert_eq!((grow.kind, grow.qualified_name.as_str()), (Kind::Method, "Circle.grow"));
+    // Each enum case is a constant.
+    assert_eq!(def(&f, "off").kind, Kind::Constant);
+    assert!(has_import(&f, "AcmeUtil", Some("*"), None));
+    assert!(has_call(&f, "self.flush", Some("draw")));
+    assert!(has_call(&f, "Circle.unit", Some("draw")));
+}
+
+#[test]
+fn scala() {
+    let f = facts("sample.scala");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "Runner").kind, Kind::Trait);
+    assert!(f
+        .definitions
+        .iter()
+        .any(|d| d.name == "Worker" && d.kind == Kind::Object));
+    assert!(has_import(&f, "com.acme.util", Some("Strings"), None));
+    assert!(has_import(&f, "com.acme.util", Some("Trim"), Some("T")));
+    assert!(has_import(&f, "com.acme.model", Some("*"), None));
+    assert!(has_call(&f, "this.stop", Some("run")));
+    assert!(has_call(&f, "Helper", Some("run")));
+}
+
+#[test]
+fn bash() {
+    let f = facts("sample.sh");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(def(&f, "greet").kind, Kind::Function);
+    assert_eq!(def(&f, "greet").doc.as_deref(), Some("Prints a greeting."));
+    assert_eq!(def(&f, "VERSION").kind, Kind::Constant);
+    // The heredoc's `deploy() {...}` is text: one `deploy`, the real one.
+    assert_eq!(f.definitions.iter().filter(|d| d.name == "deploy").count(), 1);
+    assert!(has_import(&f, "./lib/common.sh", Some("*"), None));
+    assert!(has_import(&f, ".//lib/log.sh", Some("*"), None));
+    assert!(has_call(&f, "greet", Some("deploy")));
+    assert!(has_call(&f, "git", Some("deploy")));
+}
+
+#[test]
+fn lua() {
+    let f = facts("sample.lua");
+    insta::assert_snapshot!(render(&f));
+    assert_eq!(f.module, "pkg.sample");
+    assert_eq!(def(&f, "add").doc.as_deref(), Some("Adds two numbers."));
+    let deposit = def(&f, "deposit");
+    assert_eq!(
+        (deposit.kind, deposit.qualified_name.as_str()),
+        (Kind::Method, "pkg.sample.Account.deposit")
+    );
+    assert!(has_import(&f, "acme.util", None, Some("util")));
+    assert!(has_call(&f, "util.sum", Some("M_total")));
+    assert!(has_call(&f, "self.log", Some("deposit")));
 }

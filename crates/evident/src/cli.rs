@@ -124,7 +124,7 @@ pub struct IndexArgs {
 #[derive(clap::Args)]
 pub struct SymbolArgs {
     pub name: String,
-    /// Only this kind (function, method, class, struct, enum, trait, interface, module, constant, variable, type).
+    /// Only this kind (function, method, class, struct, union, enum, trait, interface, protocol, object, module, namespace, constant, variable, property, macro, type).
     #[arg(long, value_parser = parse_kind)]
     pub kind: Option<Kind>,
     /// Only under this file or directory.

@@ -31,6 +31,10 @@ pub struct Definition {
     pub parent: Option<usize>,
     /// Base classes as written (`models.Model`), for method lookup through inheritance.
     pub bases: Vec<String>,
+    /// A declaration without a body (a C prototype in a header, a method
+    /// declared in its class and defined outside): the definition with the
+    /// same qualified name, where one exists, is where it is defined.
+    pub declaration: bool,
 }
 
 /// One import binding: `from module import name as alias`.
@@ -182,6 +186,7 @@ enum Role {
     Doc,
     Receiver,
     Base,
+    BaseOf,
     Scope,
     Package,
     Import,
@@ -218,6 +223,7 @@ fn role_of(capture: &str) -> Role {
         "doc" => Role::Doc,
         "receiver" => Role::Receiver,
         "base" => Role::Base,
+        "base.of" => Role::BaseOf,
         "scope" => Role::Scope,
         "package" => Role::Package,
         "import" => Role::Import,
@@ -260,6 +266,7 @@ struct Scoped {
     bases: Vec<String>,
     signature: String,
     leading_doc: Option<String>,
+    declaration: bool,
 }
 
 struct RawImport {
@@ -293,6 +300,14 @@ pub fn extract_in_crate(
             ..FileFacts::default()
         };
     };
+    // A file the language reads with errors may be another's (a C++ `.h`).
+    let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
+        Some(other) if tree.root_node().has_error() => match parse(other, source) {
+            Some(second) if error_count(&second) < error_count(&tree) => (other, second),
+            _ => (spec, tree),
+        },
+        _ => (spec, tree),
+    };
     let root = tree.root_node();
     let query = spec.query();
     let roles: Vec<Role> = query.capture_names().iter().map(|n| role_of(n)).collect();
@@ -304,12 +319,15 @@ pub fn extract_in_crate(
     let mut calls: Vec<(usize, u32, String, Vec<String>)> = Vec::new();
     let mut assigns: Vec<(usize, u32, String, String)> = Vec::new();
     let mut package: Option<String> = None;
+    // `@base.of`: bases matched apart from their definition's own pattern.
+    let mut bases_of: Vec<(usize, String)> = Vec::new();
 
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, bytes);
     while let Some(m) = matches.next() {
         let mut def: Option<(Node, Option<Kind>)> = None;
         let (mut name, mut doc, mut receiver, mut base) = (None, None, None, None);
+        let mut base_of = None;
         let mut import_node = None;
         let mut modules: Vec<Node> = Vec::new();
         let (mut import_name, mut import_alias, mut wildcard) = (None, None, false);
@@ -325,6 +343,7 @@ pub fn extract_in_crate(
                 Role::Doc => doc = Some(node),
                 Role::Receiver => receiver = Some(node),
                 Role::Base => base = Some(node),
+                Role::BaseOf => base_of = Some(node),
                 Role::Package => package = Some(text(node).to_string()),
                 Role::Import => import_node = Some(node),
                 Role::ImportModule => modules.push(node),
@@ -347,6 +366,18 @@ pub fn extract_in_crate(
                 Role::Ignored => {}
             }
         }
+        // `#set! key "value"` on the matched pattern.
+        let setting = |key: &str| {
+            query
+                .property_settings(m.pattern_index)
+                .iter()
+                .find(|p| &*p.key == key)
+                .and_then(|p| p.value.as_deref().map(str::to_string))
+        };
+        if let (Some(owner), Some(base)) = (base_of, base) {
+            bases_of.push((owner.id(), normalize_space(text(base), MAX_CALLEE_CHARS)));
+            continue;
+        }
         if let (Some((node, kind)), Some(name)) = (def, name) {
             let outer = wrapper_of(spec, node);
             let entry = scoped.entry(node.id()).or_insert_with(|| Scoped {
@@ -355,13 +386,23 @@ pub fn extract_in_crate(
                 end_byte: outer.end_byte(),
                 start_line: outer.start_position().row as u32 + 1,
                 end_line: end_line_of(outer),
-                name: text(name).to_string(),
+                // `#set! definition.name`: a name the syntax does not write
+                // (`init`); `definition.name_prefix`: a sigil to drop (`:total`).
+                name: setting("definition.name").unwrap_or_else(|| {
+                    let written = text(name);
+                    match setting("definition.name_prefix") {
+                        Some(sigil) => written.strip_prefix(sigil.as_str()).unwrap_or(written),
+                        None => written,
+                    }
+                    .to_string()
+                }),
                 kind,
                 doc: None,
                 receiver: None,
                 bases: Vec::new(),
                 signature: signature_of(node, source),
                 leading_doc: kind.and_then(|_| leading_comments(spec, outer, source)),
+                declaration: setting("definition.declaration").is_some(),
             });
             if let Some(doc) = doc {
                 entry.doc = Some(clean_docstring(text(doc)));
@@ -376,21 +417,38 @@ pub fn extract_in_crate(
                 }
             }
         }
-        // `#set! key "value"` on the matched pattern.
-        let setting = |key: &str| {
-            query
-                .property_settings(m.pattern_index)
-                .iter()
-                .find(|p| &*p.key == key)
-                .and_then(|p| p.value.as_deref().map(str::to_string))
-        };
         if let Some(node) = import_node {
             modules.sort_by_key(|n| n.start_byte());
             let mut parts: Vec<String> = setting("import.module").into_iter().collect();
             parts.extend(modules.iter().map(|n| strip_quotes(text(*n)).to_string()));
-            let name = import_name
+            // A set prefix ending in `/` marks a path relative to the file
+            // (`require_relative`): it is written before the path, not joined.
+            if parts.len() > 1 && parts[0].ends_with('/') {
+                let prefix = parts.remove(0);
+                parts[0].insert_str(0, &prefix);
+            }
+            let mut name = import_name
                 .or_else(|| setting("import.name"))
                 .or_else(|| wildcard.then(|| "*".to_string()));
+            // `#set! import.path KEYWORD`: the captured text after KEYWORD, up
+            // to its selectors, is a whole path; without an imported name its
+            // last segment is the name (`import a.b.C`).
+            if let Some(keyword) = setting("import.path") {
+                let joined = parts.join(spec.separator);
+                let path = joined.trim().strip_prefix(keyword.as_str()).unwrap_or(&joined);
+                let path = path.split(['{', '\n']).next().unwrap_or("").trim();
+                let path = path
+                    .trim_end_matches(['_', '*'])
+                    .trim_end_matches(spec.separator)
+                    .to_string();
+                parts = vec![path];
+                if name.is_none() {
+                    if let Some((module, last)) = parts[0].rsplit_once(spec.separator) {
+                        name = Some(last.to_string());
+                        parts = vec![module.to_string()];
+                    }
+                }
+            }
             raw_imports.push(RawImport {
                 node_id: node.id(),
                 start_line: node.start_position().row as u32 + 1,
@@ -456,6 +514,13 @@ pub fn extract_in_crate(
         }
     }
 
+    for (owner, base) in bases_of {
+        if let Some(entry) = scoped.get_mut(&owner) {
+            if !entry.bases.contains(&base) {
+                entry.bases.push(base);
+            }
+        }
+    }
     let module = package.unwrap_or_else(|| lang::module_path_in(spec, rel_path, crate_name));
     let definitions_and_scopes = nest(scoped);
     let (definitions, index_of_scoped) = qualify(spec, &module, definitions_and_scopes);
@@ -513,6 +578,27 @@ fn parse(spec: &LanguageSpec, source: &str) -> Option<tree_sitter::Tree> {
         });
         parser.parse(source, None)
     })
+}
+
+/// How many error and missing nodes a tree has.
+fn error_count(tree: &tree_sitter::Tree) -> usize {
+    let mut cursor = tree.walk();
+    let mut count = 0;
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        // Descend only into subtrees that hold errors.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return count;
+            }
+        }
+    }
 }
 
 /// The node a definition's extent and doc comment hang off: its decorator or export wrapper.
@@ -626,6 +712,7 @@ fn qualify(
                 end_line: item.end_line,
                 parent: enclosing_def,
                 bases: item.bases.clone(),
+                declaration: item.declaration,
             });
             definitions.len() - 1
         });
@@ -693,7 +780,7 @@ fn clean_comment(raw: &str) -> String {
     let mut lines = Vec::new();
     for line in raw.lines() {
         let mut l = line.trim();
-        for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#"] {
+        for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#", "---", "--"] {
             if let Some(rest) = l.strip_prefix(prefix) {
                 l = rest;
                 break;

@@ -28,6 +28,14 @@ pub struct Resolver {
     rust_crates: Vec<(String, String)>,
     /// `tsconfig.json` paths and workspace packages, for bare JS/TS specifiers.
     js_project: JsProject,
+    /// Include directories for C/C++: `-I` of `compile_commands.json`, else
+    /// every directory named `include` (and the root).
+    include_dirs: Vec<String>,
+    /// `(namespace prefix, directory)` from every `composer.json`'s PSR-4
+    /// map, longest prefix first.
+    psr4: Vec<(String, String)>,
+    /// Ruby's and Lua's load roots: `lib/`, `lua/`, `src/` directories.
+    load_roots: Vec<String>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -154,7 +162,18 @@ impl Resolver {
         let mut js_dirs: Vec<&str> = js_dirs.into_iter().collect();
         js_dirs.sort_unstable();
         let js_project = JsProject::read(root, js_dirs);
+        let include_dirs = include_dirs(root, &files, &dirs);
+        let psr4 = psr4_map(root, &files);
+        let mut load_roots: Vec<String> = dirs
+            .iter()
+            .filter(|d| matches!(d.rsplit('/').next(), Some("lib" | "lua" | "src")))
+            .cloned()
+            .collect();
+        load_roots.sort();
         Resolver {
+            include_dirs,
+            psr4,
+            load_roots,
             files,
             dirs,
             python_roots,
@@ -192,8 +211,12 @@ impl Resolver {
             .iter()
             .map(|(n, d)| format!("crate {n}={d}"));
         let modules = self.go_modules.iter().map(|(m, d)| format!("go {m}={d}"));
+        let includes = self.include_dirs.iter().map(|d| format!("include {d}"));
+        let psr4 = self.psr4.iter().map(|(p, d)| format!("psr4 {p}={d}"));
         crates
             .chain(modules)
+            .chain(includes)
+            .chain(psr4)
             .chain(std::iter::once(self.js_project.signature()))
             .collect::<Vec<_>>()
             .join("\n")
@@ -217,8 +240,156 @@ impl Resolver {
             ImportResolution::Rust => self.rust(importer, module, name),
             ImportResolution::JsRelative => self.javascript(importer, module),
             ImportResolution::GoModule => self.go(module),
-            ImportResolution::JavaClass => self.java(module, name),
+            ImportResolution::JvmClass(extensions) => self.jvm(module, name, extensions),
+            ImportResolution::CInclude => self.c_include(importer, module),
+            ImportResolution::CSharpNamespace => self.csharp(module, name),
+            ImportResolution::RubyRequire => self.script(importer, module, &["rb"], false),
+            ImportResolution::PhpComposer => self.php(importer, module, name),
+            ImportResolution::SwiftModule => self.swift(module),
+            ImportResolution::ShellSource => self.script(importer, module, &[], true),
+            ImportResolution::LuaModule => self.lua(importer, module),
         }
+    }
+
+    /// `#include "x.h"`: beside the including file, then the include
+    /// directories; `<x.h>` only the include directories (else the system's).
+    fn c_include(&self, importer: &str, module: &str) -> Option<String> {
+        let (path, quoted) = match module.strip_prefix('<') {
+            Some(rest) => (rest.trim_end_matches('>'), false),
+            None => (module, true),
+        };
+        let beside = quoted
+            .then(|| normalize(&join(parent_dir(importer), path)))
+            .flatten()
+            .and_then(|p| self.file(&p));
+        beside.or_else(|| {
+            self.include_dirs
+                .iter()
+                .find_map(|dir| self.file(&normalize(&join(dir, path))?))
+        })
+    }
+
+    /// A path as scripts name files: relative (`./x`, `../x`) to the file,
+    /// else from the load roots and the repository root (or, for a shell
+    /// script, its own directory first). `extensions` are tried when the
+    /// path has none of its own.
+    fn script(
+        &self,
+        importer: &str,
+        module: &str,
+        extensions: &[&str],
+        beside_first: bool,
+    ) -> Option<String> {
+        let with_extension = |path: &str| -> Option<String> {
+            self.file(path).or_else(|| {
+                extensions
+                    .iter()
+                    .find_map(|ext| self.file(&format!("{path}.{ext}")))
+            })
+        };
+        let dir = parent_dir(importer);
+        if module.starts_with("./") || module.starts_with("../") || beside_first {
+            if let Some(found) = with_extension(&normalize(&join(dir, module))?) {
+                return Some(found);
+            }
+            if module.starts_with("./") || module.starts_with("../") {
+                return None;
+            }
+        }
+        let module = module.trim_start_matches('/');
+        self.load_roots
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(""))
+            .find_map(|root| with_extension(&normalize(&join(root, module))?))
+    }
+
+    /// `require "a.b"`: `a/b.lua` or `a/b/init.lua`.
+    fn lua(&self, importer: &str, module: &str) -> Option<String> {
+        let path = module.replace('.', "/");
+        let own_dir = parent_dir(importer);
+        std::iter::once("")
+            .chain(std::iter::once(own_dir))
+            .chain(self.load_roots.iter().map(String::as_str))
+            .find_map(|root| {
+                let base = join(root, &path);
+                self.file(&format!("{base}.lua"))
+                    .or_else(|| self.file(&join(&base, "init.lua")))
+            })
+    }
+
+    /// The directories whose path ends with `suffix`, first in order.
+    fn dir_with_suffix(&self, suffix: &str) -> Option<String> {
+        let mut dirs: Vec<&String> = self
+            .dirs
+            .iter()
+            .filter(|d| *d == suffix || d.ends_with(&format!("/{suffix}")))
+            .collect();
+        dirs.sort();
+        dirs.first().map(|d| d.to_string())
+    }
+
+    /// A file named `file_name` whose path ends with `suffix`.
+    fn file_with_suffix(&self, file_name: &str, suffix: &str) -> Option<String> {
+        let candidates = self.by_file_name.get(file_name)?;
+        let mut matching: Vec<&String> = candidates
+            .iter()
+            .filter(|p| *p == suffix || p.ends_with(&format!("/{suffix}")))
+            .collect();
+        matching.sort();
+        matching.first().map(|p| p.to_string())
+    }
+
+    /// `using A.B;` → the namespace's directory (`A/B`, else `A.B`, else `B`
+    /// under a directory `A`...); `using S = A.B.C;` → `C.cs` in it.
+    fn csharp(&self, module: &str, name: Option<&str>) -> Option<String> {
+        if let Some(name) = name {
+            let suffix = join(&module.replace('.', "/"), &format!("{name}.cs"));
+            return self
+                .file_with_suffix(&format!("{name}.cs"), &suffix)
+                .or_else(|| {
+                    let in_project = format!("{module}/{name}.cs");
+                    self.file_with_suffix(&format!("{name}.cs"), &in_project)
+                })
+                .or_else(|| self.csharp(&format!("{module}.{name}"), None));
+        }
+        self.dir_with_suffix(&module.replace('.', "/"))
+            .or_else(|| self.dir_with_suffix(module))
+    }
+
+    /// `use A\B\C` through the PSR-4 map (else by path suffix); a
+    /// `require`/`include` path beside the file, then from the root.
+    fn php(&self, importer: &str, module: &str, name: Option<&str>) -> Option<String> {
+        if module.ends_with(".php") || module.ends_with(".inc") || module.contains('/') {
+            return self.script(importer, module, &[], true);
+        }
+        let class = match name {
+            Some(name) if module.is_empty() => name.to_string(),
+            Some(name) => format!("{module}\\{name}"),
+            None => module.to_string(),
+        };
+        let class = class.trim_start_matches('\\');
+        for (prefix, dir) in &self.psr4 {
+            if let Some(rest) = class.strip_prefix(prefix.as_str()) {
+                let path = join(dir, &format!("{}.php", rest.replace('\\', "/")));
+                if let Some(found) = self.file(&normalize(&path)?) {
+                    return Some(found);
+                }
+            }
+        }
+        let (_, last) = class.rsplit_once('\\').unwrap_or(("", class));
+        self.file_with_suffix(
+            &format!("{last}.php"),
+            &format!("{}.php", class.replace('\\', "/")),
+        )
+    }
+
+    /// `import Module`: the directory `Sources/Module` (SwiftPM), else any
+    /// directory named `Module`.
+    fn swift(&self, module: &str) -> Option<String> {
+        let module = module.split('.').next().unwrap_or(module);
+        self.dir_with_suffix(&format!("Sources/{module}"))
+            .or_else(|| self.dir_with_suffix(module))
     }
 
     fn python_module(&self, base: &str, dotted: &str) -> Option<String> {
@@ -392,33 +563,135 @@ impl Resolver {
         })
     }
 
-    fn java(&self, module: &str, name: Option<&str>) -> Option<String> {
+    /// A JVM import: `a.b.C` is a class file `a/b/C.<ext>`; `a.b.f` (a
+    /// Kotlin top-level function) and `a.b.*` the package directory `a/b`.
+    fn jvm(&self, module: &str, name: Option<&str>, extensions: &[&str]) -> Option<String> {
         let class_path = |dotted: &str| -> Option<String> {
             let (package, class) = dotted.rsplit_once('.').unwrap_or(("", dotted));
-            let suffix = join(&package.replace('.', "/"), &format!("{class}.java"));
-            let candidates = self.by_file_name.get(&format!("{class}.java"))?;
-            let mut matching: Vec<&String> = candidates
-                .iter()
-                .filter(|p| *p == &suffix || p.ends_with(&format!("/{suffix}")))
-                .collect();
-            matching.sort();
-            matching.first().map(|p| p.to_string())
+            extensions.iter().find_map(|ext| {
+                let file_name = format!("{class}.{ext}");
+                self.file_with_suffix(&file_name, &join(&package.replace('.', "/"), &file_name))
+            })
         };
+        let package_dir = |dotted: &str| self.dir_with_suffix(&dotted.replace('.', "/"));
         match name {
-            Some(name) => class_path(&format!("{module}.{name}")).or_else(|| class_path(module)),
-            None => {
-                // A wildcard import names a package: its directory.
-                let suffix = module.replace('.', "/");
-                let mut dirs: Vec<&String> = self
-                    .dirs
+            Some(name) => class_path(&format!("{module}.{name}"))
+                .or_else(|| class_path(module))
+                .or_else(|| package_dir(module).filter(|_| extensions.len() > 1)),
+            // A wildcard import names a package: its directory.
+            None => package_dir(module),
+        }
+    }
+}
+
+/// C/C++ include directories: the `-I`/`-iquote`/`-isystem` paths of
+/// `compile_commands.json` (at the root or in `build/`) inside the
+/// repository; without one, every directory named `include` and the root.
+fn include_dirs(root: &Path, files: &HashSet<String>, dirs: &HashSet<String>) -> Vec<String> {
+    const C_EXTENSIONS: &[&str] = &["c", "h", "cc", "cpp", "cxx", "hpp", "hh"];
+    if !files
+        .iter()
+        .any(|f| C_EXTENSIONS.contains(&f.rsplit('.').next().unwrap_or("")))
+    {
+        return Vec::new();
+    }
+    let database = ["compile_commands.json", "build/compile_commands.json"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(root.join(p)).ok());
+    if let Some(text) = database {
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let mut found: Vec<String> = Vec::new();
+        let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+        for entry in &entries {
+            let directory = entry.get("directory").and_then(|d| d.as_str()).unwrap_or("");
+            let words: Vec<String> = match (entry.get("arguments"), entry.get("command")) {
+                (Some(serde_json::Value::Array(args)), _) => args
                     .iter()
-                    .filter(|d| *d == &suffix || d.ends_with(&format!("/{suffix}")))
-                    .collect();
-                dirs.sort();
-                dirs.first().map(|d| d.to_string())
+                    .filter_map(|a| a.as_str().map(str::to_string))
+                    .collect(),
+                (_, Some(serde_json::Value::String(command))) => {
+                    command.split_whitespace().map(str::to_string).collect()
+                }
+                _ => Vec::new(),
+            };
+            let mut words = words.iter();
+            while let Some(word) = words.next() {
+                let path = ["-I", "-iquote", "-isystem"].iter().find_map(|flag| {
+                    let rest = word.strip_prefix(flag)?;
+                    if rest.is_empty() {
+                        words.next().cloned()
+                    } else {
+                        Some(rest.to_string())
+                    }
+                });
+                let Some(path) = path else {
+                    continue;
+                };
+                let absolute = Path::new(directory).join(&path);
+                let absolute = absolute.canonicalize().unwrap_or(absolute);
+                if let Ok(rel) = absolute.strip_prefix(&canonical_root) {
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    if !found.contains(&rel) {
+                        found.push(rel);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+    let mut found: Vec<String> = dirs
+        .iter()
+        .filter(|d| d.rsplit('/').next() == Some("include"))
+        .cloned()
+        .collect();
+    found.sort();
+    found.push(String::new());
+    found
+}
+
+/// `(namespace prefix, directory)` from each `composer.json`'s
+/// `autoload.psr-4` and `autoload-dev.psr-4`, longest prefix first.
+fn psr4_map(root: &Path, files: &HashSet<String>) -> Vec<(String, String)> {
+    if !files.iter().any(|f| f.ends_with(".php")) {
+        return Vec::new();
+    }
+    let mut dirs: Vec<&str> = std::iter::once("")
+        .chain(
+            files
+                .iter()
+                .filter_map(|f| f.strip_suffix("composer.json"))
+                .map(|d| d.trim_end_matches('/')),
+        )
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    let mut map = Vec::new();
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(root.join(dir).join("composer.json")) else {
+            continue;
+        };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        for section in ["autoload", "autoload-dev"] {
+            let Some(entries) = json.pointer(&format!("/{section}/psr-4")).and_then(|m| m.as_object()) else {
+                continue;
+            };
+            for (prefix, paths) in entries {
+                let paths: Vec<&str> = match paths {
+                    serde_json::Value::String(p) => vec![p.as_str()],
+                    serde_json::Value::Array(ps) => ps.iter().filter_map(|p| p.as_str()).collect(),
+                    _ => Vec::new(),
+                };
+                for path in paths {
+                    let target = normalize(&join(dir, path.trim_end_matches('/'))).unwrap_or_default();
+                    map.push((prefix.trim_start_matches('\\').to_string(), target));
+                }
             }
         }
     }
+    map.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+    map
 }
 
 #[cfg(test)]

@@ -17,12 +17,16 @@ use tree_sitter::{Language as Grammar, Query};
 /// How a file's module path (the prefix of its qualified names) is derived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModuleNaming {
-    /// `pkg/mod.py` → `pkg.mod`; `pkg/__init__.py` → `pkg`.
-    PythonDotted,
+    /// `pkg/mod.py` → `pkg.mod`; a package stem (`pkg/__init__.py`,
+    /// `acme/init.lua`) names its directory: `pkg`.
+    Dotted,
     /// `src/a/b.rs` → `crate::a::b`; `lib.rs`, `main.rs` and `mod.rs` name their directory.
     RustCrate,
     /// The path without its extension: `src/util/math.ts` → `src/util/math`.
     Path,
+    /// No prefix: names live in one namespace per program, nested only by
+    /// the language's own scopes (C, C++ and Ruby namespaces, Bash functions).
+    Global,
 }
 
 /// How an import's module text is turned into a file of the repository.
@@ -37,8 +41,29 @@ pub enum ImportResolution {
     JsRelative,
     /// Import paths under the module path declared in `go.mod`; the target is a directory.
     GoModule,
-    /// Fully qualified class names matched against `a/b/C.java` path suffixes.
-    JavaClass,
+    /// Fully qualified class names matched against `a/b/C.<ext>` path
+    /// suffixes (the extensions given); a package is its directory.
+    JvmClass(&'static [&'static str]),
+    /// `#include "x.h"` beside the file, then through the include
+    /// directories (`compile_commands.json`'s `-I`, else `include/` roots);
+    /// `<x.h>` through the include directories only.
+    CInclude,
+    /// `using A.B;` names a namespace: the directory `A/B` (or `A.B`) by
+    /// path suffix; `using S = A.B.C;` a class file `C.cs` in it.
+    CSharpNamespace,
+    /// `require "a/b"` through `lib/` roots and the repository root;
+    /// `./a/b` (`require_relative`) beside the file.
+    RubyRequire,
+    /// `use A\B\C` through `composer.json`'s PSR-4 map, else by path
+    /// suffix; `require`/`include` paths beside the file, then from the root.
+    PhpComposer,
+    /// `import Module`: a SwiftPM target directory (`Sources/Module`).
+    SwiftModule,
+    /// `source path` / `. path`: beside the file, then from the root.
+    ShellSource,
+    /// `require "a.b"`: `a/b.lua` or `a/b/init.lua` from the root, the
+    /// file's directory, `lua/`, `src/` and `lib/` roots.
+    LuaModule,
 }
 
 /// One row of the language table.
@@ -101,6 +126,18 @@ pub struct LanguageSpec {
     pub builtin_types: &'static [&'static str],
     /// The method that calling an instance runs (Python's `__call__`).
     pub call_method: Option<&'static str>,
+    /// Languages whose definitions a declaration of this one may name (a C
+    /// header's prototype, defined in a `.c` or `.cpp` file).
+    pub defined_in: &'static [&'static str],
+    /// A call through a field (`p->handler()`) is a function pointer: the
+    /// language has no methods, so nothing is guessed by name (C).
+    pub fields_are_pointers: bool,
+    /// A bare call nothing in the repository defines is an external program
+    /// (Bash commands: `git`, `grep`).
+    pub commands_are_external: bool,
+    /// When a file has syntax errors, the language it is read as instead if
+    /// that one has fewer (a C `.h` that is C++).
+    pub fallback: Option<&'static str>,
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -226,6 +263,91 @@ const JS_BUILTINS: &[&str] = &[
     "document",
 ];
 
+fn no_grammar() -> Grammar {
+    unreachable!("every row of LANGUAGES names its grammar")
+}
+
+/// The values a row leaves unsaid: a language without classes, imports
+/// or builtins of note. Each row sets what its language has.
+const DEFAULTS: LanguageSpec = LanguageSpec {
+    name: "",
+    extensions: &[],
+    grammar: no_grammar,
+    query_sources: &[],
+    locals_sources: &[],
+    separator: ".",
+    module_naming: ModuleNaming::Path,
+    import_resolution: ImportResolution::JvmClass(&[]),
+    comment_kinds: C_STYLE_COMMENTS,
+    doc_skip_kinds: &[],
+    wrapper_kinds: &[],
+    module_binding: ModuleBinding::LastSegment,
+    constructors: &[],
+    implicit_this: false,
+    class_body_is_scope: false,
+    self_receivers: &[],
+    base_receivers: &[],
+    class_names: &[],
+    module_path_heads: &[],
+    package_stems: &[],
+    inherited_constructors: false,
+    directory_is_package: false,
+    builtins: &[],
+    string_type: None,
+    builtin_types: &[],
+    call_method: None,
+    defined_in: &[],
+    fields_are_pointers: false,
+    commands_are_external: false,
+    fallback: None,
+};
+
+/// C's standard library and the common POSIX calls: builtins of C and C++.
+const C_BUILTINS: &[&str] = &[
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsnprintf", "puts",
+    "fputs", "putchar", "fputc", "getchar", "fgets", "fgetc", "scanf", "sscanf", "fscanf",
+    "fopen", "fclose", "fread", "fwrite", "fflush", "fseek", "ftell", "rewind", "feof", "ferror",
+    "perror", "remove", "rename", "malloc", "calloc", "realloc", "free", "abort", "exit", "atexit",
+    "atoi", "atol", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod", "qsort",
+    "bsearch", "abs", "labs", "rand", "srand", "getenv", "system", "memcpy", "memmove", "memset",
+    "memcmp", "memchr", "strlen", "strcpy", "strncpy", "strcat", "strncat", "strcmp", "strncmp",
+    "strchr", "strrchr", "strstr", "strtok", "strdup", "strndup", "strerror", "isalpha",
+    "isdigit", "isalnum", "isspace", "isupper", "islower", "isprint", "isxdigit", "toupper",
+    "tolower", "assert", "sizeof", "offsetof", "va_start", "va_end", "va_arg", "va_copy",
+    "setjmp", "longjmp", "signal", "raise", "time", "clock", "difftime", "mktime", "localtime",
+    "gmtime", "strftime", "open", "close", "read", "write", "lseek", "unlink", "fork", "execv",
+    "execvp", "waitpid", "pipe", "dup", "dup2", "getpid", "sleep", "usleep", "errno",
+];
+
+/// C++'s standard namespace and the C library it includes.
+const CPP_BUILTINS: &[&str] = &[
+    "std", "printf", "fprintf", "snprintf", "puts", "malloc", "calloc", "realloc", "free",
+    "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp", "strcpy", "abort",
+    "exit", "assert", "sizeof", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast",
+    "move", "forward", "swap", "make_unique", "make_shared", "getenv",
+];
+
+const C_QUERY: &str = include_str!("../../queries/c.scm");
+const C_LOCALS: &str = include_str!("../../queries/c-locals.scm");
+const CPP_QUERY: &str = include_str!("../../queries/cpp.scm");
+const CPP_LOCALS: &str = include_str!("../../queries/cpp-locals.scm");
+const CSHARP_QUERY: &str = include_str!("../../queries/c-sharp.scm");
+const CSHARP_LOCALS: &str = include_str!("../../queries/c-sharp-locals.scm");
+const RUBY_QUERY: &str = include_str!("../../queries/ruby.scm");
+const RUBY_LOCALS: &str = include_str!("../../queries/ruby-locals.scm");
+const PHP_QUERY: &str = include_str!("../../queries/php.scm");
+const PHP_LOCALS: &str = include_str!("../../queries/php-locals.scm");
+const KOTLIN_QUERY: &str = include_str!("../../queries/kotlin.scm");
+const KOTLIN_LOCALS: &str = include_str!("../../queries/kotlin-locals.scm");
+const SWIFT_QUERY: &str = include_str!("../../queries/swift.scm");
+const SWIFT_LOCALS: &str = include_str!("../../queries/swift-locals.scm");
+const SCALA_QUERY: &str = include_str!("../../queries/scala.scm");
+const SCALA_LOCALS: &str = include_str!("../../queries/scala-locals.scm");
+const BASH_QUERY: &str = include_str!("../../queries/bash.scm");
+const BASH_LOCALS: &str = include_str!("../../queries/bash-locals.scm");
+const LUA_QUERY: &str = include_str!("../../queries/lua.scm");
+const LUA_LOCALS: &str = include_str!("../../queries/lua-locals.scm");
+
 /// Every language evident indexes.
 pub static LANGUAGES: &[LanguageSpec] = &[
     LanguageSpec {
@@ -235,7 +357,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         query_sources: &[PY_QUERY],
         locals_sources: &[PY_LOCALS],
         separator: ".",
-        module_naming: ModuleNaming::PythonDotted,
+        module_naming: ModuleNaming::Dotted,
         import_resolution: ImportResolution::Python,
         comment_kinds: &["comment"],
         doc_skip_kinds: &[],
@@ -372,6 +494,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "memoryview",
         ],
         call_method: Some("__call__"),
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "rust",
@@ -403,6 +526,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("str"),
         builtin_types: &["String", "Vec"],
         call_method: None,
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "javascript",
@@ -431,6 +555,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
         call_method: None,
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "typescript",
@@ -459,6 +584,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
         call_method: None,
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "tsx",
@@ -487,6 +613,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
         call_method: None,
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "go",
@@ -518,6 +645,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: None,
         builtin_types: &[],
         call_method: None,
+        ..DEFAULTS
     },
     LanguageSpec {
         name: "java",
@@ -527,7 +655,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         locals_sources: &[JAVA_LOCALS],
         separator: ".",
         module_naming: ModuleNaming::Path,
-        import_resolution: ImportResolution::JavaClass,
+        import_resolution: ImportResolution::JvmClass(&["java"]),
         comment_kinds: &["line_comment", "block_comment"],
         doc_skip_kinds: &[],
         wrapper_kinds: &[],
@@ -566,6 +694,233 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: &["String", "StringBuilder"],
         call_method: None,
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "c",
+        extensions: &["c", "h"],
+        grammar: || tree_sitter_c::LANGUAGE.into(),
+        query_sources: &[C_QUERY],
+        locals_sources: &[C_LOCALS],
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::CInclude,
+        builtins: C_BUILTINS,
+        defined_in: &["c", "cpp"],
+        fields_are_pointers: true,
+        fallback: Some("cpp"),
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "cpp",
+        extensions: &["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "tpp"],
+        grammar: || tree_sitter_cpp::LANGUAGE.into(),
+        query_sources: &[CPP_QUERY],
+        locals_sources: &[CPP_LOCALS],
+        separator: "::",
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::CInclude,
+        wrapper_kinds: &["template_declaration"],
+        constructors: &["$class"],
+        implicit_this: true,
+        self_receivers: &["this"],
+        builtins: CPP_BUILTINS,
+        defined_in: &["cpp", "c"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "csharp",
+        extensions: &["cs"],
+        grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
+        query_sources: &[CSHARP_QUERY],
+        locals_sources: &[CSHARP_LOCALS],
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::CSharpNamespace,
+        doc_skip_kinds: &["attribute_list"],
+        constructors: &["$class"],
+        implicit_this: true,
+        self_receivers: &["this"],
+        base_receivers: &["base"],
+        directory_is_package: true,
+        builtins: &[
+            "Console", "Math", "String", "Convert", "Enumerable", "Task", "List", "Dictionary",
+            "Array", "Guid", "DateTime", "TimeSpan", "Environment", "Path", "File", "Directory",
+            "Object", "Exception", "ArgumentException", "ArgumentNullException",
+            "InvalidOperationException", "NotImplementedException", "StringBuilder", "nameof",
+        ],
+        string_type: Some("String"),
+        builtin_types: &["String", "List", "Dictionary", "StringBuilder"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "ruby",
+        extensions: &["rb", "rake", "gemspec"],
+        grammar: || tree_sitter_ruby::LANGUAGE.into(),
+        query_sources: &[RUBY_QUERY],
+        locals_sources: &[RUBY_LOCALS],
+        separator: "::",
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::RubyRequire,
+        comment_kinds: &["comment"],
+        constructors: &["initialize"],
+        implicit_this: true,
+        self_receivers: &["self"],
+        base_receivers: &["super"],
+        class_names: &["new"],
+        inherited_constructors: true,
+        builtins: &[
+            "puts", "print", "p", "pp", "require", "require_relative", "raise", "fail", "loop",
+            "lambda", "proc", "format", "sprintf", "printf", "gets", "sleep", "rand", "srand",
+            "catch", "throw", "block_given?", "binding", "caller", "exit", "abort", "at_exit",
+            "Integer", "Float", "String", "Array", "Hash", "Rational", "Complex", "freeze",
+            "attr_reader", "attr_writer", "attr_accessor", "include", "extend", "prepend",
+            "define_method", "instance_variable_get", "instance_variable_set", "send",
+            "public_send", "respond_to?", "is_a?", "kind_of?", "nil?", "then", "tap", "dup",
+            "clone", "to_s", "inspect", "hash", "class", "object_id", "warn", "Kernel", "Math",
+            "File", "Dir", "IO", "Time", "Struct", "Comparable", "Enumerable", "ObjectSpace",
+            "StandardError", "ArgumentError", "RuntimeError", "NotImplementedError",
+        ],
+        string_type: Some("String"),
+        builtin_types: &["String", "Array", "Hash", "Integer", "Float"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "php",
+        extensions: &["php", "phtml", "php8", "inc"],
+        grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
+        query_sources: &[PHP_QUERY],
+        locals_sources: &[PHP_LOCALS],
+        separator: "\\",
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::PhpComposer,
+        constructors: &["__construct"],
+        self_receivers: &["$this", "self", "static"],
+        base_receivers: &["parent"],
+        class_names: &["static", "self"],
+        inherited_constructors: true,
+        builtins: &[
+            "array_map", "array_filter", "array_keys", "array_values", "array_merge",
+            "array_sum", "array_key_exists", "in_array", "count", "strlen", "str_replace",
+            "substr", "strpos", "sprintf", "printf", "implode", "explode", "trim", "json_encode",
+            "json_decode", "isset", "unset", "empty", "is_array", "is_string", "is_int",
+            "is_null", "var_dump", "print_r", "echo", "define", "defined", "function_exists",
+            "class_exists", "method_exists", "call_user_func", "func_get_args", "compact",
+            "extract", "preg_match", "preg_replace", "htmlspecialchars", "file_get_contents",
+            "file_put_contents", "dirname", "basename", "date", "time", "microtime", "max",
+            "min", "abs", "intval", "floatval", "strval", "array_push", "array_pop", "sort",
+            "usort", "ksort", "range", "Exception", "InvalidArgumentException",
+            "RuntimeException", "DateTime", "ArrayObject", "stdClass",
+        ],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "kotlin",
+        extensions: &["kt", "kts"],
+        grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+        query_sources: &[KOTLIN_QUERY],
+        locals_sources: &[KOTLIN_LOCALS],
+        import_resolution: ImportResolution::JvmClass(&["kt", "kts", "java"]),
+        comment_kinds: &["line_comment", "block_comment"],
+        doc_skip_kinds: &["annotation"],
+        constructors: &["$class"],
+        implicit_this: true,
+        self_receivers: &["this"],
+        base_receivers: &["super"],
+        directory_is_package: true,
+        builtins: &[
+            "println", "print", "listOf", "mutableListOf", "setOf", "mutableSetOf", "mapOf",
+            "mutableMapOf", "arrayOf", "emptyList", "emptyMap", "require", "requireNotNull",
+            "check", "checkNotNull", "error", "lazy", "run", "let", "also", "apply", "with",
+            "repeat", "TODO", "maxOf", "minOf", "String", "Int", "Long", "Pair", "Triple",
+            "StringBuilder", "Exception", "IllegalArgumentException", "IllegalStateException",
+        ],
+        string_type: Some("String"),
+        builtin_types: &["String", "StringBuilder"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "swift",
+        extensions: &["swift"],
+        grammar: || tree_sitter_swift::LANGUAGE.into(),
+        query_sources: &[SWIFT_QUERY],
+        locals_sources: &[SWIFT_LOCALS],
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::SwiftModule,
+        comment_kinds: &["comment", "multiline_comment"],
+        constructors: &["init"],
+        implicit_this: true,
+        self_receivers: &["self", "Self"],
+        base_receivers: &["super"],
+        class_names: &["Self"],
+        directory_is_package: true,
+        builtins: &[
+            "print", "debugPrint", "fatalError", "precondition", "preconditionFailure",
+            "assert", "assertionFailure", "min", "max", "abs", "zip", "stride", "type",
+            "String", "Int", "Double", "Float", "Bool", "Array", "Dictionary", "Set",
+            "Character", "Optional", "Result", "DispatchQueue",
+        ],
+        string_type: Some("String"),
+        builtin_types: &["String", "Array", "Dictionary", "Set"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "scala",
+        extensions: &["scala", "sc"],
+        grammar: || tree_sitter_scala::LANGUAGE.into(),
+        query_sources: &[SCALA_QUERY],
+        locals_sources: &[SCALA_LOCALS],
+        import_resolution: ImportResolution::JvmClass(&["scala", "java"]),
+        constructors: &["apply"],
+        implicit_this: true,
+        self_receivers: &["this"],
+        base_receivers: &["super"],
+        directory_is_package: true,
+        builtins: &[
+            "println", "print", "require", "assert", "List", "Seq", "Vector", "Map", "Set",
+            "Some", "None", "Option", "Right", "Left", "Future", "Array", "String",
+            "StringBuilder", "Exception", "IllegalArgumentException",
+        ],
+        string_type: Some("String"),
+        builtin_types: &["String", "List", "Seq", "Vector", "Map", "Set"],
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "bash",
+        extensions: &["sh", "bash"],
+        grammar: || tree_sitter_bash::LANGUAGE.into(),
+        query_sources: &[BASH_QUERY],
+        locals_sources: &[BASH_LOCALS],
+        module_naming: ModuleNaming::Global,
+        import_resolution: ImportResolution::ShellSource,
+        comment_kinds: &["comment"],
+        builtins: &[
+            "echo", "printf", "read", "cd", "pwd", "exit", "return", "export", "local",
+            "declare", "readonly", "unset", "shift", "set", "trap", "eval", "exec", "test", "[",
+            "[[", "true", "false", "wait", "kill", "command", "type", "hash", "alias", "getopts",
+            "let", "mapfile", "pushd", "popd", "source", ".",
+        ],
+        commands_are_external: true,
+        ..DEFAULTS
+    },
+    LanguageSpec {
+        name: "lua",
+        extensions: &["lua"],
+        grammar: || tree_sitter_lua::LANGUAGE.into(),
+        query_sources: &[LUA_QUERY],
+        locals_sources: &[LUA_LOCALS],
+        module_naming: ModuleNaming::Dotted,
+        import_resolution: ImportResolution::LuaModule,
+        comment_kinds: &["comment"],
+        self_receivers: &["self"],
+        package_stems: &["init"],
+        builtins: &[
+            "print", "pairs", "ipairs", "next", "type", "tostring", "tonumber", "error",
+            "assert", "pcall", "xpcall", "select", "setmetatable", "getmetatable", "rawget",
+            "rawset", "rawequal", "rawlen", "require", "unpack", "load", "loadfile", "dofile",
+            "collectgarbage", "string", "table", "math", "io", "os", "coroutine", "debug",
+            "utf8",
+        ],
+        string_type: Some("string"),
+        ..DEFAULTS
     },
 ];
 
@@ -605,18 +960,17 @@ pub fn crate_name_of_module<'m>(spec: &LanguageSpec, module: &'m str) -> Option<
 pub fn module_path_in(spec: &LanguageSpec, rel_path: &str, crate_name: Option<&str>) -> String {
     let stem = rel_path.rsplit_once('.').map_or(rel_path, |(stem, _)| stem);
     match spec.module_naming {
-        ModuleNaming::PythonDotted => {
+        ModuleNaming::Dotted => {
             let dotted = stem.replace('/', ".");
+            for package in spec.package_stems {
+                if dotted == *package {
+                    return String::new();
+                }
+                if let Some(dir) = dotted.strip_suffix(&format!(".{package}")) {
+                    return dir.to_string();
+                }
+            }
             dotted
-                .strip_suffix(".__init__")
-                .map(str::to_string)
-                .unwrap_or_else(|| {
-                    if dotted == "__init__" {
-                        String::new()
-                    } else {
-                        dotted
-                    }
-                })
         }
         ModuleNaming::RustCrate => {
             let parts: Vec<&str> = stem.split('/').collect();
@@ -639,6 +993,7 @@ pub fn module_path_in(spec: &LanguageSpec, rel_path: &str, crate_name: Option<&s
                 .join("::")
         }
         ModuleNaming::Path => stem.to_string(),
+        ModuleNaming::Global => String::new(),
     }
 }
 
@@ -648,9 +1003,15 @@ mod tests {
 
     #[test]
     fn every_query_compiles() {
+        let mut errors = Vec::new();
         for spec in LANGUAGES {
-            let _ = spec.query();
+            for (what, sources) in [("query", spec.query_sources), ("locals", spec.locals_sources)] {
+                if let Err(e) = Query::new(&spec.grammar(), &sources.concat()) {
+                    errors.push(format!("{} {what}: {e}", spec.name));
+                }
+            }
         }
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
     }
 
     #[test]

@@ -168,8 +168,8 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
-                                 start_line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                 start_line, end_line, declaration)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?;
         for d in &facts.definitions {
             // Parents precede children in source order, so their ids exist.
@@ -184,7 +184,8 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
                 d.doc,
                 (!d.bases.is_empty()).then(|| d.bases.join("\n")),
                 d.start_line,
-                d.end_line
+                d.end_line,
+                d.declaration
             ])?;
             symbol_ids.push(tx.last_insert_rowid());
         }

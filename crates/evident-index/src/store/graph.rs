@@ -80,6 +80,31 @@ pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>
     Ok(())
 }
 
+/// Each declaration (a prototype, a method declared in its class) with a
+/// definition of the same qualified name and kind:
+/// `(declaration, its language, definition, its language)`.
+pub(crate) fn for_each_declaration_defined(
+    conn: &Connection,
+    mut f: impl FnMut(i64, &str, i64, &str),
+) -> Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT d.id, fd.lang, s.id, fs.lang
+         FROM symbols d JOIN files fd ON fd.id = d.file_id
+         JOIN symbols s ON s.qualified_name = d.qualified_name AND s.kind = d.kind
+              AND s.declaration = 0
+         JOIN files fs ON fs.id = s.file_id
+         WHERE d.declaration = 1
+         ORDER BY d.id, s.id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let declared_in = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+        let defined_in = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+        f(r.get(0)?, declared_in, r.get(2)?, defined_in);
+    }
+    Ok(())
+}
+
 /// Every import binding.
 pub(crate) fn for_each_import(conn: &Connection, mut f: impl FnMut(ImportRow)) -> Result<()> {
     let mut stmt =

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 12;
+pub const SCHEMA_VERSION: u32 = 13;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -59,7 +59,8 @@ CREATE TABLE symbols (
     doc            TEXT,
     bases          TEXT,                 -- base classes, one per line
     start_line     INTEGER NOT NULL,
-    end_line       INTEGER NOT NULL
+    end_line       INTEGER NOT NULL,
+    declaration    INTEGER NOT NULL DEFAULT 0  -- 1: declared here, defined where the same qualified name has 0
 );
 
 CREATE TABLE imports (

@@ -162,6 +162,10 @@ pub(crate) struct Graph<'r> {
     /// including Rust `impl` and Go receiver methods that no class encloses.
     methods_by_owner: FxHashMap<Rc<str>, FxHashMap<Rc<str>, Vec<i64>>>,
     imports: FxHashMap<i64, Vec<Import>>,
+    /// Declaration → the definitions of the same qualified name in a
+    /// language it may be defined in (a header's prototype → the `.c`
+    /// function): a call that reaches the declaration runs the definition.
+    defined_at: FxHashMap<i64, Vec<i64>>,
     conn: &'r Connection,
     /// File → its bindings, read from the index when first needed (a pass
     /// that resolves a few calls reads a few files'): see [`FileBindings`].
@@ -282,6 +286,13 @@ impl<'r> Graph<'r> {
             });
         })?;
 
+        let mut defined_at: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+        rows::for_each_declaration_defined(conn, |declaration, declared_in, definition, defined_in| {
+            let partners = lang::by_name(declared_in).map_or(&[][..], |l| l.defined_in);
+            if partners.contains(&defined_in) {
+                defined_at.entry(declaration).or_default().push(definition);
+            }
+        })?;
         let mut graph = Graph {
             resolver,
             conn,
@@ -320,6 +331,7 @@ impl<'r> Graph<'r> {
             children: FxHashMap::default(),
             methods_by_owner: FxHashMap::default(),
             imports,
+            defined_at,
         };
         graph.build_lookups();
         Ok(graph)
@@ -483,8 +495,11 @@ impl<'r> Graph<'r> {
         }
         // Resolution found no definition of the name in scope, imported, or
         // (few enough to guess) anywhere: unless a local rebinds it, it is the language's.
-        (lang.builtins.contains(&head) && self.bindings(file, enclosing, head).is_empty())
-            .then(|| (segments.join(lang.separator), "builtin"))
+        if lang.builtins.contains(&head) && self.bindings(file, enclosing, head).is_empty() {
+            return Some((segments.join(lang.separator), "builtin"));
+        }
+        // A shell command no function of the repository answers: a program.
+        (lang.commands_are_external && rest.is_empty()).then(|| (head.to_string(), "external"))
     }
 
     /// A class's first base outside the repository, looked up once per pass.
@@ -801,7 +816,9 @@ impl<'r> Graph<'r> {
             .flatten()
             .copied()
             .filter(|id| {
-                self.symbols.get(id).is_some_and(|s| {
+                // A declaration counts once, as its definition.
+                !self.defined_at.contains_key(id)
+                    && self.symbols.get(id).is_some_and(|s| {
                     keep(s)
                         && matches!(
                             s.kind,
@@ -879,11 +896,28 @@ impl<'r> Graph<'r> {
         callee: &str,
     ) -> Vec<(i64, Confidence)> {
         let outer = self.held_by_local.replace(false);
-        let found = self.resolve_callee(file, enclosing, callee);
+        let found = self.defined(self.resolve_callee(file, enclosing, callee));
         if self.held_by_local.replace(outer) || self.classes_as_written.get() {
             return found;
         }
         self.through_decorators(found)
+    }
+
+    /// Declarations replaced by their definitions, where the index has them.
+    fn defined(&self, found: Vec<(i64, Confidence)>) -> Vec<(i64, Confidence)> {
+        if self.defined_at.is_empty() {
+            return found;
+        }
+        let mut out: Vec<(i64, Confidence)> = Vec::with_capacity(found.len());
+        for (id, confidence) in found {
+            match self.defined_at.get(&id) {
+                Some(definitions) => out.extend(definitions.iter().map(|d| (*d, confidence))),
+                None => out.push((id, confidence)),
+            }
+        }
+        let mut seen = FxHashSet::default();
+        out.retain(|(id, _)| seen.insert(*id));
+        out
     }
 
     fn resolve_callee(
@@ -954,6 +988,10 @@ impl<'r> Graph<'r> {
             }
             let found = self.resolve_bare(file, enclosing, last);
             return self.through_variables(found);
+        }
+        // `p->handler()` in C: a function pointer, whatever it holds.
+        if lang.fields_are_pointers {
+            return Vec::new();
         }
         let via_base = head.len() == 1 && lang.base_receivers.contains(&head[0]);
         let via_self = head.len() == 1 && lang.self_receivers.contains(&head[0]);
