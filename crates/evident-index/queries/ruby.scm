@@ -6,7 +6,7 @@
 (class name: [(constant) (scope_resolution)] @name) @definition.class
 (class name: [(constant) (scope_resolution)] @name superclass: (superclass [(constant) (scope_resolution)] @base)) @definition.class
 (singleton_class) @scope
-(method name: (_) @name) @definition.method
+(method name: (_) @name) @definition.function
 (singleton_method name: (_) @name) @definition.method
 (assignment left: (constant) @name) @definition.constant
 ; `attr_reader :total` defines methods named by its symbols.
@@ -36,7 +36,7 @@
   (#eq? @_new "new"))
 ; A bare name in statement position is a method call on `self`, unless a
 ; local holds it.
-((body_statement (identifier) @call.callee @call)
+([(body_statement (identifier) @call.callee @call) (program (identifier) @call.callee @call)]
   (#not-any-of? @call.callee "private" "protected" "public" "module_function"))
 
 ; ---------- bindings, for the types that flow ----------

@@ -1274,3 +1274,184 @@ fn decorators_instances_and_default_exports() {
     );
     common::assert_equals_rebuild(root, "after the decorator changed");
 }
+
+/// Calls neither resolved nor known to be outside: `path:line callee`.
+fn unresolved(root: &Path) -> Vec<String> {
+    call_rows(
+        root,
+        "SELECT f.path, c.line, c.callee, '-', '-' FROM calls c JOIN files f ON f.id = c.file_id
+         WHERE c.id NOT IN (SELECT call_id FROM edges)
+           AND c.id NOT IN (SELECT call_id FROM externals)
+         ORDER BY f.path, c.line",
+    )
+    .into_iter()
+    .map(|r| r.trim_end_matches(" -> - (-)").to_string())
+    .collect()
+}
+
+#[test]
+fn c_rules() {
+    let (_tmp, root) = fixture();
+    let all = edges(&root);
+    assert_edges(
+        &all,
+        &[
+            // through the header's prototype to the definition in util.c
+            "c/src/main.c:5 util_add -> util_add (exact)",
+            "c/src/main.c:11 run_ops -> run_ops (exact)",
+        ],
+    );
+    // The edge lands on the definition, not on the header's prototype.
+    let target = call_rows(
+        &root,
+        "SELECT tf.path, t.start_line, c.callee, '', '' FROM edges g JOIN calls c ON c.id = g.call_id
+         JOIN symbols t ON t.id = g.callee_id JOIN files tf ON tf.id = t.file_id
+         WHERE c.callee = 'util_add'",
+    );
+    assert_eq!(target, vec!["c/src/util.c:3 util_add ->  ()"]);
+    // Function pointers, through a field or a parameter: never guessed.
+    let open = unresolved(&root);
+    assert!(open.contains(&"c/src/main.c:6 o.apply".to_string()), "{open:#?}");
+    assert!(open.contains(&"c/src/main.c:7 cb".to_string()), "{open:#?}");
+    assert!(externals(&root).contains(&"c/src/main.c:8 printf -> printf (builtin)".to_string()));
+    // `def` offers the definition first, then the header's declaration.
+    let index = Index::open(&root).unwrap();
+    let found = index.definition_at("c/src/main.c", 5, Some(14)).unwrap();
+    let places: Vec<(String, u32)> = found.iter().map(|e| (e.path.clone(), e.start_line)).collect();
+    assert_eq!(
+        places,
+        vec![("c/src/util.c".to_string(), 3), ("c/include/util.h".to_string(), 3)]
+    );
+}
+
+#[test]
+fn cpp_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            // `obj.m()` through the declared type, `obj->m()` through `new`
+            "cpp/src/main.cpp:4 s.area -> geo::Shape::area (inferred)",
+            "cpp/src/main.cpp:6 p.grow -> geo::Shape::grow (inferred)",
+            // `Ns::f()` and `Ns::Cls::m()`, across the header's namespace
+            "cpp/src/main.cpp:8 geo::scale -> geo::scale (exact)",
+            "cpp/src/main.cpp:7 geo::Shape::unit -> geo::Shape::unit (exact)",
+            // `this->m()` in a method defined out of class
+            "cpp/src/shape.cpp:5 this.area -> geo::Shape::area (inferred)",
+            // a bare name in the reopened namespace
+            "cpp/src/shape.cpp:3 scale -> geo::scale (exact)",
+        ],
+    );
+    // The out-of-class definitions are the targets, in shape.cpp.
+    let targets = call_rows(
+        &root,
+        "SELECT tf.path, t.start_line, c.callee, '', '' FROM edges g JOIN calls c ON c.id = g.call_id
+         JOIN symbols t ON t.id = g.callee_id JOIN files tf ON tf.id = t.file_id
+         WHERE c.callee IN ('s.area', 'geo::scale') ORDER BY c.callee",
+    );
+    assert_eq!(
+        targets,
+        vec!["cpp/src/shape.cpp:6 geo::scale ->  ()", "cpp/src/shape.cpp:3 s.area ->  ()"]
+    );
+}
+
+#[test]
+fn csharp_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            // `using A.B;` → the namespace's directory; `using S = A.B.C;`
+            "cs/Acme.App/Worker.cs:11 Strings.Upper -> Acme.Util.Strings.Upper (exact)",
+            "cs/Acme.App/Worker.cs:12 S.Upper -> Acme.Util.Strings.Upper (exact)",
+            "cs/Acme.App/Worker.cs:13 this.Stop -> Acme.App.Worker.Stop (exact)",
+            "cs/Acme.App/Worker.cs:14 Worker -> Acme.App.Worker.Worker (exact)",
+            "cs/Acme.App/Worker.cs:15 w.Stop -> Acme.App.Worker.Stop (inferred)",
+            // an extension method on a receiver of unknown type: a guess
+            "cs/Acme.App/Worker.cs:16 name.Shout -> Acme.Util.Strings.Shout (name_only)",
+        ],
+    );
+}
+
+#[test]
+fn ruby_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            // `Mod::Cls.new(...)` → `initialize`, through `require` and `lib/`
+            "rb/bin/checkout.rb:5 Shop::Pricing -> Shop::Pricing::initialize (exact)",
+            "rb/bin/checkout.rb:6 pricing.total -> Shop::Pricing::total (inferred)",
+            // an implicit-`self` call without parentheses
+            "rb/lib/shop/pricing.rb:8 apply -> Shop::Pricing::apply (exact)",
+            "rb/bin/checkout.rb:9 checkout -> checkout (exact)",
+        ],
+    );
+}
+
+#[test]
+fn php_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            "php/src/Billing/Invoice.php:8 $this.log -> Acme\\Billing\\Invoice\\log (exact)",
+            "php/src/Billing/Invoice.php:9 self.check -> Acme\\Billing\\Invoice\\check (exact)",
+            // `use` through composer.json's PSR-4 map
+            "php/src/Billing/Invoice.php:10 Formatter -> Acme\\Util\\Formatter (exact)",
+            "php/src/Billing/Invoice.php:11 $f.format -> Acme\\Util\\Formatter\\format (inferred)",
+            "php/src/Billing/Invoice.php:12 Formatter.make -> Acme\\Util\\Formatter\\make (exact)",
+            // `new static()`
+            "php/src/Util/Formatter.php:5 static -> Acme\\Util\\Formatter (exact)",
+        ],
+    );
+}
+
+#[test]
+fn kotlin_scala_and_swift_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            "kt/src/main/kotlin/com/acme/app/Worker.kt:8 Strings.pad -> com.acme.util.Strings.pad (exact)",
+            // an aliased import of a top-level function: its package directory
+            "kt/src/main/kotlin/com/acme/app/Worker.kt:9 trimText -> com.acme.util.trim (exact)",
+            "kt/src/main/kotlin/com/acme/app/Worker.kt:10 stop -> com.acme.app.Worker.stop (exact)",
+            // a class of the same package, no import
+            "kt/src/main/kotlin/com/acme/app/Worker.kt:11 Helper -> com.acme.app.Helper (exact)",
+            "kt/src/main/kotlin/com/acme/app/Worker.kt:12 h.help -> com.acme.app.Helper.help (inferred)",
+            "scala/src/main/scala/com/acme/app/Worker.scala:7 Strings.pad -> com.acme.util.Strings.pad (exact)",
+            "scala/src/main/scala/com/acme/app/Worker.scala:8 stop -> com.acme.app.Worker.stop (exact)",
+            "scala/src/main/scala/com/acme/app/Worker.scala:10 w.stop -> com.acme.app.Worker.stop (inferred)",
+            // `import Module` → `Sources/Module`; a struct's `init`
+            "swift/Sources/App/main.swift:4 Circle -> Circle.init (exact)",
+            "swift/Sources/App/main.swift:5 c.area -> Circle.area (inferred)",
+            "swift/Sources/App/main.swift:6 render -> render (exact)",
+        ],
+    );
+    // A namesake class in another language is never a target.
+    assert!(!edges(&root)
+        .iter()
+        .any(|e| e.starts_with("scala/") && e.contains("Acme.App")));
+}
+
+#[test]
+fn bash_and_lua_rules() {
+    let (_tmp, root) = fixture();
+    assert_edges(
+        &edges(&root),
+        &[
+            // a function of a sourced script, and one of the same file
+            "sh/deploy.sh:5 log_line -> log_line (exact)",
+            "sh/deploy.sh:9 deploy_all -> deploy_all (exact)",
+            // `require "a.b"` → `a/b.lua`; its table's function
+            "lua/main.lua:4 util.sum -> lua.acme.util.M.sum (inferred)",
+            "lua/main.lua:7 double -> lua.main.double (exact)",
+        ],
+    );
+    let outside = externals(&root);
+    // A command that is no function of the repository is a program.
+    assert!(outside.contains(&"sh/deploy.sh:6 git -> git (external)".to_string()), "{outside:#?}");
+    assert!(outside.contains(&"sh/lib/log.sh:2 echo -> echo (builtin)".to_string()));
+    assert!(outside.contains(&"lua/main.lua:7 print -> print (builtin)".to_string()));
+}

@@ -780,6 +780,21 @@ impl Index {
             }
             ev.confidence = Some(confidence.to_string());
         }
+        // A definition's declarations (a header's prototype) follow it: the
+        // same symbol's second location.
+        let mut declared: Vec<Evidence> = Vec::new();
+        for (definition, id) in out.iter().zip(&ids) {
+            let declarations = rows::declarations_of(conn, *id)?;
+            for mut ev in self.definitions_by_id(&declarations)? {
+                ev.confidence = definition.confidence.clone();
+                ev.reason = Some(format!(
+                    "its declaration; defined at {}:{}",
+                    definition.path, definition.start_line
+                ));
+                declared.push(ev);
+            }
+        }
+        out.extend(declared);
         Ok(out)
     }
 

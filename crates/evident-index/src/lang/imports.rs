@@ -36,6 +36,10 @@ pub struct Resolver {
     psr4: Vec<(String, String)>,
     /// Ruby's and Lua's load roots: `lib/`, `lua/`, `src/` directories.
     load_roots: Vec<String>,
+    /// The file extensions present directly in each directory, so a package
+    /// directory is one of the importing language's (`com/acme/util` of
+    /// Kotlin files, not of Java files).
+    extensions_by_dir: HashMap<String, HashSet<String>>,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -71,7 +75,14 @@ impl Resolver {
         let mut dirs = HashSet::new();
         let mut by_file_name: HashMap<String, Vec<String>> = HashMap::new();
         let mut python_roots = HashSet::new();
+        let mut extensions_by_dir: HashMap<String, HashSet<String>> = HashMap::new();
         for file in &files {
+            if let Some((_, ext)) = file.rsplit_once('.') {
+                extensions_by_dir
+                    .entry(parent_dir(file).to_string())
+                    .or_default()
+                    .insert(ext.to_string());
+            }
             let mut dir = parent_dir(file);
             let name = file.rsplit('/').next().unwrap_or(file);
             by_file_name
@@ -171,6 +182,7 @@ impl Resolver {
             .collect();
         load_roots.sort();
         Resolver {
+            extensions_by_dir,
             include_dirs,
             psr4,
             load_roots,
@@ -318,12 +330,21 @@ impl Resolver {
             })
     }
 
-    /// The directories whose path ends with `suffix`, first in order.
-    fn dir_with_suffix(&self, suffix: &str) -> Option<String> {
+    /// The first directory (in path order) whose path ends with `suffix`,
+    /// among those holding a file with one of `extensions` (any directory
+    /// when there are none).
+    fn dir_of_with_suffix(&self, suffix: &str, extensions: &[&str]) -> Option<String> {
         let mut dirs: Vec<&String> = self
             .dirs
             .iter()
             .filter(|d| *d == suffix || d.ends_with(&format!("/{suffix}")))
+            .filter(|d| {
+                extensions.is_empty()
+                    || self
+                        .extensions_by_dir
+                        .get(d.as_str())
+                        .is_some_and(|present| extensions.iter().any(|e| present.contains(*e)))
+            })
             .collect();
         dirs.sort();
         dirs.first().map(|d| d.to_string())
@@ -353,8 +374,8 @@ impl Resolver {
                 })
                 .or_else(|| self.csharp(&format!("{module}.{name}"), None));
         }
-        self.dir_with_suffix(&module.replace('.', "/"))
-            .or_else(|| self.dir_with_suffix(module))
+        self.dir_of_with_suffix(&module.replace('.', "/"), &["cs"])
+            .or_else(|| self.dir_of_with_suffix(module, &["cs"]))
     }
 
     /// `use A\B\C` through the PSR-4 map (else by path suffix); a
@@ -388,8 +409,8 @@ impl Resolver {
     /// directory named `Module`.
     fn swift(&self, module: &str) -> Option<String> {
         let module = module.split('.').next().unwrap_or(module);
-        self.dir_with_suffix(&format!("Sources/{module}"))
-            .or_else(|| self.dir_with_suffix(module))
+        self.dir_of_with_suffix(&format!("Sources/{module}"), &["swift"])
+            .or_else(|| self.dir_of_with_suffix(module, &["swift"]))
     }
 
     fn python_module(&self, base: &str, dotted: &str) -> Option<String> {
@@ -573,7 +594,14 @@ impl Resolver {
                 self.file_with_suffix(&file_name, &join(&package.replace('.', "/"), &file_name))
             })
         };
-        let package_dir = |dotted: &str| self.dir_with_suffix(&dotted.replace('.', "/"));
+        // The importing language's own directories first (a Kotlin package
+        // before a Java one of the same name).
+        let package_dir = |dotted: &str| {
+            let suffix = dotted.replace('.', "/");
+            extensions
+                .iter()
+                .find_map(|ext| self.dir_of_with_suffix(&suffix, &[ext]))
+        };
         match name {
             Some(name) => class_path(&format!("{module}.{name}"))
                 .or_else(|| class_path(module))
@@ -655,16 +683,16 @@ fn psr4_map(root: &Path, files: &HashSet<String>) -> Vec<(String, String)> {
     if !files.iter().any(|f| f.ends_with(".php")) {
         return Vec::new();
     }
-    let mut dirs: Vec<&str> = std::iter::once("")
-        .chain(
-            files
-                .iter()
-                .filter_map(|f| f.strip_suffix("composer.json"))
-                .map(|d| d.trim_end_matches('/')),
-        )
-        .collect();
+    // `composer.json` is not indexed: look beside every PHP file and above.
+    let mut dirs: HashSet<&str> = HashSet::new();
+    for file in files.iter().filter(|f| f.ends_with(".php")) {
+        let mut dir = parent_dir(file);
+        while dirs.insert(dir) && !dir.is_empty() {
+            dir = parent_dir(dir);
+        }
+    }
+    let mut dirs: Vec<&str> = dirs.into_iter().collect();
     dirs.sort_unstable();
-    dirs.dedup();
     let mut map = Vec::new();
     for dir in dirs {
         let Ok(text) = std::fs::read_to_string(root.join(dir).join("composer.json")) else {

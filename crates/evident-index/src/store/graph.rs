@@ -15,7 +15,8 @@ pub(crate) struct SymbolRow<'a> {
     pub parent: Option<i64>,
     pub kind: &'a str,
     pub name: &'a str,
-    /// Only for methods outside any class (Rust `impl`, Go receivers).
+    /// Only for methods outside any class (Rust `impl`, Go receivers, C++
+    /// `void Foo::bar() {}` in a namespace).
     pub owner_path: Option<String>,
     /// One base class per line.
     pub bases: Option<String>,
@@ -59,9 +60,12 @@ pub(crate) fn symbol_count(conn: &Connection) -> Result<usize> {
 /// Every definition.
 pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>)) -> Result<()> {
     let mut stmt = conn.prepare(
-        "SELECT id, file_id, parent_id, kind, name,
-                CASE WHEN parent_id IS NULL AND kind = 'method' THEN qualified_name END, bases
-         FROM symbols",
+        "SELECT s.id, s.file_id, s.parent_id, s.kind, s.name,
+                CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN
+                    ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object'))
+                THEN s.qualified_name END,
+                s.bases
+         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
     )?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
@@ -762,11 +766,25 @@ pub(crate) fn class_of_constructor(conn: &Connection, id: i64, class_name: &str)
     conn.prepare_cached(
         "SELECT p.id FROM symbols s JOIN symbols p ON p.id = s.parent_id
          WHERE s.id = ?1 AND p.name = ?2
-           AND p.kind IN ('class', 'struct', 'enum', 'trait', 'interface')",
+           AND p.kind IN ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object')",
     )
     .ok()?
     .query_row(rusqlite::params![id, class_name], |r| r.get(0))
     .ok()
+}
+
+/// The declarations (`declaration = 1`) of the definition `id`: the same
+/// qualified name and kind elsewhere (a header's prototype).
+pub(crate) fn declarations_of(conn: &Connection, id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT d.id FROM symbols s JOIN symbols d
+           ON d.qualified_name = s.qualified_name AND d.kind = s.kind AND d.declaration = 1
+         WHERE s.id = ?1 AND s.declaration = 0 ORDER BY d.id",
+    )?;
+    let ids = stmt
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
 }
 
 /// The innermost definition (not a variable) whose body holds `line`: a
@@ -928,7 +946,7 @@ pub(crate) fn files_of_classes_and_ancestors(
 ) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT f.path, s.bases FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name = ?1 AND s.kind IN ('class', 'struct', 'enum', 'trait', 'interface')",
+         WHERE s.name = ?1 AND s.kind IN ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object')",
     )?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut paths = std::collections::BTreeSet::new();

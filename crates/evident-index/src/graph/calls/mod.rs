@@ -359,6 +359,16 @@ impl<'r> Graph<'r> {
                             .entry(name)
                             .or_default()
                             .push(id);
+                    } else if s.kind == Kind::Method {
+                        // `void Foo::bar() {}` inside a namespace: `Foo`'s.
+                        if let Some(owner) = self.owner_from_qualified(s) {
+                            self.methods_by_owner
+                                .entry(Rc::from(owner.as_str()))
+                                .or_default()
+                                .entry(name)
+                                .or_default()
+                                .push(id);
+                        }
                     }
                 }
                 // Rust `impl` and Go receiver methods: not in the file's scope by bare name.
@@ -421,7 +431,7 @@ impl<'r> Graph<'r> {
             if s.kind.is_class_like() {
                 return Some((Some(id), s.name.to_string()));
             }
-            if s.parent.is_none() && s.kind == Kind::Method {
+            if s.kind == Kind::Method && s.qualified_name.is_some() {
                 return self.owner_from_qualified(s).map(|o| (None, o));
             }
             at = s.parent;
@@ -725,6 +735,12 @@ impl<'r> Graph<'r> {
             let Some(s) = self.symbols.get(&id) else {
                 break;
             };
+            // A namespace reopened in another file: its members there too.
+            if s.kind == Kind::Namespace {
+                if let Some(found) = self.through_namespaces(file, &[&s.name], name) {
+                    return found;
+                }
+            }
             let in_body = at == enclosing && lang.class_body_is_scope;
             if !s.kind.is_class_like() || lang.implicit_this || in_body {
                 if let Some(ids) = self.child(id, name) {
@@ -809,12 +825,28 @@ impl<'r> Graph<'r> {
         max: usize,
         keep: impl Fn(&Symbol) -> bool,
     ) -> Vec<(i64, Confidence)> {
+        // Only the calling language's family guesses (C with C++, JS with
+        // TS, the JVM's languages): a Lua `M.sum` is no Python `sum`.
+        let family = self
+            .consumer_file
+            .get()
+            .and_then(|f| self.lang_of(f))
+            .map(|l| std::mem::discriminant(&l.import_resolution));
         let candidates: Vec<i64> = self
             .by_name
             .get(name)
             .into_iter()
             .flatten()
             .copied()
+            .filter(|id| {
+                family.is_none()
+                    || self
+                        .symbols
+                        .get(id)
+                        .and_then(|s| self.lang_of(s.file))
+                        .map(|l| std::mem::discriminant(&l.import_resolution))
+                        == family
+            })
             .filter(|id| {
                 // A declaration counts once, as its definition.
                 !self.defined_at.contains_key(id)
@@ -857,10 +889,17 @@ impl<'r> Graph<'r> {
         }
         if let Some(ids) = self.owned(owner, name) {
             // Found by the owner's name: exact when it sits beside the class we
-            // resolved (a Rust `impl` in the same file), a guess otherwise.
+            // resolved (a Rust `impl` in the same file), a guess otherwise;
+            // never a namesake class's in another language.
             let class_file = class.and_then(|c| self.symbols.get(&c)).map(|c| c.file);
+            let class_lang = class_file.and_then(|f| self.lang_of(f)).map(|l| l.name);
             return ids
                 .iter()
+                .filter(|id| {
+                    class_lang.is_none()
+                        || self.symbols.get(id).and_then(|s| self.lang_of(s.file)).map(|l| l.name)
+                            == class_lang
+                })
                 .map(|id| {
                     let beside =
                         class_file.is_some() && class_file == self.symbols.get(id).map(|s| s.file);
@@ -903,11 +942,80 @@ impl<'r> Graph<'r> {
         self.through_decorators(found)
     }
 
+    /// `last` inside the namespaces or modules `head` names, outermost first:
+    /// every namespace of the caller's language with that name (a namespace
+    /// spans files), then their members by name. `None` when `head[0]`
+    /// names no namespace.
+    fn through_namespaces(
+        &self,
+        file: i64,
+        head: &[&str],
+        last: &str,
+    ) -> Option<Vec<(i64, Confidence)>> {
+        let lang = self.lang_of(file)?.name;
+        let is_scope = |s: &Symbol| matches!(s.kind, Kind::Namespace | Kind::Module);
+        let mut scopes: Vec<i64> = self
+            .by_name
+            .get(head[0])?
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.symbols.get(id).is_some_and(|s| {
+                    is_scope(s)
+                        && self.lang_of(s.file).map(|l| l.name) == Some(lang)
+                        && s.parent
+                            .and_then(|p| self.symbols.get(&p))
+                            .is_none_or(is_scope)
+                })
+            })
+            .collect();
+        if scopes.is_empty() {
+            return None;
+        }
+        for segment in &head[1..] {
+            scopes = scopes
+                .iter()
+                .filter_map(|s| self.child(*s, segment))
+                .flatten()
+                .copied()
+                .collect();
+            if scopes.is_empty() {
+                return None;
+            }
+        }
+        let mut found = Vec::new();
+        for id in scopes {
+            let s = &self.symbols[&id];
+            if s.kind.is_class_like() {
+                found.extend(self.method_of(Some(id), &s.name.to_string(), last, false, 0));
+            } else if let Some(ids) = self.child(id, last) {
+                found.extend(ids.iter().map(|i| (self.constructor_of(*i), Confidence::Exact)));
+            }
+        }
+        (!found.is_empty()).then_some(found)
+    }
+
+    /// Methods named `name` defined on a table or type of the file at
+    /// `target` outside any class body (`function M.f()`), as guesses.
+    fn members_of_file_tables(&self, target: &str, name: &str) -> Vec<(i64, Confidence)> {
+        let Some(&file) = self.file_by_path.get(target) else {
+            return Vec::new();
+        };
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|id| {
+                self.symbols.get(id).is_some_and(|s| {
+                    s.file == file && s.kind == Kind::Method && s.qualified_name.is_some()
+                })
+            })
+            .map(|id| (*id, Confidence::Inferred))
+            .collect()
+    }
+
     /// Declarations replaced by their definitions, where the index has them.
     fn defined(&self, found: Vec<(i64, Confidence)>) -> Vec<(i64, Confidence)> {
-        if self.defined_at.is_empty() {
-            return found;
-        }
         let mut out: Vec<(i64, Confidence)> = Vec::with_capacity(found.len());
         for (id, confidence) in found {
             match self.defined_at.get(&id) {
@@ -1077,6 +1185,14 @@ impl<'r> Graph<'r> {
             if !found.is_empty() {
                 return found;
             }
+            // A module that returns a table of functions (Lua's `local M = {}
+            // ... function M.f() ... return M`): `mod.f` is that file's `M.f`.
+            if import.name.is_none() {
+                let owned_there = self.members_of_file_tables(target, last);
+                if !owned_there.is_empty() {
+                    return owned_there;
+                }
+            }
         }
         // Rust module paths: `crate::a::f()`, `super::f()`, another crate
         // of the workspace: `evident_index::store::f()`.
@@ -1088,6 +1204,11 @@ impl<'r> Graph<'r> {
                     return ids.into_iter().map(|id| (id, Confidence::Exact)).collect();
                 }
             }
+        }
+        // `ns::f()`, `ns::Cls::m()`, `Shop::Pricing.new`: through namespaces
+        // and modules, which may be reopened in many files.
+        if let Some(found) = self.through_namespaces(file, head, last) {
+            return found;
         }
         // `Cls.method` / `Type::method`: the head names a class or type.
         let owner = *head.last().unwrap_or(&"");
