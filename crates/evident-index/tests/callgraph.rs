@@ -1311,16 +1311,25 @@ fn c_rules() {
     assert_eq!(target, vec!["c/src/util.c:3 util_add ->  ()"]);
     // Function pointers, through a field or a parameter: never guessed.
     let open = unresolved(&root);
-    assert!(open.contains(&"c/src/main.c:6 o.apply".to_string()), "{open:#?}");
+    assert!(
+        open.contains(&"c/src/main.c:6 o.apply".to_string()),
+        "{open:#?}"
+    );
     assert!(open.contains(&"c/src/main.c:7 cb".to_string()), "{open:#?}");
     assert!(externals(&root).contains(&"c/src/main.c:8 printf -> printf (builtin)".to_string()));
     // `def` offers the definition first, then the header's declaration.
     let index = Index::open(&root).unwrap();
     let found = index.definition_at("c/src/main.c", 5, Some(14)).unwrap();
-    let places: Vec<(String, u32)> = found.iter().map(|e| (e.path.clone(), e.start_line)).collect();
+    let places: Vec<(String, u32)> = found
+        .iter()
+        .map(|e| (e.path.clone(), e.start_line))
+        .collect();
     assert_eq!(
         places,
-        vec![("c/src/util.c".to_string(), 3), ("c/include/util.h".to_string(), 3)]
+        vec![
+            ("c/src/util.c".to_string(), 3),
+            ("c/include/util.h".to_string(), 3)
+        ]
     );
 }
 
@@ -1337,7 +1346,7 @@ fn cpp_rules() {
             "cpp/src/main.cpp:8 geo::scale -> geo::scale (exact)",
             "cpp/src/main.cpp:7 geo::Shape::unit -> geo::Shape::unit (exact)",
             // `this->m()` in a method defined out of class
-            "cpp/src/shape.cpp:5 this.area -> geo::Shape::area (inferred)",
+            "cpp/src/shape.cpp:5 this.area -> geo::Shape::area (exact)",
             // a bare name in the reopened namespace
             "cpp/src/shape.cpp:3 scale -> geo::scale (exact)",
         ],
@@ -1351,7 +1360,10 @@ fn cpp_rules() {
     );
     assert_eq!(
         targets,
-        vec!["cpp/src/shape.cpp:6 geo::scale ->  ()", "cpp/src/shape.cpp:3 s.area ->  ()"]
+        vec![
+            "cpp/src/shape.cpp:6 geo::scale ->  ()",
+            "cpp/src/shape.cpp:3 s.area ->  ()"
+        ]
     );
 }
 
@@ -1451,7 +1463,10 @@ fn bash_and_lua_rules() {
     );
     let outside = externals(&root);
     // A command that is no function of the repository is a program.
-    assert!(outside.contains(&"sh/deploy.sh:6 git -> git (external)".to_string()), "{outside:#?}");
+    assert!(
+        outside.contains(&"sh/deploy.sh:6 git -> git (external)".to_string()),
+        "{outside:#?}"
+    );
     assert!(outside.contains(&"sh/lib/log.sh:2 echo -> echo (builtin)".to_string()));
     assert!(outside.contains(&"lua/main.lua:7 print -> print (builtin)".to_string()));
 }

@@ -420,7 +420,10 @@ fn php() {
     assert_eq!(def(&f, "Loggable").kind, Kind::Trait);
     assert_eq!(def(&f, "amount").kind, Kind::Property);
     // `use Loggable;` in a class mixes the trait in: a base.
-    assert_eq!(def(&f, "Invoice").bases, vec!["Base", "Payable", "Loggable"]);
+    assert_eq!(
+        def(&f, "Invoice").bases,
+        vec!["Base", "Payable", "Loggable"]
+    );
     assert!(has_import(&f, "App\\Util", Some("Formatter"), None));
     assert!(has_import(&f, "App\\Util", Some("Strings"), Some("Str")));
     assert!(has_import(&f, ".//helpers.php", Some("*"), None));
@@ -443,9 +446,17 @@ fn kotlin() {
     assert_eq!(def(&f, "LIMIT").kind, Kind::Constant);
     assert_eq!(def(&f, "size").kind, Kind::Property);
     // A companion object's members belong to the class.
-    assert_eq!(def(&f, "create").qualified_name, "com.acme.app.Worker.create");
+    assert_eq!(
+        def(&f, "create").qualified_name,
+        "com.acme.app.Worker.create"
+    );
     assert!(has_import(&f, "com.acme.util", Some("Strings"), None));
-    assert!(has_import(&f, "com.acme.util", Some("trim"), Some("trimText")));
+    assert!(has_import(
+        &f,
+        "com.acme.util",
+        Some("trim"),
+        Some("trimText")
+    ));
     assert!(has_import(&f, "com.acme.model", Some("*"), None));
     assert!(has_call(&f, "name.shout", Some("run")));
     assert!(has_call(&f, "trimText", Some("run")));
@@ -462,7 +473,10 @@ fn swift() {
     assert_eq!(def(&f, "radius").kind, Kind::Property);
     // An extension's methods belong to the type it extends.
     let grow = def(&f, "grow");
-    assert_eq!((grow.kind, grow.qualified_name.as_str()), (Kind::Method, "Circle.grow"));
+    assert_eq!(
+        (grow.kind, grow.qualified_name.as_str()),
+        (Kind::Method, "Circle.grow")
+    );
     // Each enum case is a constant.
     assert_eq!(def(&f, "off").kind, Kind::Constant);
     assert!(has_import(&f, "AcmeUtil", Some("*"), None));
@@ -494,7 +508,10 @@ fn bash() {
     assert_eq!(def(&f, "greet").doc.as_deref(), Some("Prints a greeting."));
     assert_eq!(def(&f, "VERSION").kind, Kind::Constant);
     // The heredoc's `deploy() {...}` is text: one `deploy`, the real one.
-    assert_eq!(f.definitions.iter().filter(|d| d.name == "deploy").count(), 1);
+    assert_eq!(
+        f.definitions.iter().filter(|d| d.name == "deploy").count(),
+        1
+    );
     assert!(has_import(&f, "./lib/common.sh", Some("*"), None));
     assert!(has_import(&f, ".//lib/log.sh", Some("*"), None));
     assert!(has_call(&f, "greet", Some("deploy")));
@@ -515,4 +532,168 @@ fn lua() {
     assert!(has_import(&f, "acme.util", None, Some("util")));
     assert!(has_call(&f, "util.sum", Some("M_total")));
     assert!(has_call(&f, "self.log", Some("deposit")));
+}
+
+/// Extracts `source` as the language of `file`.
+fn facts_of(file: &str, source: &str) -> FileFacts {
+    extract(lang::for_path(file).unwrap(), file, source)
+}
+
+fn names(f: &FileFacts) -> Vec<&str> {
+    f.definitions.iter().map(|d| d.name.as_str()).collect()
+}
+
+/// A syntax error between two definitions: the error is reported, and the
+/// definitions on both sides of it are kept.
+#[test]
+fn syntax_errors_keep_the_other_definitions() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "a.c",
+            "int before(void) { return 1; }\nint broken( { \nint after(void) { return 2; }\n",
+        ),
+        (
+            "a.cpp",
+            "int before() { return 1; }\nclass Broken { void f( };\nint after() { return 2; }\n",
+        ),
+        (
+            "a.cs",
+            "class Before { void F() {} }\nclass Broken { void G( }\nclass After { void H() {} }\n",
+        ),
+        (
+            "a.rb",
+            "def before\nend\ndef broken(\n  1 +\nend\ndef after\nend\n",
+        ),
+        (
+            "a.php",
+            "<?php\nfunction before() {}\nfunction broken( {\nfunction after() {}\n",
+        ),
+        (
+            "a.kt",
+            "fun before() {}\nfun broken() { val x = ) }\nfun after() {}\n",
+        ),
+        (
+            "a.swift",
+            "func before() {}\nfunc broken( {\nfunc after() {}\n",
+        ),
+        (
+            "a.scala",
+            "object O {\n  def before(): Int = 1\n  def broken( = \n  def after(): Int = 2\n}\n",
+        ),
+        (
+            "a.sh",
+            "before() {\n  echo 1\n}\nbroken() {\n  if then fi (\n}\nafter() {\n  echo 2\n}\n",
+        ),
+        (
+            "a.lua",
+            "function before() end\nfunction broken( end\nfunction after() end\n",
+        ),
+    ];
+    for (file, source) in cases {
+        let f = facts_of(file, source);
+        assert!(f.has_syntax_errors, "{file}: the error is reported");
+        let found = names(&f);
+        assert!(
+            found.contains(&"before") || found.contains(&"Before"),
+            "{file}: {found:?}"
+        );
+        assert!(
+            found.contains(&"after") || found.contains(&"After"),
+            "{file}: {found:?}"
+        );
+    }
+}
+
+/// C macros that hide syntax: the file's ordinary definitions survive.
+#[test]
+fn confusing_c_macros() {
+    let f = facts_of(
+        "m.c",
+        "#define DECLARE_HANDLER(name) int name(void)\n\
+         #define BEGIN {\n\
+         #define END }\n\
+         static int before(void) { return 1; }\n\
+         DECLARE_HANDLER(on_open);\n\
+         int weird(void) BEGIN return 0; END\n\
+         #ifdef FEATURE\n\
+         int feature(void) {\n\
+         #else\n\
+         int feature(int x) {\n\
+         #endif\n\
+             return 0;\n\
+         }\n\
+         static int after(void) { return 2; }\n",
+    );
+    let found = names(&f);
+    for name in ["DECLARE_HANDLER", "BEGIN", "END", "before", "after"] {
+        assert!(found.contains(&name), "{name} in {found:?}");
+    }
+}
+
+/// An Objective-C header is a `.h`: read as C (or C++), with errors, and its
+/// plain C declarations are kept.
+#[test]
+fn objective_c_headers() {
+    let f = facts_of(
+        "Greeter.h",
+        "#import <Foundation/Foundation.h>\n\
+         @interface Greeter : NSObject\n\
+         - (void)greet:(NSString *)name;\n\
+         @property (nonatomic) int count;\n\
+         @end\n\
+         int plain_c_function(int x);\n\
+         #define GREETING \"hi\"\n",
+    );
+    assert!(f.has_syntax_errors);
+    let found = names(&f);
+    assert!(found.contains(&"plain_c_function"), "{found:?}");
+    assert!(found.contains(&"GREETING"), "{found:?}");
+}
+
+/// A C++ header named `.h` is read as C++ when C cannot read it.
+#[test]
+fn cpp_headers_named_h() {
+    let f = facts_of(
+        "widget.h",
+        "namespace ui {\nclass Widget {\npublic:\n    void draw();\n};\n}\n",
+    );
+    assert!(!f.has_syntax_errors);
+    let draw = def(&f, "draw");
+    assert_eq!(draw.qualified_name, "ui::Widget::draw");
+    assert!(draw.declaration);
+}
+
+/// Heredocs are text: what looks like code in them defines nothing, and
+/// what follows them is read.
+#[test]
+fn heredocs_are_text() {
+    let rb = facts_of(
+        "h.rb",
+        "SQL = <<~EOS\n  def fake_method; end\nEOS\ndef real_method\nend\n",
+    );
+    assert_eq!(names(&rb), vec!["SQL", "real_method"]);
+    let sh = facts_of(
+        "h.sh",
+        "cat <<'EOF'\nfake() { :; }\nEOF\nreal() {\n  :\n}\n",
+    );
+    assert_eq!(names(&sh), vec!["real"]);
+    let php = facts_of(
+        "h.php",
+        "<?php\n$t = <<<EOT\nfunction fake() {}\nEOT;\nfunction real() {}\n",
+    );
+    assert_eq!(names(&php), vec!["real"]);
+}
+
+/// PHP in HTML: the PHP islands are read, the HTML is left alone.
+#[test]
+fn php_mixed_with_html() {
+    let f = facts_of(
+        "page.php",
+        "<!doctype html>\n<html><body>\n<?php function header_html() { return 1; } ?>\n\
+         <p>function not_php() {}</p>\n<?php\nclass Page { function render() {} }\n?>\n</body></html>\n",
+    );
+    let found = names(&f);
+    assert!(found.contains(&"header_html"), "{found:?}");
+    assert!(found.contains(&"render"), "{found:?}");
+    assert!(!found.contains(&"not_php"), "{found:?}");
 }

@@ -740,3 +740,80 @@ fn interrupted_run_keeps_a_consistent_index_and_resumes() {
     );
     common::assert_equals_rebuild(&root, "after the edits");
 }
+
+/// A repository holding all sixteen languages (the extraction samples and
+/// the call-rule projects): after adds, edits, deletions and renames in
+/// several languages, the incremental index equals a rebuild, row for row.
+#[test]
+fn sixteen_languages_incremental_equals_rebuild() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    evident_testkit::fs::copy_dir(&fixtures.join("callgraph"), &root);
+    evident_testkit::fs::copy_dir(&fixtures.join("lang"), &root.join("samples"));
+    let first = index(&root);
+    let languages: std::collections::BTreeSet<String> = {
+        let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+        let mut stmt = conn.prepare("SELECT DISTINCT lang FROM files").unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert!(languages.len() >= 16, "{languages:?} ({first:?})");
+
+    // C: the definition leaves util.c (calls fall back to the prototype),
+    // and a second file calls it.
+    write(&root, "c/src/util.c", "#include \"util.h\"\n");
+    write(
+        &root,
+        "c/src/more.c",
+        "#include \"util.h\"\nint more(void) { return util_add(2, 3); }\n",
+    );
+    // C++: the header loses `scale`; Ruby: a file moves; PHP: a method is
+    // renamed; Kotlin: a new file in the package; Lua: the module is deleted;
+    // Bash: the sourced script gains a function.
+    write(
+        &root,
+        "cpp/include/shape.hpp",
+        "#pragma once\nnamespace geo {\nclass Shape {\npublic:\n    double area() const;\n    static Shape unit();\n    void grow();\n};\n}\n",
+    );
+    std::fs::rename(
+        root.join("rb/lib/shop/pricing.rb"),
+        root.join("rb/lib/shop/prices.rb"),
+    )
+    .unwrap();
+    let invoice = std::fs::read_to_string(root.join("php/src/Billing/Invoice.php")).unwrap();
+    write(
+        &root,
+        "php/src/Billing/Invoice.php",
+        &invoice.replace("function log(", "function record("),
+    );
+    write(
+        &root,
+        "kt/src/main/kotlin/com/acme/app/Extra.kt",
+        "package com.acme.app\n\nfun extra() = Helper().help()\n",
+    );
+    std::fs::remove_file(root.join("lua/acme/util.lua")).unwrap();
+    write(
+        &root,
+        "sh/lib/log.sh",
+        "log_line() {\n    echo \"$1\"\n}\ngit() {\n    command git \"$@\"\n}\n",
+    );
+    index(&root);
+    common::assert_equals_rebuild(&root, "after edits in ten languages");
+
+    // And back: the definition returns to util.c, the module to its place.
+    write(
+        &root,
+        "c/src/util.c",
+        "#include \"util.h\"\n\nint util_add(int a, int b) { return a + b; }\n",
+    );
+    write(
+        &root,
+        "lua/acme/util.lua",
+        "local M = {}\nfunction M.sum(a, b)\n  return a + b\nend\nreturn M\n",
+    );
+    index(&root);
+    common::assert_equals_rebuild(&root, "after restoring");
+}

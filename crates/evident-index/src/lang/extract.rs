@@ -300,11 +300,20 @@ pub fn extract_in_crate(
             ..FileFacts::default()
         };
     };
-    // A file the language reads with errors may be another's (a C++ `.h`).
+    // A file may be another language's (a C++ `.h`): tried when this one
+    // reads it with errors or the other's markers are in it.
+    let marked = spec.fallback_markers.iter().any(|m| source.contains(m));
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
-        Some(other) if tree.root_node().has_error() => match parse(other, source) {
-            Some(second) if error_count(&second) < error_count(&tree) => (other, second),
-            _ => (spec, tree),
+        Some(other) if marked || tree.root_node().has_error() => match parse(other, source) {
+            Some(second) => {
+                let (theirs, ours) = (error_count(&second), error_count(&tree));
+                if theirs < ours || (marked && theirs == ours) {
+                    (other, second)
+                } else {
+                    (spec, tree)
+                }
+            }
+            None => (spec, tree),
         },
         _ => (spec, tree),
     };
@@ -435,7 +444,10 @@ pub fn extract_in_crate(
             // last segment is the name (`import a.b.C`).
             if let Some(keyword) = setting("import.path") {
                 let joined = parts.join(spec.separator);
-                let path = joined.trim().strip_prefix(keyword.as_str()).unwrap_or(&joined);
+                let path = joined
+                    .trim()
+                    .strip_prefix(keyword.as_str())
+                    .unwrap_or(&joined);
                 let path = path.split(['{', '\n']).next().unwrap_or("").trim();
                 let path = path
                     .trim_end_matches(['_', '*'])

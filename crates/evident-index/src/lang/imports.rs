@@ -631,7 +631,10 @@ fn include_dirs(root: &Path, files: &HashSet<String>, dirs: &HashSet<String>) ->
         let mut found: Vec<String> = Vec::new();
         let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
         for entry in &entries {
-            let directory = entry.get("directory").and_then(|d| d.as_str()).unwrap_or("");
+            let directory = entry
+                .get("directory")
+                .and_then(|d| d.as_str())
+                .unwrap_or("");
             let words: Vec<String> = match (entry.get("arguments"), entry.get("command")) {
                 (Some(serde_json::Value::Array(args)), _) => args
                     .iter()
@@ -702,7 +705,10 @@ fn psr4_map(root: &Path, files: &HashSet<String>) -> Vec<(String, String)> {
             continue;
         };
         for section in ["autoload", "autoload-dev"] {
-            let Some(entries) = json.pointer(&format!("/{section}/psr-4")).and_then(|m| m.as_object()) else {
+            let Some(entries) = json
+                .pointer(&format!("/{section}/psr-4"))
+                .and_then(|m| m.as_object())
+            else {
                 continue;
             };
             for (prefix, paths) in entries {
@@ -712,7 +718,8 @@ fn psr4_map(root: &Path, files: &HashSet<String>) -> Vec<(String, String)> {
                     _ => Vec::new(),
                 };
                 for path in paths {
-                    let target = normalize(&join(dir, path.trim_end_matches('/'))).unwrap_or_default();
+                    let target =
+                        normalize(&join(dir, path.trim_end_matches('/'))).unwrap_or_default();
                     map.push((prefix.trim_start_matches('\\').to_string(), target));
                 }
             }

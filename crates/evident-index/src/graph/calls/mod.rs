@@ -287,12 +287,15 @@ impl<'r> Graph<'r> {
         })?;
 
         let mut defined_at: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
-        rows::for_each_declaration_defined(conn, |declaration, declared_in, definition, defined_in| {
-            let partners = lang::by_name(declared_in).map_or(&[][..], |l| l.defined_in);
-            if partners.contains(&defined_in) {
-                defined_at.entry(declaration).or_default().push(definition);
-            }
-        })?;
+        rows::for_each_declaration_defined(
+            conn,
+            |declaration, declared_in, definition, defined_in| {
+                let partners = lang::by_name(declared_in).map_or(&[][..], |l| l.defined_in);
+                if partners.contains(&defined_in) {
+                    defined_at.entry(declaration).or_default().push(definition);
+                }
+            },
+        )?;
         let mut graph = Graph {
             resolver,
             conn,
@@ -851,12 +854,12 @@ impl<'r> Graph<'r> {
                 // A declaration counts once, as its definition.
                 !self.defined_at.contains_key(id)
                     && self.symbols.get(id).is_some_and(|s| {
-                    keep(s)
-                        && matches!(
-                            s.kind,
-                            Kind::Function | Kind::Method | Kind::Class | Kind::Struct
-                        )
-                })
+                        keep(s)
+                            && matches!(
+                                s.kind,
+                                Kind::Function | Kind::Method | Kind::Class | Kind::Struct
+                            )
+                    })
             })
             .collect();
         if candidates.is_empty() || candidates.len() > max {
@@ -897,7 +900,11 @@ impl<'r> Graph<'r> {
                 .iter()
                 .filter(|id| {
                     class_lang.is_none()
-                        || self.symbols.get(id).and_then(|s| self.lang_of(s.file)).map(|l| l.name)
+                        || self
+                            .symbols
+                            .get(id)
+                            .and_then(|s| self.lang_of(s.file))
+                            .map(|l| l.name)
                             == class_lang
                 })
                 .map(|id| {
@@ -989,7 +996,10 @@ impl<'r> Graph<'r> {
             if s.kind.is_class_like() {
                 found.extend(self.method_of(Some(id), &s.name.to_string(), last, false, 0));
             } else if let Some(ids) = self.child(id, last) {
-                found.extend(ids.iter().map(|i| (self.constructor_of(*i), Confidence::Exact)));
+                found.extend(
+                    ids.iter()
+                        .map(|i| (self.constructor_of(*i), Confidence::Exact)),
+                );
             }
         }
         (!found.is_empty()).then_some(found)
@@ -1023,6 +1033,16 @@ impl<'r> Graph<'r> {
                 None => out.push((id, confidence)),
             }
         }
+        // One target once, at its surest confidence (a declaration and its
+        // definition may both have been found).
+        let mut best: FxHashMap<i64, Confidence> = FxHashMap::default();
+        for (id, confidence) in &out {
+            best.entry(*id)
+                .and_modify(|c| *c = (*c).min(*confidence))
+                .or_insert(*confidence);
+        }
+        out.retain(|(id, _)| best.contains_key(id));
+        out.iter_mut().for_each(|(id, c)| *c = best[id]);
         let mut seen = FxHashSet::default();
         out.retain(|(id, _)| seen.insert(*id));
         out
