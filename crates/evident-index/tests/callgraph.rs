@@ -1470,3 +1470,19 @@ fn bash_and_lua_rules() {
     assert!(outside.contains(&"sh/lib/log.sh:2 echo -> echo (builtin)".to_string()));
     assert!(outside.contains(&"lua/main.lua:7 print -> print (builtin)".to_string()));
 }
+
+/// A class whose base is written through a namesake (`class SCGI <
+/// ::SCGI::Processor`, from Rack): resolving the base comes back to the class
+/// being linearized. Indexing ends, and the base (outside) resolves nothing.
+#[test]
+fn a_base_named_through_its_own_class_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    evident_testkit::fs::write_in(
+        &root,
+        "lib/rack/scgi.rb",
+        "module Rack\n  class SCGI < ::SCGI::Processor\n    def run\n      listen\n      process_request\n    end\n  end\nend\n",
+    );
+    index_repo(&root, &IndexOptions::default()).unwrap();
+    assert!(edges(&root).is_empty(), "{:?}", edges(&root));
+}

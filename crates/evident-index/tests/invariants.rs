@@ -17,6 +17,15 @@ const LANGUAGE_WORDS: &[&str] = &[
     "tsx",
     "java",
     "golang",
+    "cpp",
+    "csharp",
+    "ruby",
+    "php",
+    "kotlin",
+    "swift",
+    "scala",
+    "bash",
+    "lua",
 ];
 const LANGUAGE_LITERALS: &[&str] = &[
     "\"go\"",
@@ -36,6 +45,13 @@ const LANGUAGE_LITERALS: &[&str] = &[
     "\"Self\"",
     "\"super\"",
     "\"crate\"",
+    "\"c\"",
+    "\"$this\"",
+    "\"parent\"",
+    "compile_commands.json",
+    "composer.json",
+    "require_relative",
+    "\"new\"",
 ];
 
 /// The `.rs` files under `dir`, except those under a folder named `skip`.

@@ -64,7 +64,7 @@ pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
     // as part of their class's chunk, not as chunks of their own: they are
     // many, and their text is the class's.
     let in_class_body = |d: &crate::lang::extract::Definition| {
-        matches!(d.kind, Kind::Variable | Kind::Constant)
+        matches!(d.kind, Kind::Variable | Kind::Constant | Kind::Property)
             && d.parent
                 .and_then(|p| facts.definitions.get(p))
                 .is_some_and(|p| p.kind.is_class_like())

@@ -443,7 +443,7 @@ impl Graph<'_> {
                         let Some(v) = self.symbols.get(&id) else {
                             continue;
                         };
-                        if matches!(v.kind, Kind::Variable | Kind::Constant) {
+                        if matches!(v.kind, Kind::Variable | Kind::Constant | Kind::Property) {
                             let bound = self.bound_in(v.file, v.parent, &elements);
                             sites
                                 .extend(bound.into_iter().flatten().map(|b| (v.file, v.parent, b)));
@@ -644,7 +644,8 @@ impl Graph<'_> {
         found: Vec<(i64, Confidence)>,
     ) -> Vec<(i64, Confidence)> {
         self.through_bindings(found, |s| {
-            matches!(s.kind, Kind::Variable | Kind::Constant).then(|| s.name.to_string())
+            matches!(s.kind, Kind::Variable | Kind::Constant | Kind::Property)
+                .then(|| s.name.to_string())
         })
     }
 

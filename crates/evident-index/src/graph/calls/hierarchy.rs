@@ -139,8 +139,14 @@ impl Graph<'_> {
         if let Some(order) = self.linearizations.borrow().get(&class) {
             return order.clone();
         }
+        // Re-entered through a base's resolution: cut here, remember nothing.
+        if !self.linearizing.borrow_mut().insert(class) {
+            self.truncated.set(true);
+            return vec![class];
+        }
         let outer = self.truncated.replace(false);
         let order = self.c3(class, 0).unwrap_or_else(|| vec![class]);
+        self.linearizing.borrow_mut().remove(&class);
         let cut = self.truncated.get();
         self.truncated.set(outer || cut);
         if !cut {

@@ -201,6 +201,9 @@ pub(crate) struct Graph<'r> {
     expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Vec<Value>>>,
     returns_cache: std::cell::RefCell<FxHashMap<i64, Vec<Value>>>,
     linearizations: std::cell::RefCell<FxHashMap<i64, Vec<i64>>>,
+    /// Classes whose linearization is being computed: resolving a base
+    /// (`Rack::Base`) may come back to the same class.
+    linearizing: std::cell::RefCell<FxHashSet<i64>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -314,6 +317,7 @@ impl<'r> Graph<'r> {
             expr_cache: Default::default(),
             returns_cache: Default::default(),
             linearizations: Default::default(),
+            linearizing: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             outside_values: Default::default(),
