@@ -1316,7 +1316,14 @@ fn c_rules() {
         "{open:#?}"
     );
     assert!(open.contains(&"c/src/main.c:7 cb".to_string()), "{open:#?}");
-    assert!(externals(&root).contains(&"c/src/main.c:8 printf -> printf (builtin)".to_string()));
+    let outside = externals(&root);
+    assert!(outside.contains(&"c/src/main.c:8 printf -> printf (builtin)".to_string()));
+    // A name no repository file defines, in a file including headers from
+    // outside: theirs.
+    assert!(
+        outside.contains(&"c/src/main.c:13 deflateEnd -> deflateEnd (external)".to_string()),
+        "{outside:#?}"
+    );
     // `def` offers the definition first, then the header's declaration.
     let index = Index::open(&root).unwrap();
     let found = index.definition_at("c/src/main.c", 5, Some(14)).unwrap();

@@ -515,8 +515,47 @@ impl<'r> Graph<'r> {
         if lang.builtins.contains(&head) && self.bindings(file, enclosing, head).is_empty() {
             return Some((segments.join(lang.separator), "builtin"));
         }
+        if rest.is_empty() && self.bindings(file, enclosing, head).is_empty() {
+            if let Some(found) = self.from_outside_glob(file, head) {
+                return Some((found, "external"));
+            }
+        }
         // A shell command no function of the repository answers: a program.
         (lang.commands_are_external && rest.is_empty()).then(|| (head.to_string(), "external"))
+    }
+
+    /// A bare name no definition of the caller's language family has, in a
+    /// file that imports everything of a module outside the repository
+    /// (`#include <Python.h>`, `from os.path import *`): that module's. Named
+    /// `module.name` when there is one such import, else by the name alone.
+    fn from_outside_glob(&self, file: i64, name: &str) -> Option<String> {
+        let lang = self.lang_of(file)?;
+        let outside: Vec<&Import> = self
+            .imports
+            .get(&file)?
+            .iter()
+            .filter(|i| i.target.is_none() && i.name.as_deref() == Some("*"))
+            .collect();
+        if outside.is_empty() {
+            return None;
+        }
+        let family = std::mem::discriminant(&lang.import_resolution);
+        let defined_here = self.by_name.get(name).into_iter().flatten().any(|id| {
+            self.symbols.get(id).is_some_and(|s| {
+                self.lang_of(s.file)
+                    .is_some_and(|l| std::mem::discriminant(&l.import_resolution) == family)
+            })
+        });
+        if defined_here {
+            return None;
+        }
+        Some(match outside.as_slice() {
+            [one] => {
+                let module = one.module.trim_matches(['<', '>']);
+                format!("{module}{}{name}", lang.separator)
+            }
+            _ => name.to_string(),
+        })
     }
 
     /// A class's first base outside the repository, looked up once per pass.
