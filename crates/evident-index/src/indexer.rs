@@ -429,6 +429,7 @@ fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolv
                 calls: Vec::new(),
                 assignments: Vec::new(),
                 has_syntax_errors: false,
+                read_as: None,
                 line_count: source.lines().count() as u32,
             };
             (
@@ -440,7 +441,7 @@ fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolv
     };
     Outcome::Parsed(Box::new(Parsed {
         rel: candidate.rel.clone(),
-        lang: candidate.format.name(),
+        lang: facts.read_as.unwrap_or(candidate.format.name()),
         hash,
         size,
         mtime_ns: candidate.mtime_ns,

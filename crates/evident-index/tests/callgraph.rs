@@ -1356,6 +1356,8 @@ fn cpp_rules() {
             "cpp/src/shape.cpp:5 this.area -> geo::Shape::area (exact)",
             // a bare name in the reopened namespace
             "cpp/src/shape.cpp:3 scale -> geo::scale (exact)",
+            // a member of a base class, in a method defined out of class
+            "cpp/src/shape.cpp:7 shape_.grow -> geo::Shape::grow (inferred)",
         ],
     );
     // The out-of-class definitions are the targets, in shape.cpp.

@@ -645,6 +645,7 @@ fn objective_c_headers() {
          #define GREETING \"hi\"\n",
     );
     assert!(f.has_syntax_errors);
+    assert_eq!(f.read_as, None, "C reads it with no more errors than C++");
     let found = names(&f);
     assert!(found.contains(&"plain_c_function"), "{found:?}");
     assert!(found.contains(&"GREETING"), "{found:?}");
@@ -658,6 +659,7 @@ fn cpp_headers_named_h() {
         "namespace ui {\nclass Widget {\npublic:\n    void draw();\n};\n}\n",
     );
     assert!(!f.has_syntax_errors);
+    assert_eq!(f.read_as, Some("cpp"), "stored as C++");
     let draw = def(&f, "draw");
     assert_eq!(draw.qualified_name, "ui::Widget::draw");
     assert!(draw.declaration);

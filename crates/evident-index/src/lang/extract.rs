@@ -176,6 +176,9 @@ pub struct FileFacts {
     pub assignments: Vec<Assignment>,
     /// The parse tree contains syntax errors; what could be read is still here.
     pub has_syntax_errors: bool,
+    /// The language the file was read as, when not the one its extension
+    /// names (a `.h` read as C++: the spec's `fallback`).
+    pub read_as: Option<&'static str>,
     pub line_count: u32,
 }
 
@@ -303,6 +306,7 @@ pub fn extract_in_crate(
     // A file may be another language's (a C++ `.h`): tried when this one
     // reads it with errors or the other's markers are in it.
     let marked = spec.fallback_markers.iter().any(|m| source.contains(m));
+    let named = spec.name;
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
         Some(other) if marked || tree.root_node().has_error() => match parse(other, source) {
             Some(second) => {
@@ -569,6 +573,7 @@ pub fn extract_in_crate(
         calls,
         assignments,
         has_syntax_errors: root.has_error(),
+        read_as: (spec.name != named).then_some(spec.name),
         line_count,
     }
 }
@@ -729,9 +734,13 @@ fn qualify(
             definitions.len() - 1
         });
         definition_index.push(index);
-        // A variable's value runs in the scope around it (`registry = Registry()`
-        // at module level is the module's call), so it encloses no call.
-        let encloses = !matches!(item.kind, Some(Kind::Variable | Kind::Constant));
+        // A variable's (or property's) value runs in the scope around it
+        // (`registry = Registry()` at module level is the module's call), so
+        // it encloses no call.
+        let encloses = !matches!(
+            item.kind,
+            Some(Kind::Variable | Kind::Constant | Kind::Property)
+        );
         spans.push(Span {
             start: item.start_byte,
             own_start: item.own_start_byte,

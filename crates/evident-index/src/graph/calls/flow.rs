@@ -199,12 +199,73 @@ impl Graph<'_> {
                     }
                     return values.into_iter().map(|v| (at, v)).collect();
                 }
+                // An implicit `this` reaches the members of the bases too.
+                if let Some(class) = at.filter(|_| implicit_this) {
+                    if self
+                        .symbols
+                        .get(&class)
+                        .is_some_and(|s| s.kind.is_class_like())
+                    {
+                        let inherited = self.member_of_bases(class, name);
+                        if !inherited.is_empty() {
+                            return inherited;
+                        }
+                    }
+                }
             }
             match at {
                 Some(id) => at = self.symbols.get(&id).and_then(|s| s.parent),
+                None if implicit_this => return self.member_of_owner(scope, name),
                 None => return Vec::new(),
             }
         }
+    }
+
+    /// In a method defined outside its class (`void Builder::Build() {
+    /// fs_.Create(); }`), a bare name the class declares: the members
+    /// `fs_` has in every class of the caller's language named `Builder`.
+    fn member_of_owner(&self, scope: Option<i64>, name: &str) -> Vec<(Option<i64>, Rc<str>)> {
+        let mut at = scope;
+        let method = loop {
+            match at.and_then(|id| self.symbols.get(&id).map(|s| (id, s))) {
+                Some((_, s)) if s.kind == Kind::Method && s.qualified_name.is_some() => break s,
+                Some((_, s)) => at = s.parent,
+                None => return Vec::new(),
+            }
+        };
+        let Some(owner) = self.owner_from_qualified(method) else {
+            return Vec::new();
+        };
+        let family = self.family(method.file);
+        let mut found = Vec::new();
+        for class in self.by_name.get(owner.as_str()).into_iter().flatten() {
+            let Some(c) = self.symbols.get(class) else {
+                continue;
+            };
+            if !c.kind.is_class_like() || !self.of_family(*class, family) {
+                continue;
+            }
+            match self.bound_in(c.file, Some(*class), name) {
+                Some(values) => found.extend(values.into_iter().map(|v| (Some(*class), v))),
+                None => found.extend(self.member_of_bases(*class, name)),
+            }
+        }
+        found.truncate(MAX_BINDINGS);
+        found
+    }
+
+    /// The first base of `class` (in method resolution order) that declares
+    /// `name`: its bindings of it.
+    fn member_of_bases(&self, class: i64, name: &str) -> Vec<(Option<i64>, Rc<str>)> {
+        for base in self.linearization(class).into_iter().skip(1) {
+            let Some(file) = self.symbols.get(&base).map(|b| b.file) else {
+                continue;
+            };
+            if let Some(values) = self.bound_in(file, Some(base), name) {
+                return values.into_iter().map(|v| (Some(base), v)).collect();
+            }
+        }
+        Vec::new()
     }
 
     /// What one stored binding makes its name: see [`Binding`].

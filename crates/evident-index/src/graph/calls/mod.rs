@@ -430,6 +430,23 @@ impl<'r> Graph<'r> {
         self.files.get(&file).map(|f| f.lang)
     }
 
+    /// The language family of a file: languages that resolve imports alike
+    /// see each other's definitions (C with C++, a `.h` being either; JS
+    /// with TS; the JVM's languages). Guesses never cross families.
+    fn family(&self, file: i64) -> Option<std::mem::Discriminant<lang::ImportResolution>> {
+        self.lang_of(file)
+            .map(|l| std::mem::discriminant(&l.import_resolution))
+    }
+
+    /// Whether the definition `id` is of the family `family`.
+    fn of_family(
+        &self,
+        id: i64,
+        family: Option<std::mem::Discriminant<lang::ImportResolution>>,
+    ) -> bool {
+        family.is_none() || self.symbols.get(&id).and_then(|s| self.family(s.file)) == family
+    }
+
     /// The class a method belongs to, by nesting or (Rust, Go) by qualified name.
     fn owner_class(&self, enclosing: Option<i64>) -> Option<(Option<i64>, String)> {
         let mut at = enclosing;
@@ -539,13 +556,13 @@ impl<'r> Graph<'r> {
         if outside.is_empty() {
             return None;
         }
-        let family = std::mem::discriminant(&lang.import_resolution);
-        let defined_here = self.by_name.get(name).into_iter().flatten().any(|id| {
-            self.symbols.get(id).is_some_and(|s| {
-                self.lang_of(s.file)
-                    .is_some_and(|l| std::mem::discriminant(&l.import_resolution) == family)
-            })
-        });
+        let family = self.family(file);
+        let defined_here = self
+            .by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .any(|id| self.of_family(*id, family));
         if defined_here {
             return None;
         }
@@ -871,28 +888,16 @@ impl<'r> Graph<'r> {
         max: usize,
         keep: impl Fn(&Symbol) -> bool,
     ) -> Vec<(i64, Confidence)> {
-        // Only the calling language's family guesses (C with C++, JS with
-        // TS, the JVM's languages): a Lua `M.sum` is no Python `sum`.
-        let family = self
-            .consumer_file
-            .get()
-            .and_then(|f| self.lang_of(f))
-            .map(|l| std::mem::discriminant(&l.import_resolution));
+        // Only the calling language's family guesses: a Lua `M.sum` is no
+        // Python `sum`.
+        let family = self.consumer_file.get().and_then(|f| self.family(f));
         let candidates: Vec<i64> = self
             .by_name
             .get(name)
             .into_iter()
             .flatten()
             .copied()
-            .filter(|id| {
-                family.is_none()
-                    || self
-                        .symbols
-                        .get(id)
-                        .and_then(|s| self.lang_of(s.file))
-                        .map(|l| std::mem::discriminant(&l.import_resolution))
-                        == family
-            })
+            .filter(|id| self.of_family(*id, family))
             .filter(|id| {
                 // A declaration counts once, as its definition.
                 !self.defined_at.contains_key(id)
@@ -938,18 +943,10 @@ impl<'r> Graph<'r> {
             // resolved (a Rust `impl` in the same file), a guess otherwise;
             // never a namesake class's in another language.
             let class_file = class.and_then(|c| self.symbols.get(&c)).map(|c| c.file);
-            let class_lang = class_file.and_then(|f| self.lang_of(f)).map(|l| l.name);
+            let family = class_file.and_then(|f| self.family(f));
             return ids
                 .iter()
-                .filter(|id| {
-                    class_lang.is_none()
-                        || self
-                            .symbols
-                            .get(id)
-                            .and_then(|s| self.lang_of(s.file))
-                            .map(|l| l.name)
-                            == class_lang
-                })
+                .filter(|id| self.of_family(**id, family))
                 .map(|id| {
                     let beside =
                         class_file.is_some() && class_file == self.symbols.get(id).map(|s| s.file);
@@ -1002,7 +999,7 @@ impl<'r> Graph<'r> {
         head: &[&str],
         last: &str,
     ) -> Option<Vec<(i64, Confidence)>> {
-        let lang = self.lang_of(file)?.name;
+        let family = self.family(file);
         let is_scope = |s: &Symbol| matches!(s.kind, Kind::Namespace | Kind::Module);
         let mut scopes: Vec<i64> = self
             .by_name
@@ -1012,7 +1009,7 @@ impl<'r> Graph<'r> {
             .filter(|id| {
                 self.symbols.get(id).is_some_and(|s| {
                     is_scope(s)
-                        && self.lang_of(s.file).map(|l| l.name) == Some(lang)
+                        && self.family(s.file) == family
                         && s.parent
                             .and_then(|p| self.symbols.get(&p))
                             .is_none_or(is_scope)
