@@ -328,6 +328,13 @@ impl Resolver {
                 self.file(&format!("{base}.lua"))
                     .or_else(|| self.file(&join(&base, "init.lua")))
             })
+            // Installed trees put modules under versioned roots
+            // (`share/lua/5.4/pl/utils.lua`): by path suffix.
+            .or_else(|| {
+                let last = path.rsplit('/').next().unwrap_or(&path);
+                self.file_with_suffix(&format!("{last}.lua"), &format!("{path}.lua"))
+                    .or_else(|| self.file_with_suffix("init.lua", &format!("{path}/init.lua")))
+            })
     }
 
     /// The first directory (in path order) whose path ends with `suffix`,
@@ -398,11 +405,15 @@ impl Resolver {
                 }
             }
         }
-        let (_, last) = class.rsplit_once('\\').unwrap_or(("", class));
-        self.file_with_suffix(
-            &format!("{last}.php"),
-            &format!("{}.php", class.replace('\\', "/")),
-        )
+        // Without a map: by path suffix, the namespace's leading segments
+        // dropped one by one (`App\\Http\\Home` in `app/Http/Home.php`),
+        // down to a directory and the class.
+        let segments: Vec<&str> = class.split('\\').collect();
+        let last = segments.last()?;
+        (0..segments.len().saturating_sub(1).max(1)).find_map(|skip| {
+            let suffix = segments[skip..].join("/");
+            self.file_with_suffix(&format!("{last}.php"), &format!("{suffix}.php"))
+        })
     }
 
     /// `import Module`: the directory `Sources/Module` (SwiftPM), else any
@@ -1014,6 +1025,170 @@ mod tests {
                 Some("List")
             ),
             None
+        );
+    }
+
+    #[test]
+    fn c_includes_beside_then_include_dirs_and_system_headers() {
+        let r = resolver(&[
+            "src/main.c",
+            "src/local.h",
+            "include/util.h",
+            "lib/include/net/sock.h",
+        ]);
+        let c = by_name("c").unwrap();
+        let resolve = |module: &str| r.resolve(c, "src/main.c", module, Some("*"));
+        assert_eq!(resolve("local.h").as_deref(), Some("src/local.h"));
+        assert_eq!(resolve("util.h").as_deref(), Some("include/util.h"));
+        assert_eq!(
+            resolve("net/sock.h").as_deref(),
+            Some("lib/include/net/sock.h")
+        );
+        // `<...>` is searched in the include directories only, then outside.
+        assert_eq!(resolve("<util.h>").as_deref(), Some("include/util.h"));
+        assert_eq!(resolve("<local.h>"), None);
+        assert_eq!(resolve("<stdio.h>"), None);
+        assert_eq!(resolve("../../etc/passwd"), None);
+    }
+
+    #[test]
+    fn compile_commands_name_the_include_directories() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("third/api")).unwrap();
+        std::fs::write(
+            root.join("compile_commands.json"),
+            format!(
+                r#"[{{"directory": "{}", "command": "cc -Ithird/api -I /usr/include -c src/a.c", "file": "src/a.c"}}]"#,
+                root.display()
+            ),
+        )
+        .unwrap();
+        let r = Resolver::new(["src/a.c", "third/api/api.h", "include/api.h"], root);
+        let c = by_name("c").unwrap();
+        // Only the database's directories: `include/` is not guessed then.
+        assert_eq!(
+            r.resolve(c, "src/a.c", "api.h", Some("*")).as_deref(),
+            Some("third/api/api.h")
+        );
+    }
+
+    #[test]
+    fn scripts_ruby_bash_lua_and_swift_modules() {
+        let r = resolver(&[
+            "lib/shop/pricing.rb",
+            "bin/checkout.rb",
+            "scripts/deploy.sh",
+            "scripts/lib/log.sh",
+            "acme/util.lua",
+            "acme/init.lua",
+            "share/lua/5.4/pl/utils.lua",
+            "main.lua",
+            "Sources/Geometry/Circle.swift",
+            "Sources/App/main.swift",
+        ]);
+        let ruby = by_name("ruby").unwrap();
+        assert_eq!(
+            r.resolve(ruby, "bin/checkout.rb", "shop/pricing", Some("*"))
+                .as_deref(),
+            Some("lib/shop/pricing.rb")
+        );
+        assert_eq!(
+            r.resolve(ruby, "bin/checkout.rb", "./../lib/shop/pricing", Some("*"))
+                .as_deref(),
+            Some("lib/shop/pricing.rb")
+        );
+        assert_eq!(r.resolve(ruby, "bin/checkout.rb", "json", Some("*")), None);
+        let bash = by_name("bash").unwrap();
+        assert_eq!(
+            r.resolve(bash, "scripts/deploy.sh", "./lib/log.sh", Some("*"))
+                .as_deref(),
+            Some("scripts/lib/log.sh")
+        );
+        assert_eq!(
+            r.resolve(bash, "scripts/deploy.sh", "lib/log.sh", Some("*"))
+                .as_deref(),
+            Some("scripts/lib/log.sh")
+        );
+        let lua = by_name("lua").unwrap();
+        assert_eq!(
+            r.resolve(lua, "main.lua", "acme.util", None).as_deref(),
+            Some("acme/util.lua")
+        );
+        assert_eq!(
+            r.resolve(lua, "main.lua", "acme", None).as_deref(),
+            Some("acme/init.lua")
+        );
+        assert_eq!(
+            r.resolve(lua, "main.lua", "pl.utils", None).as_deref(),
+            Some("share/lua/5.4/pl/utils.lua")
+        );
+        let swift = by_name("swift").unwrap();
+        assert_eq!(
+            r.resolve(swift, "Sources/App/main.swift", "Geometry", Some("*"))
+                .as_deref(),
+            Some("Sources/Geometry")
+        );
+        assert_eq!(
+            r.resolve(swift, "Sources/App/main.swift", "Foundation", Some("*")),
+            None
+        );
+    }
+
+    #[test]
+    fn csharp_php_and_kotlin() {
+        let r = resolver(&[
+            "src/Acme.Util/Strings.cs",
+            "src/Acme.App/Worker.cs",
+            "app/Http/Controllers/Home.php",
+            "app/helpers.php",
+            "java/com/acme/util/Legacy.java",
+            "kt/com/acme/util/Strings.kt",
+        ]);
+        let cs = by_name("csharp").unwrap();
+        assert_eq!(
+            r.resolve(cs, "src/Acme.App/Worker.cs", "Acme.Util", Some("*"))
+                .as_deref(),
+            Some("src/Acme.Util")
+        );
+        assert_eq!(
+            r.resolve(cs, "src/Acme.App/Worker.cs", "Acme.Util", Some("Strings"))
+                .as_deref(),
+            Some("src/Acme.Util/Strings.cs")
+        );
+        assert_eq!(
+            r.resolve(cs, "src/Acme.App/Worker.cs", "System", Some("*")),
+            None
+        );
+        let php = by_name("php").unwrap();
+        // Without a composer.json: by path suffix.
+        assert_eq!(
+            r.resolve(
+                php,
+                "app/helpers.php",
+                "App\\Http\\Controllers",
+                Some("Home")
+            )
+            .as_deref(),
+            Some("app/Http/Controllers/Home.php")
+        );
+        assert_eq!(
+            r.resolve(
+                php,
+                "app/Http/Controllers/Home.php",
+                ".//../../helpers.php",
+                Some("*")
+            )
+            .as_deref(),
+            Some("app/helpers.php")
+        );
+        // A Kotlin package directory before a Java one of the same name.
+        let kotlin = by_name("kotlin").unwrap();
+        assert_eq!(
+            r.resolve(kotlin, "kt/com/acme/App.kt", "com.acme.util", Some("trim"))
+                .as_deref(),
+            Some("kt/com/acme/util")
         );
     }
 }
