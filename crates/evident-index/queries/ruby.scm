@@ -36,8 +36,10 @@
   (#eq? @_new "new"))
 ; A bare name in statement position is a method call on `self`, unless a
 ; local holds it.
+; `#set! call.unless_bound`: not when the method binds the name (a local).
 ([(body_statement (identifier) @call.callee @call) (program (identifier) @call.callee @call)]
-  (#not-any-of? @call.callee "private" "protected" "public" "module_function"))
+  (#not-any-of? @call.callee "private" "protected" "public" "module_function")
+  (#set! call.unless_bound "true"))
 
 ; ---------- bindings, for the types that flow ----------
 (assignment left: (identifier) @assign.name
@@ -47,4 +49,8 @@
   right: (call receiver: [(constant) (scope_resolution)] @assign.value method: (identifier) @_new)
   (#eq? @_new "new")) @assign
 (method_parameters (identifier) @assign.name @assign.opaque @assign)
-(assignment left: (identifier) @assign.name right: [(integer) (float) (string) (array) (hash) (binary) (identifier)] @assign.opaque) @assign
+((assignment left: (identifier) @assign.name right: (_) @assign.opaque) @assign
+  (#not-match? @assign.opaque "^[A-Z][A-Za-z0-9_:]*\\.new\\b"))
+(optional_parameter name: (identifier) @assign.name @assign.opaque @assign)
+(keyword_parameter name: (identifier) @assign.name @assign.opaque @assign)
+(block_parameters (identifier) @assign.name @assign.opaque @assign)

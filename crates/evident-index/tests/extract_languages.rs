@@ -699,3 +699,19 @@ fn php_mixed_with_html() {
     assert!(found.contains(&"render"), "{found:?}");
     assert!(!found.contains(&"not_php"), "{found:?}");
 }
+
+/// Ruby: a bare name is a call of a method on `self`, unless the method binds
+/// it (a parameter, a local): then it is a variable.
+#[test]
+fn ruby_bare_names_are_calls_unless_bound() {
+    let f = facts_of(
+        "r.rb",
+        "class Cart\n  def total(items)\n    result = sum(items)\n    items\n    result\n  end\n\n  def refresh\n    reload\n  end\nend\n",
+    );
+    let callees: Vec<(&str, u32)> = f
+        .calls
+        .iter()
+        .map(|c| (c.callee.as_str(), c.line))
+        .collect();
+    assert_eq!(callees, vec![("sum", 3), ("reload", 9)]);
+}

@@ -329,7 +329,9 @@ pub fn extract_in_crate(
 
     let mut scoped: HashMap<usize, Scoped> = HashMap::new();
     let mut raw_imports: Vec<RawImport> = Vec::new();
-    let mut calls: Vec<(usize, u32, String, Vec<String>)> = Vec::new();
+    // (start byte, line, callee, arguments, a bare name that is no call
+    // where its function binds it: `#set! call.unless_bound`).
+    let mut calls: Vec<(usize, u32, String, Vec<String>, bool)> = Vec::new();
     let mut assigns: Vec<(usize, u32, String, String)> = Vec::new();
     let mut package: Option<String> = None;
     // `@base.of`: bases matched apart from their definition's own pattern.
@@ -526,6 +528,7 @@ pub fn extract_in_crate(
                     (None, Some(one)) => vec![normalize_space(text(one), MAX_CALLEE_CHARS)],
                     (None, None) => Vec::new(),
                 },
+                setting("call.unless_bound").is_some(),
             ));
         }
     }
@@ -541,16 +544,30 @@ pub fn extract_in_crate(
     let definitions_and_scopes = nest(scoped);
     let (definitions, index_of_scoped) = qualify(spec, &module, definitions_and_scopes);
 
+    // Names bound in each scope (assignments and parameters), for calls
+    // that are only calls when nothing binds their name (Ruby's bare names).
+    let bound: std::collections::HashSet<(Option<usize>, &str)> = assigns
+        .iter()
+        .map(|(byte, _, name, _)| (innermost(&index_of_scoped, *byte), name.as_str()))
+        .collect();
     let mut calls: Vec<Call> = calls
         .into_iter()
-        .map(|(byte, line, callee, arguments)| Call {
-            line,
-            callee_name: last_identifier(&callee).to_string(),
-            callee_head: first_identifier(&callee).to_string(),
-            callee,
-            enclosing: innermost(&index_of_scoped, byte),
-            arguments,
+        .map(|(byte, line, callee, arguments, unless_bound)| {
+            let enclosing = innermost(&index_of_scoped, byte);
+            let call = Call {
+                line,
+                callee_name: last_identifier(&callee).to_string(),
+                callee_head: first_identifier(&callee).to_string(),
+                callee,
+                enclosing,
+                arguments,
+            };
+            (call, unless_bound)
         })
+        .filter(|(call, unless_bound)| {
+            !unless_bound || !bound.contains(&(call.enclosing, call.callee.as_str()))
+        })
+        .map(|(call, _)| call)
         .collect();
     calls.sort_by(|a, b| (a.line, &a.callee).cmp(&(b.line, &b.callee)));
     calls.dedup();
