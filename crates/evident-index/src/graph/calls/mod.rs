@@ -533,7 +533,7 @@ impl<'r> Graph<'r> {
             return Some((segments.join(lang.separator), "builtin"));
         }
         if rest.is_empty() && self.bindings(file, enclosing, head).is_empty() {
-            if let Some(found) = self.from_outside_glob(file, head) {
+            if let Some(found) = self.glob_outside_answering(file, head) {
                 return Some((found, "external"));
             }
         }
@@ -545,7 +545,7 @@ impl<'r> Graph<'r> {
     /// file that imports everything of a module outside the repository
     /// (`#include <Python.h>`, `from os.path import *`): that module's. Named
     /// `module.name` when there is one such import, else by the name alone.
-    fn from_outside_glob(&self, file: i64, name: &str) -> Option<String> {
+    fn glob_outside_answering(&self, file: i64, name: &str) -> Option<String> {
         let lang = self.lang_of(file)?;
         let outside: Vec<&Import> = self
             .imports
@@ -1034,7 +1034,7 @@ impl<'r> Graph<'r> {
         for id in scopes {
             let s = &self.symbols[&id];
             if s.kind.is_class_like() {
-                found.extend(self.method_of(Some(id), &s.name.to_string(), last, false, 0));
+                found.extend(self.method_of(Some(id), &s.name, last, false, 0));
             } else if let Some(ids) = self.child(id, last) {
                 found.extend(
                     ids.iter()
