@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evident_index::{index_repo, Index, IndexOptions};
+use evident_index::{index_repo, Index, IndexOptions, Kind};
 use rusqlite::Connection;
 
 mod common;
@@ -1494,4 +1494,58 @@ fn a_base_named_through_its_own_class_ends() {
     );
     index_repo(&root, &IndexOptions::default()).unwrap();
     assert!(edges(&root).is_empty(), "{:?}", edges(&root));
+}
+
+/// The graph commands and search on the new languages: callers of a C
+/// function reach it through its header (the definition is the symbol),
+/// impact climbs from a C++ method, outline lists a Ruby file's nesting, and
+/// search finds a PHP method by its words.
+#[test]
+fn commands_work_on_the_new_languages() {
+    let (_tmp, root) = fixture();
+    let index = Index::open(&root).unwrap();
+
+    let callers = index.callers("util_add", None, 1).unwrap();
+    let sites: Vec<(String, u32)> = callers
+        .iter()
+        .map(|e| (e.path.clone(), e.start_line))
+        .collect();
+    assert_eq!(sites, vec![("c/src/main.c".to_string(), 5)]);
+
+    // grow ← Shape::grow's callers: main (p->grow) and Painter::paint.
+    let impact = index.impact("geo::Shape::grow", None, 2, 100).unwrap();
+    let nodes: Vec<&str> = impact.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert!(nodes.contains(&"main"), "{nodes:?}");
+    assert!(nodes.contains(&"geo::Painter::paint"), "{nodes:?}");
+
+    let outline = index.outline("rb/lib/shop/pricing.rb").unwrap();
+    let names: Vec<(&str, Kind)> = outline.iter().map(|e| (e.name.as_str(), e.kind)).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("Shop", Kind::Module),
+            ("Pricing", Kind::Class),
+            ("initialize", Kind::Method),
+            ("total", Kind::Method),
+            ("apply", Kind::Method),
+        ]
+    );
+
+    let found = index
+        .search(&evident_index::SearchQuery::new("Formatter format"))
+        .unwrap();
+    assert!(
+        found
+            .iter()
+            .take(3)
+            .any(|e| e.path == "php/src/Util/Formatter.php"),
+        "{:?}",
+        found.iter().map(|e| &e.path).collect::<Vec<_>>()
+    );
+
+    let graph = index.call_graph(Some("sh")).unwrap();
+    assert!(graph
+        .edges
+        .iter()
+        .any(|e| e.caller == "deploy_all" && e.callee == "log_line"));
 }

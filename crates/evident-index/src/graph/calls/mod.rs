@@ -351,52 +351,42 @@ impl<'r> Graph<'r> {
             let s = &self.symbols[&id];
             let name = s.name.clone();
             self.by_name.entry(name.clone()).or_default().push(id);
-            match s.parent {
-                Some(p) => {
-                    self.children
-                        .entry(p)
-                        .or_default()
-                        .entry(name.clone())
-                        .or_default()
-                        .push(id);
-                    if let Some(parent) = self.symbols.get(&p).filter(|p| p.kind.is_class_like()) {
-                        self.methods_by_owner
-                            .entry(parent.name.clone())
-                            .or_default()
-                            .entry(name)
-                            .or_default()
-                            .push(id);
-                    } else if s.kind == Kind::Method {
-                        // `void Foo::bar() {}` inside a namespace: `Foo`'s.
-                        if let Some(owner) = self.owner_from_qualified(s) {
-                            self.methods_by_owner
-                                .entry(Rc::from(owner.as_str()))
-                                .or_default()
-                                .entry(name)
-                                .or_default()
-                                .push(id);
-                        }
-                    }
-                }
-                // Rust `impl` and Go receiver methods: not in the file's scope by bare name.
+            if let Some(p) = s.parent {
+                self.children
+                    .entry(p)
+                    .or_default()
+                    .entry(name.clone())
+                    .or_default()
+                    .push(id);
+            }
+            let parent_class = s
+                .parent
+                .and_then(|p| self.symbols.get(&p))
+                .filter(|p| p.kind.is_class_like());
+            // A member of its class; a method outside any class body (a Rust
+            // `impl`, a Go receiver, C++'s `void Foo::bar() {}`) of the type
+            // its qualified name says, and not in the file's scope by bare name.
+            let owner = match parent_class {
+                Some(class) => Some(class.name.clone()),
                 None if s.kind == Kind::Method => {
-                    if let Some(owner) = self.owner_from_qualified(s) {
-                        self.methods_by_owner
-                            .entry(Rc::from(owner.as_str()))
-                            .or_default()
-                            .entry(name)
-                            .or_default()
-                            .push(id);
-                    }
+                    self.owner_from_qualified(s).map(|o| Rc::from(o.as_str()))
                 }
-                None => {
-                    self.top_level
-                        .entry(s.file)
-                        .or_default()
-                        .entry(name)
-                        .or_default()
-                        .push(id);
-                }
+                None => None,
+            };
+            if let Some(owner) = owner {
+                self.methods_by_owner
+                    .entry(owner)
+                    .or_default()
+                    .entry(name)
+                    .or_default()
+                    .push(id);
+            } else if s.parent.is_none() && s.kind != Kind::Method {
+                self.top_level
+                    .entry(s.file)
+                    .or_default()
+                    .entry(name)
+                    .or_default()
+                    .push(id);
             }
         }
     }
