@@ -321,6 +321,11 @@ impl Index {
         Ok(out)
     }
 
+    /// Every indexed file (code and documents): its path and language name.
+    pub fn files(&self) -> Result<Vec<(String, String)>> {
+        crate::store::files::paths_and_languages(self.connection())
+    }
+
     /// The definitions of one file, in source order, each with its nesting depth.
     pub fn outline(&self, path: &str) -> Result<Vec<Evidence>> {
         let rel = self.repo_rel(path);

@@ -1299,6 +1299,8 @@ fn c_rules() {
             // through the header's prototype to the definition in util.c
             "c/src/main.c:5 util_add -> util_add (exact)",
             "c/src/main.c:11 run_ops -> run_ops (exact)",
+            // declared in a header that util.h includes: includes are transitive
+            "c/src/main.c:14 base_twice -> base_twice (exact)",
         ],
     );
     // The edge lands on the definition, not on the header's prototype.
@@ -1548,4 +1550,25 @@ fn commands_work_on_the_new_languages() {
         .edges
         .iter()
         .any(|e| e.caller == "deploy_all" && e.callee == "log_line"));
+}
+
+/// Assembly in a `.h` (the kernel's `arch/m68k/math-emu/fp_decode.h`) reads
+/// as C with errors; a callee text with a `)` before its `(` (`")@("
+/// getuser.l`) resolves to nothing instead of failing the run.
+#[test]
+fn assembly_read_as_c_resolves_nothing_and_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    evident_testkit::fs::write_in(
+        &root,
+        "arch/fp_decode.h",
+        "\tprintf\tPDECODE,\")@(\"\n\tgetuser.l (%a1),%a1,fp_err_ua1,%a1\n",
+    );
+    index_repo(&root, &IndexOptions::default()).unwrap();
+    let calls = call_rows(
+        &root,
+        "SELECT f.path, c.line, c.callee, '', '' FROM calls c JOIN files f ON f.id = c.file_id",
+    );
+    assert!(calls.iter().any(|c| c.contains("getuser")), "{calls:?}");
+    assert!(edges(&root).is_empty());
 }

@@ -135,6 +135,9 @@ pub struct LanguageSpec {
     /// A bare call nothing in the repository defines is an external program
     /// (Bash commands: `git`, `grep`).
     pub commands_are_external: bool,
+    /// Glob imports are textual inclusion: a file sees every top-level name
+    /// of every file its includes reach, however deep (C's `#include`).
+    pub includes_are_transitive: bool,
     /// Another language a file may be written in (a C `.h` that is C++):
     /// tried when the file has syntax errors or holds one of
     /// `fallback_markers`; it is kept when it reads the file with fewer
@@ -302,6 +305,7 @@ const DEFAULTS: LanguageSpec = LanguageSpec {
     defined_in: &[],
     fields_are_pointers: false,
     commands_are_external: false,
+    includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],
 };
@@ -842,6 +846,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         builtins: C_BUILTINS,
         defined_in: &["c", "cpp"],
         fields_are_pointers: true,
+        includes_are_transitive: true,
         fallback: Some("cpp"),
         fallback_markers: &[
             "namespace ",
@@ -872,6 +877,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         self_receivers: &["this"],
         builtins: CPP_BUILTINS,
         defined_in: &["cpp", "c"],
+        includes_are_transitive: true,
         ..DEFAULTS
     },
     LanguageSpec {

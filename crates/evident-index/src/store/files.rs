@@ -75,6 +75,13 @@ pub(crate) fn stored_languages(conn: &Connection) -> Result<Vec<String>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Every indexed file's path and language, by path.
+pub(crate) fn paths_and_languages(conn: &Connection) -> Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare("SELECT path, lang FROM files ORDER BY path")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The files skipped by the last run, by path.
 pub(crate) fn skipped(conn: &Connection) -> Result<Vec<Skipped>> {
     let mut stmt = conn.prepare("SELECT path, reason FROM skipped ORDER BY path")?;

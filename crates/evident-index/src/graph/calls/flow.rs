@@ -475,7 +475,9 @@ impl Graph<'_> {
         let expression = expression.trim();
         if let Some(open) = expression.find('(') {
             // `f(...).attr`: attributes of what the call gives back.
-            let Some(close) = expression.rfind(')') else {
+            // A `)` only before the `(` (text from a string or an asm
+            // template, `")@(" getuser`): not a call's result.
+            let Some(close) = expression.rfind(')').filter(|close| *close > open) else {
                 return Vec::new();
             };
             let rest = expression[close + 1..].trim_start_matches('.');

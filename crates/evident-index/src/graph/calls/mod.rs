@@ -201,6 +201,9 @@ pub(crate) struct Graph<'r> {
     expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Vec<Value>>>,
     returns_cache: std::cell::RefCell<FxHashMap<i64, Vec<Value>>>,
     linearizations: std::cell::RefCell<FxHashMap<i64, Vec<i64>>>,
+    /// The last file's include closure (`include_closure`): calls are
+    /// resolved file by file.
+    include_closure: std::cell::RefCell<Option<(i64, Rc<FxHashSet<i64>>)>>,
     /// Classes whose linearization is being computed: resolving a base
     /// (`Rack::Base`) may come back to the same class.
     linearizing: std::cell::RefCell<FxHashSet<i64>>,
@@ -318,6 +321,7 @@ impl<'r> Graph<'r> {
             returns_cache: Default::default(),
             linearizations: Default::default(),
             linearizing: Default::default(),
+            include_closure: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
             outside_values: Default::default(),
@@ -849,17 +853,25 @@ impl<'r> Graph<'r> {
                 return held;
             }
         }
-        // Glob imports: `from x import *`, `use a::*`.
-        for import in self.imports.get(&file).into_iter().flatten() {
-            if import.name.as_deref() != Some("*") || import.alias.is_some() {
-                continue;
-            }
-            if let Some(target) = &import.target {
-                let ids = self.exported(target, name, 0);
-                if !ids.is_empty() {
-                    return exact(&ids);
-                }
-            }
+        // `#include`: every top-level name of every file the includes reach,
+        // however deep (C's one namespace), looked up by name, not by walking
+        // the include graph per call.
+        let globbed = if lang.includes_are_transitive {
+            self.through_includes(file, name)
+        } else {
+            // Glob imports: `from x import *`, `use a::*`.
+            self.imports
+                .get(&file)
+                .into_iter()
+                .flatten()
+                .filter(|i| i.name.as_deref() == Some("*") && i.alias.is_none())
+                .filter_map(|i| i.target.as_deref())
+                .map(|target| self.exported(target, name, 0))
+                .find(|ids| !ids.is_empty())
+                .unwrap_or_default()
+        };
+        if !globbed.is_empty() {
+            return exact(&globbed);
         }
         // Imported from outside the repository: not a guess, an external call.
         if self.imported_from_outside(file, &[name]).is_some() {
@@ -1052,6 +1064,60 @@ impl<'r> Graph<'r> {
             })
             .map(|id| (*id, Confidence::Inferred))
             .collect()
+    }
+
+    /// The top-level definitions named `name` (or members of a namespace) in
+    /// the files `file` includes, directly or not.
+    fn through_includes(&self, file: i64, name: &str) -> Vec<i64> {
+        let Some(candidates) = self.by_name.get(name) else {
+            return Vec::new();
+        };
+        let closure = self.include_closure(file);
+        candidates
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.symbols.get(id).is_some_and(|s| {
+                    closure.contains(&s.file)
+                        && s.parent
+                            .and_then(|p| self.symbols.get(&p))
+                            .is_none_or(|p| p.kind == Kind::Namespace)
+                })
+            })
+            .collect()
+    }
+
+    /// Every file `file` includes, directly or through other includes
+    /// (itself too), kept for the file whose calls are being resolved.
+    fn include_closure(&self, file: i64) -> Rc<FxHashSet<i64>> {
+        if let Some((cached, closure)) = &*self.include_closure.borrow() {
+            if *cached == file {
+                return closure.clone();
+            }
+        }
+        let mut closure: FxHashSet<i64> = FxHashSet::default();
+        closure.insert(file);
+        let mut frontier = vec![file];
+        while let Some(at) = frontier.pop() {
+            for import in self.imports.get(&at).into_iter().flatten() {
+                if import.name.as_deref() != Some("*") {
+                    continue;
+                }
+                let Some(&target) = import
+                    .target
+                    .as_ref()
+                    .and_then(|t| self.file_by_path.get(t))
+                else {
+                    continue;
+                };
+                if closure.insert(target) {
+                    frontier.push(target);
+                }
+            }
+        }
+        let closure = Rc::new(closure);
+        *self.include_closure.borrow_mut() = Some((file, closure.clone()));
+        closure
     }
 
     /// Declarations replaced by their definitions, where the index has them.

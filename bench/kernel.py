@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The Linux kernel (Debian's linux-source-6.1) on this machine, in one run.
+
+Usage: python3 bench/kernel.py [--no-build] [--evident BIN] [--version V] [--skip-ctags]
+
+Fetches `linux-source-6.1` with `apt-get download` (once, into
+bench/.work/kernel/), unpacks the tarball inside it, and measures:
+  - `ctags -R` (the baseline),
+  - the parse floor: tree-sitter parsing every file the index holds, on both
+    cores, and nothing else (`cargo run --release --example parse_floor`),
+  - `evident index` cold (`--no-embed`), then a run with nothing changed, then
+    a one-line edit of one file,
+  - `evident callers` (first page) and `evident impact --max-depth 3` on the
+    most-called function, as the commands report their own query time
+    (EVIDENT_PROFILE=1),
+with wall time, peak RSS (GNU time) and the index's size against the indexed
+source's. The kernel bench does not run in CI.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import index as index_bench  # noqa: E402  (setup, ROOT, WORK)
+
+WORK = index_bench.WORK / "kernel"
+EDITED = "mm/slab_common.c"
+
+
+def fetch(version: str) -> pathlib.Path:
+    """The unpacked tree of linux-source-6.1 at `version` (a Debian version)."""
+    tree = WORK / f"linux-{version}"
+    if tree.is_dir():
+        return tree
+    WORK.mkdir(parents=True, exist_ok=True)
+    deb = next(WORK.glob(f"linux-source-6.1_{version}_all.deb"), None)
+    if deb is None:
+        subprocess.run(["apt-get", "download", "-q", f"linux-source-6.1={version}"], cwd=WORK, check=True)
+        deb = next(WORK.glob(f"linux-source-6.1_{version}_all.deb"))
+    staging = WORK / f"staging-{version}"
+    shutil.rmtree(staging, ignore_errors=True)
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(staging)], check=True)
+    tarball = next((staging / "usr" / "src").glob("linux-source-6.1.tar.*"))
+    with tarfile.open(tarball) as tar:
+        tar.extractall(staging / "src", filter="data")
+    (staging / "src" / "linux-source-6.1").rename(tree)
+    shutil.rmtree(staging)
+    upstream_gitignore(tree)
+    return tree
+
+
+def upstream_gitignore(tree: pathlib.Path):
+    """Debian's packaging appends `/*` and `!/debian/` to the top-level
+    .gitignore ("ignore everything at the top level"), which would leave
+    nothing to index: the tree gets the kernel's own rules back."""
+    gitignore = tree / ".gitignore"
+    text = gitignore.read_text()
+    cut = text.find("# Debian packaging")
+    if cut != -1:
+        gitignore.write_text(text[:text.rfind("#\n", 0, cut)].rstrip() + "\n")
+
+
+def measured(cmd, cwd, env=None):
+    """(wall seconds, peak RSS in MiB, stdout, stderr) of one run, from GNU time."""
+    start = time.perf_counter()
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, env=env, check=True,
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    rss_kib = int(out.stderr.strip().splitlines()[-1])
+    return wall, rss_kib / 1024, out.stdout, out.stderr
+
+
+def profile_ms(stderr, label):
+    match = re.search(rf"profile: {re.escape(label)}: ([0-9.]+) ms", stderr)
+    return float(match.group(1)) if match else None
+
+
+def du_mib(path: pathlib.Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
+
+
+def main():
+    def configure(parser):
+        parser.add_argument("--version", default="6.1.192-3", help="Debian version of linux-source-6.1")
+        parser.add_argument("--skip-ctags", action="store_true")
+    args, evident = index_bench.setup(configure, runs=1)
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "evident", "--example", "parse_floor"],
+                   cwd=index_bench.ROOT, check=True)
+    parse_floor = str(index_bench.ROOT / "target" / "release" / "examples" / "parse_floor")
+    tree = fetch(args.version)
+    upstream_gitignore(tree)
+    env = {**os.environ, "EVIDENT_PROFILE": "1"}
+    rows = []
+
+    if not args.skip_ctags:
+        wall, rss, _, _ = measured(["ctags", "-R", "-f", str(WORK / "tags"), "."], tree)
+        rows.append(("ctags -R", wall, rss))
+
+    shutil.rmtree(tree / ".evident", ignore_errors=True)
+    wall, rss, _, err = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+    cold = wall
+    rows.append(("evident index, cold", wall, rss))
+    profile = [line for line in err.splitlines() if line.startswith("profile:")]
+
+    floor = json.loads(subprocess.run([parse_floor, "."], cwd=tree, check=True, capture_output=True,
+                                      text=True).stdout)
+    rows.append(("parse floor (tree-sitter only, 2 cores)", floor["seconds"], None))
+
+    wall, rss, _, _ = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+    rows.append(("evident index, nothing changed", wall, rss))
+
+    edited = tree / EDITED
+    original = edited.read_text(errors="surrogateescape")
+    edited.write_text(original + "\n/* bench edit */\n", errors="surrogateescape")
+    try:
+        wall, rss, _, _ = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+        rows.append((f"evident index, one-line edit of {EDITED}", wall, rss))
+    finally:
+        edited.write_text(original, errors="surrogateescape")
+    measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+
+    db = sqlite3.connect(tree / ".evident" / "index.db")
+    (files, source_bytes) = db.execute("SELECT count(*), sum(size) FROM files").fetchone()
+    definitions = db.execute("SELECT count(*) FROM symbols").fetchone()[0]
+    calls = db.execute("SELECT count(*) FROM calls").fetchone()[0]
+    resolved = db.execute("SELECT count(DISTINCT call_id) FROM edges").fetchone()[0]
+    outside = db.execute("SELECT count(*) FROM externals").fetchone()[0]
+    target, fan_in = db.execute(
+        """SELECT s.qualified_name, count(*) FROM edges g JOIN symbols s ON s.id = g.callee_id
+           GROUP BY s.id ORDER BY count(*) DESC LIMIT 1""").fetchone()
+    db.close()
+    index_mib = du_mib(tree / ".evident")
+
+    wall, rss, _, err = measured([evident, "callers", target, "--json"], tree, env)
+    callers_ms = profile_ms(err, "query callers")
+    rows.append((f"evident callers {target} (first page)", wall, rss))
+    wall, rss, _, err = measured([evident, "impact", target, "--max-depth", "3", "--json"], tree, env)
+    impact_ms = profile_ms(err, "query impact")
+    rows.append((f"evident impact {target} --max-depth 3", wall, rss))
+
+    print(f"linux-source-6.1 {args.version}: {files} files indexed, {source_bytes / 2**20:.0f} MiB of source; "
+          f"{definitions} definitions, {calls} call sites ({100 * resolved / calls:.1f}% resolved, "
+          f"{100 * outside / calls:.1f}% outside); most-called: {target} ({fan_in} call sites)\n")
+    print("| step | wall | peak RSS |")
+    print("| --- | ---: | ---: |")
+    for label, wall, rss in rows:
+        print(f"| {label} | {wall:.2f} s | {'' if rss is None else f'{rss:.0f} MiB'} |")
+    print(f"\nindex size {index_mib:.0f} MiB = {index_mib / (source_bytes / 2**20):.2f}× the indexed source; "
+          f"cold index = {cold / floor['seconds']:.1f}× the parse floor; "
+          f"query time: callers {callers_ms} ms, impact {impact_ms} ms")
+    print("\ncold run phases (EVIDENT_PROFILE=1):")
+    for line in profile:
+        print(f"    {line}")
+
+
+if __name__ == "__main__":
+    main()
