@@ -651,6 +651,19 @@ fn objective_c_headers() {
     assert!(found.contains(&"GREETING"), "{found:?}");
 }
 
+/// A C header whose comments say "namespace" and "virtual" (the kernel's)
+/// stays C.
+#[test]
+fn c_headers_that_mention_cpp_words_stay_c() {
+    let f = facts_of(
+        "ns.h",
+        "/*\n * Each pid namespace has a virtual id; the class of a device.\n */\n\
+         struct pid_namespace { int level; };\nint pid_nr_ns(struct pid_namespace *ns);\n",
+    );
+    assert_eq!(f.read_as, None);
+    assert_eq!(def(&f, "pid_namespace").kind, Kind::Struct);
+}
+
 /// A C++ header named `.h` is read as C++ when C cannot read it.
 #[test]
 fn cpp_headers_named_h() {

@@ -304,14 +304,21 @@ pub fn extract_in_crate(
         };
     };
     // A file may be another language's (a C++ `.h`): tried when this one
-    // reads it with errors or the other's markers are in it.
-    let marked = spec.fallback_markers.iter().any(|m| source.contains(m));
+    // reads it with errors or a line starts with one of the other's markers.
+    // Kept when it reads the file cleanly where this one does not, or, with
+    // a marker, with no more errors (kernel headers say "namespace" and
+    // "virtual" in their comments: markers count only at a line's start).
+    let marked = !spec.fallback_markers.is_empty()
+        && source.lines().any(|line| {
+            let line = line.trim_start();
+            spec.fallback_markers.iter().any(|m| line.starts_with(m))
+        });
     let named = spec.name;
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
         Some(other) if marked || tree.root_node().has_error() => match parse(other, source) {
             Some(second) => {
                 let (theirs, ours) = (error_count(&second), error_count(&tree));
-                if theirs < ours || (marked && theirs == ours) {
+                if (theirs == 0 && ours > 0) || (marked && theirs <= ours) {
                     (other, second)
                 } else {
                     (spec, tree)

@@ -139,9 +139,9 @@ pub struct LanguageSpec {
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
     /// Another language a file may be written in (a C `.h` that is C++):
-    /// tried when the file has syntax errors or holds one of
-    /// `fallback_markers`; it is kept when it reads the file with fewer
-    /// errors (or as few, when a marker is there).
+    /// tried when the file has syntax errors or a line starts with one of
+    /// `fallback_markers`; kept when it reads the file without errors where
+    /// this language does not, or, with a marker, with no more errors.
     pub fallback: Option<&'static str>,
     pub fallback_markers: &'static [&'static str],
 }
@@ -852,11 +852,11 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "namespace ",
             "template<",
             "template <",
+            "class ",
             "public:",
             "private:",
             "protected:",
-            "std::",
-            "virtual ",
+            "using namespace ",
         ],
         ..DEFAULTS
     },
