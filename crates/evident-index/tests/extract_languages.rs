@@ -728,3 +728,23 @@ fn ruby_bare_names_are_calls_unless_bound() {
         .collect();
     assert_eq!(callees, vec![("sum", 3), ("reload", 9)]);
 }
+
+/// Attribute macros a parser without the preprocessor cannot know
+/// (`__init`, `__weak`, `__user`) are blanked before parsing: the kernel's
+/// functions that carry them parse without errors, and their names and
+/// signatures are still the text as written.
+#[test]
+fn c_attribute_macros_do_not_break_the_parse() {
+    let f = facts_of(
+        "drv.c",
+        "static int __init drv_init(void)\n{\n\treturn 0;\n}\n\n\
+         void __weak arch_hook(struct task *t)\n{\n}\n\n\
+         long copy(void __user *to, const void *from);\n",
+    );
+    assert!(!f.has_syntax_errors);
+    let init = def(&f, "drv_init");
+    assert_eq!(init.signature, "static int __init drv_init(void)");
+    assert_eq!((init.start_line, init.end_line), (1, 4));
+    assert_eq!(def(&f, "arch_hook").kind, Kind::Function);
+    assert!(def(&f, "copy").declaration);
+}

@@ -295,7 +295,11 @@ pub fn extract_in_crate(
     crate_name: Option<&str>,
 ) -> FileFacts {
     let line_count = count_lines(source);
-    let Some(tree) = parse(spec, source) else {
+    // The parser reads the text with the language's attribute macros blanked
+    // out (`static int __init f(void)`); every offset is the same, so names,
+    // signatures and docs are still read from the text as written.
+    let parsed_text = blank_identifiers(source, spec.blank_identifiers);
+    let Some(tree) = parse(spec, &parsed_text) else {
         return FileFacts {
             module: lang::module_path_in(spec, rel_path, crate_name),
             line_count,
@@ -315,7 +319,7 @@ pub fn extract_in_crate(
         });
     let named = spec.name;
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
-        Some(other) if marked || tree.root_node().has_error() => match parse(other, source) {
+        Some(other) if marked || tree.root_node().has_error() => match parse(other, &parsed_text) {
             Some(second) => {
                 let (theirs, ours) = (error_count(&second), error_count(&tree));
                 if (theirs == 0 && ours > 0) || (marked && theirs <= ours) {
@@ -619,6 +623,39 @@ fn parse(spec: &LanguageSpec, source: &str) -> Option<tree_sitter::Tree> {
         });
         parser.parse(source, None)
     })
+}
+
+/// `source` with each whole-word occurrence of `words` replaced by spaces
+/// (same length, so byte offsets and lines do not move). One pass over the
+/// identifiers; borrowed when nothing is blanked.
+fn blank_identifiers<'s>(source: &'s str, words: &[&str]) -> std::borrow::Cow<'s, str> {
+    if words.is_empty() {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let bytes = source.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut blanked: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        if is_word(bytes[i]) && (i == 0 || !is_word(bytes[i - 1])) {
+            let start = i;
+            while i < bytes.len() && is_word(bytes[i]) {
+                i += 1;
+            }
+            let word = &source[start..i];
+            if words.contains(&word) {
+                let out = blanked.get_or_insert_with(|| bytes.to_vec());
+                out[start..i].fill(b' ');
+            }
+        } else {
+            i += 1;
+        }
+    }
+    match blanked {
+        // Only ASCII identifier bytes were replaced by ASCII spaces.
+        Some(out) => std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_default()),
+        None => std::borrow::Cow::Borrowed(source),
+    }
 }
 
 /// How many error and missing nodes a tree has.

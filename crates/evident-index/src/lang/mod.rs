@@ -135,6 +135,10 @@ pub struct LanguageSpec {
     /// A bare call nothing in the repository defines is an external program
     /// (Bash commands: `git`, `grep`).
     pub commands_are_external: bool,
+    /// Identifiers the parser is not shown (blanked to spaces): attribute
+    /// macros that expand to nothing it needs (`__init`, `__user`), which a
+    /// parser without the preprocessor takes for syntax errors.
+    pub blank_identifiers: &'static [&'static str],
     /// Glob imports are textual inclusion: a file sees every top-level name
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
@@ -305,6 +309,7 @@ const DEFAULTS: LanguageSpec = LanguageSpec {
     defined_in: &[],
     fields_are_pointers: false,
     commands_are_external: false,
+    blank_identifiers: &[],
     includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],
@@ -429,6 +434,46 @@ const C_BUILTINS: &[&str] = &[
     "sleep",
     "usleep",
     "errno",
+];
+
+/// Attribute macros of C and C++ code (the Linux kernel's, compilers'),
+/// blanked before parsing, like ctags' `-I` list.
+const C_ATTRIBUTE_MACROS: &[&str] = &[
+    "__init",
+    "__exit",
+    "__initdata",
+    "__initconst",
+    "__exitdata",
+    "__ref",
+    "__weak",
+    "__user",
+    "__kernel",
+    "__iomem",
+    "__percpu",
+    "__rcu",
+    "__force",
+    "__must_check",
+    "__always_inline",
+    "__maybe_unused",
+    "__always_unused",
+    "__used",
+    "__cold",
+    "__pure",
+    "__visible",
+    "__read_mostly",
+    "__ro_after_init",
+    "__cacheline_aligned",
+    "__cacheline_aligned_in_smp",
+    "__packed",
+    "__noreturn",
+    "__sched",
+    "__nocfi",
+    "noinline",
+    "notrace",
+    "asmlinkage",
+    "__cdecl",
+    "__stdcall",
+    "__fastcall",
 ];
 
 /// C++'s standard namespace and the C library it includes.
@@ -846,6 +891,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         builtins: C_BUILTINS,
         defined_in: &["c", "cpp"],
         fields_are_pointers: true,
+        blank_identifiers: C_ATTRIBUTE_MACROS,
         includes_are_transitive: true,
         fallback: Some("cpp"),
         fallback_markers: &[
@@ -877,6 +923,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         self_receivers: &["this"],
         builtins: CPP_BUILTINS,
         defined_in: &["cpp", "c"],
+        blank_identifiers: C_ATTRIBUTE_MACROS,
         includes_are_transitive: true,
         ..DEFAULTS
     },
