@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 

@@ -406,7 +406,7 @@ impl Resolver {
             }
         }
         // Without a map: by path suffix, the namespace's leading segments
-        // dropped one by one (`App\\Http\\Home` in `app/Http/Home.php`),
+        // dropped one by one (`App\Http\Home` in `app/Http/Home.php`),
         // down to a directory and the class.
         let segments: Vec<&str> = class.split('\\').collect();
         let last = segments.last()?;

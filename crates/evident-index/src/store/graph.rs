@@ -57,16 +57,30 @@ pub(crate) fn symbol_count(conn: &Connection) -> Result<usize> {
     Ok(n as usize)
 }
 
+/// `('class', 'struct', …)`: the class-like kinds as an SQL list, from
+/// `Kind::is_class_like`, the one place that says which kinds they are.
+fn class_like_kinds() -> &'static str {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SQL.get_or_init(|| {
+        let kinds: Vec<String> = crate::evidence::Kind::ALL
+            .iter()
+            .filter(|k| k.is_class_like())
+            .map(|k| format!("'{}'", k.as_str()))
+            .collect();
+        format!("({})", kinds.join(", "))
+    })
+}
+
 /// Every definition.
 pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>)) -> Result<()> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT s.id, s.file_id, s.parent_id, s.kind, s.name,
-                CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN
-                    ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object'))
+                CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN {})
                 THEN s.qualified_name END,
                 s.bases
          FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
-    )?;
+        class_like_kinds()
+    ))?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let name = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
@@ -763,11 +777,11 @@ pub(crate) fn unresolved_calls_named(
 /// The class a constructor belongs to, when the class is named `class_name`
 /// (`Foo()` reaches `Foo.__init__`; the name `Foo` names the class).
 pub(crate) fn class_of_constructor(conn: &Connection, id: i64, class_name: &str) -> Option<i64> {
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "SELECT p.id FROM symbols s JOIN symbols p ON p.id = s.parent_id
-         WHERE s.id = ?1 AND p.name = ?2
-           AND p.kind IN ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object')",
-    )
+         WHERE s.id = ?1 AND p.name = ?2 AND p.kind IN {}",
+        class_like_kinds()
+    ))
     .ok()?
     .query_row(rusqlite::params![id, class_name], |r| r.get(0))
     .ok()
@@ -944,10 +958,11 @@ pub(crate) fn files_of_classes_and_ancestors(
     names: &std::collections::HashSet<String>,
     depth: usize,
 ) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT f.path, s.bases FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name = ?1 AND s.kind IN ('class', 'struct', 'union', 'enum', 'trait', 'interface', 'protocol', 'object')",
-    )?;
+         WHERE s.name = ?1 AND s.kind IN {}",
+        class_like_kinds()
+    ))?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut paths = std::collections::BTreeSet::new();
     let mut frontier: Vec<String> = names.iter().cloned().collect();

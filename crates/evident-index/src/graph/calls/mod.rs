@@ -1122,6 +1122,12 @@ impl<'r> Graph<'r> {
 
     /// Declarations replaced by their definitions, where the index has them.
     fn defined(&self, found: Vec<(i64, Confidence)>) -> Vec<(i64, Confidence)> {
+        // The common case, on every call resolved: one target, no declaration.
+        if let [(id, _)] = found.as_slice() {
+            if !self.defined_at.contains_key(id) {
+                return found;
+            }
+        }
         let mut out: Vec<(i64, Confidence)> = Vec::with_capacity(found.len());
         for (id, confidence) in found {
             match self.defined_at.get(&id) {
@@ -1137,7 +1143,6 @@ impl<'r> Graph<'r> {
                 .and_modify(|c| *c = (*c).min(*confidence))
                 .or_insert(*confidence);
         }
-        out.retain(|(id, _)| best.contains_key(id));
         out.iter_mut().for_each(|(id, c)| *c = best[id]);
         let mut seen = FxHashSet::default();
         out.retain(|(id, _)| seen.insert(*id));
