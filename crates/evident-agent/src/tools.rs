@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use evident_index::{
-    DiffRequest, Evidence, Index, Kind, SearchGroup, SearchMode, SourcePart, SymbolQuery,
+    DiffRequest, Evidence, Index, Kind, Page, SearchGroup, SearchMode, SourcePart, SymbolQuery,
 };
 use serde_json::{json, Map, Value};
 
@@ -421,6 +421,10 @@ fn last_segment(name: &str) -> &str {
 /// The most items a summary line lists by name.
 const SUMMARY_ITEMS: usize = 8;
 
+/// The call sites one `get_callers` answer lists; all are counted. More
+/// would not fit a small model's context anyway.
+const CALLERS_PAGE: usize = 200;
+
 /// A result whose first line states the answer when the data holds it:
 /// `2 import sites of rag_common: ingest.py:1, query.py:1`. Small models
 /// read that line; the records below back it.
@@ -430,16 +434,31 @@ fn found(
     evidence: Vec<Evidence>,
     item: fn(&Evidence) -> String,
 ) -> ToolOutput {
+    let total = evidence.len();
+    found_of(what, subject, evidence, total, item)
+}
+
+/// [`found`] for the first page of `total` items.
+fn found_of(
+    what: &str,
+    subject: &str,
+    evidence: Vec<Evidence>,
+    total: usize,
+    item: fn(&Evidence) -> String,
+) -> ToolOutput {
     let of = if subject.is_empty() {
         String::new()
     } else {
         format!(" of {subject}")
     };
-    let counted = match evidence.len() {
+    let mut counted = match total {
         0 => format!("no {what}{of}"),
         1 => format!("1 {}{of}", what.trim_end_matches('s')),
         n => format!("{n} {what}{of}"),
     };
+    if evidence.len() < total {
+        counted.push_str(&format!(" (the first {} listed)", evidence.len()));
+    }
     let mut items: Vec<String> = Vec::new();
     for ev in &evidence {
         let text = item(ev);
@@ -447,7 +466,8 @@ fn found(
             items.push(text);
         }
     }
-    let more = items.len().saturating_sub(SUMMARY_ITEMS);
+    // Those past the summary's, and those past the page.
+    let more = items.len().saturating_sub(SUMMARY_ITEMS) + (total - evidence.len().min(total));
     items.truncate(SUMMARY_ITEMS);
     let summary = if items.is_empty() {
         counted
@@ -671,8 +691,15 @@ fn get_callers(
     let requested = text(arguments, "symbol").unwrap_or_default();
     let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
     let depth = number(arguments, "depth").unwrap_or(1) as u32;
-    let (callers, possible) = index.callers_and_possible(&symbol, path.as_deref(), depth)?;
-    let out = with_possible(found("call sites", &symbol, callers, caller_at), possible);
+    let callers = index.callers_page(&symbol, path.as_deref(), depth, Page::first(CALLERS_PAGE))?;
+    let listed = found_of(
+        "call sites",
+        &symbol,
+        callers.sites,
+        callers.total,
+        caller_at,
+    );
+    let out = with_possible(listed, callers.possible);
     Ok(with_notes(out, notes))
 }
 

@@ -141,7 +141,9 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         });
     }
     let walked = walk::walk(&root, &config);
+    profile.phase("walk");
     let stored = files::stored_files(&conn)?;
+    profile.phase("read stored files");
     let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
     let removed: Vec<(&String, i64)> = stored
         .iter()
@@ -163,6 +165,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         })
         .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
+    profile.phase("compare, resolver");
     // Rust qualified names start with the crate's name from its Cargo.toml,
     // and imports resolve through go.mod, tsconfig.json paths and workspace
     // packages: when one of those changes, every stored name and import may

@@ -40,7 +40,7 @@ pub use diff::{Change, DiffReport, DiffRequest, Touched};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
 pub use graph::query::{
-    CallGraph, GraphEdge, GraphNode, Impact, Possible, Target, DEFAULT_IMPACT_DEPTH,
+    CallGraph, Callers, GraphEdge, GraphNode, Impact, Page, Possible, Target, DEFAULT_IMPACT_DEPTH,
     MAX_CALLERS_DEPTH, MAX_IMPACT_DEPTH, MAX_POSSIBLE,
 };
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evident_index::{index_repo, Index, IndexOptions, Kind};
+use evident_index::{index_repo, Index, IndexOptions, Kind, Page};
 use rusqlite::Connection;
 
 mod common;
@@ -361,6 +361,26 @@ fn recursion_and_huge_fan_in_stay_bounded() {
     );
     let hub = index.impact("hub", None, 6, 200).unwrap();
     assert_eq!((hub.nodes.len(), hub.omitted), (200, 4800));
+
+    // Pages of callers: every site counted, only the page's listed, in the
+    // order of the whole list, and pages meet without gap or overlap.
+    let all = index.callers_page("hub", None, 1, Page::ALL).unwrap();
+    assert_eq!((all.sites.len(), all.total), (5000, 5000));
+    let line = |e: &evident_index::Evidence| e.start_line;
+    let page = |offset, limit| {
+        index
+            .callers_page("hub", None, 1, Page { offset, limit })
+            .unwrap()
+    };
+    let first = page(0, 100);
+    assert_eq!((first.sites.len(), first.total), (100, 5000));
+    let second = page(100, 100);
+    let joined: Vec<u32> = first.sites.iter().chain(&second.sites).map(line).collect();
+    let expected: Vec<u32> = all.sites[..200].iter().map(line).collect();
+    assert_eq!(joined, expected);
+    let last = page(4990, 100);
+    assert_eq!((last.sites.len(), last.total), (10, 5000));
+    assert!(page(6000, 100).sites.is_empty());
 }
 
 /// Edges into a changed file from unchanged files must follow it: the
@@ -449,10 +469,12 @@ fn unresolved_calls_are_possible_callers_and_never_the_enclosing_namesake() {
     index_repo(root, &IndexOptions::default()).unwrap();
     let index = Index::open(root).unwrap();
 
-    let (resolved, possible) = index
-        .callers_and_possible("app.Flask.url_for", None, 1)
+    let callers = index
+        .callers_page("app.Flask.url_for", None, 1, Page::ALL)
         .unwrap();
-    let resolved: Vec<String> = resolved
+    let possible = callers.possible;
+    let resolved: Vec<String> = callers
+        .sites
         .iter()
         .map(|e| format!("{}:{}", e.path, e.start_line))
         .collect();

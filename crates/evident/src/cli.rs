@@ -154,6 +154,12 @@ pub struct CallersArgs {
     pub path: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
+    /// Resolved call sites per page (only the page's are read from disk).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
+    /// Resolved call sites to pass over before the page (for the next pages).
+    #[arg(long, default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(clap::Args)]

@@ -350,6 +350,23 @@ pub fn impact_text(impact: &evident_index::Impact) -> String {
 }
 
 /// `N possible call site(s) whose receiver type is unknown`, after `lead`; empty when none.
+/// `, 1-100 shown (--offset 100 for more)` when a page holds less than all.
+pub fn page_shown(page: evident_index::Page, shown: usize, total: usize) -> String {
+    if shown == total {
+        return String::new();
+    }
+    if shown == 0 {
+        return format!(", none shown past --offset {}", page.offset);
+    }
+    let last = page.offset + shown;
+    let more = if last < total {
+        format!(" (--offset {last} for more)")
+    } else {
+        String::new()
+    };
+    format!(", {}-{last} shown{more}", page.offset + 1)
+}
+
 pub fn possible_count(possible: &evident_index::Possible, lead: &str) -> String {
     match possible.total {
         0 => String::new(),

@@ -42,6 +42,42 @@ pub struct Possible {
 /// The most possible call sites listed.
 pub const MAX_POSSIBLE: usize = 50;
 
+/// Which part of a long list to read: at most `limit` items after the first
+/// `offset`. Only the items of the page are read from disk (their names and
+/// snippets); the rest are only counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub offset: usize,
+    pub limit: usize,
+}
+
+impl Page {
+    /// Every item.
+    pub const ALL: Page = Page {
+        offset: 0,
+        limit: usize::MAX,
+    };
+
+    pub fn first(limit: usize) -> Page {
+        Page { offset: 0, limit }
+    }
+
+    fn contains(&self, index: usize) -> bool {
+        index >= self.offset && index - self.offset < self.limit
+    }
+}
+
+/// One page of the call sites that reach a target.
+#[derive(Debug, Clone, Default)]
+pub struct Callers {
+    /// The resolved call sites of the page, nearest first.
+    pub sites: Vec<Evidence>,
+    /// How many resolved call sites there are in all.
+    pub total: usize,
+    /// The unresolved call sites that may reach the target.
+    pub possible: Possible,
+}
+
 /// The result of `impact`: nodes by depth, and how many were left out.
 #[derive(Debug, Clone)]
 pub struct Impact {
@@ -207,25 +243,37 @@ impl Index {
     /// The resolved ones come first; then, with confidence `possible`, the
     /// unresolved call sites that may reach it ([`Index::possible_callers`]).
     pub fn callers(&self, symbol: &str, path: Option<&str>, depth: u32) -> Result<Vec<Evidence>> {
-        let (resolved, possible) = self.callers_and_possible(symbol, path, depth)?;
-        Ok(resolved.into_iter().chain(possible.sites).collect())
+        let callers = self.callers_page(symbol, path, depth, Page::ALL)?;
+        Ok(callers
+            .sites
+            .into_iter()
+            .chain(callers.possible.sites)
+            .collect())
     }
 
-    /// [`Index::callers`], with the resolved call sites and the possible ones apart.
-    pub fn callers_and_possible(
+    /// One page of [`Index::callers`], with the resolved call sites and the
+    /// possible ones apart. Every resolved site is counted, but only the
+    /// page's are named and read.
+    pub fn callers_page(
         &self,
         symbol: &str,
         path: Option<&str>,
         depth: u32,
-    ) -> Result<(Vec<Evidence>, Possible)> {
+        page: Page,
+    ) -> Result<Callers> {
         if !(1..=MAX_CALLERS_DEPTH).contains(&depth) {
             return Err(Error::InvalidArgument(format!(
                 "depth {depth} is outside 1..={MAX_CALLERS_DEPTH}"
             )));
         }
         let targets = self.graph_targets(symbol, path)?;
-        let walk = self.walk_callers(&targets, depth, usize::MAX, true)?;
-        Ok((walk.sites, self.possible_callers(&targets)?))
+        // No node is listed: callers lists call sites.
+        let walk = self.walk_callers(&targets, depth, 0, Some(page))?;
+        Ok(Callers {
+            sites: walk.sites,
+            total: walk.site_count,
+            possible: self.possible_callers(&targets)?,
+        })
     }
 
     /// The unresolved call sites that may reach `targets` directly: a
@@ -313,7 +361,7 @@ impl Index {
             )));
         }
         let targets = self.graph_targets(symbol, path)?;
-        let walk = self.walk_callers(&targets, max_depth, limit, false)?;
+        let walk = self.walk_callers(&targets, max_depth, limit, None)?;
         let possible = self.possible_callers(&targets)?;
         Ok(Impact {
             files: walk.files.len(),
@@ -327,13 +375,14 @@ impl Index {
 
     /// Reverse BFS from `targets` over resolved edges. Each visited caller
     /// appears once, at its smallest depth, with the call site that reached it.
-    /// Names, paths and snippets are looked up only for what is listed.
+    /// Names, paths and snippets are looked up only for what is listed: the
+    /// first `limit` nodes, and the call sites in `sites` (every site is counted).
     fn walk_callers(
         &self,
         targets: &[Target],
         max_depth: u32,
         limit: usize,
-        with_sites: bool,
+        sites: Option<Page>,
     ) -> Result<Walk> {
         let conn = self.connection();
         let mut names = Names::new(conn);
@@ -357,22 +406,28 @@ impl Index {
                 .enumerate()
                 .map(|(i, id)| (*id, i))
                 .collect();
-            // One query per depth level for the whole frontier.
-            let mut rows = rows::incoming_calls(conn, &frontier)?;
-            // Breadth-first order: by the callee's place in the frontier, then by site.
-            rows.sort_by(|a, b| {
-                (order[&a.callee], &a.path, a.line).cmp(&(order[&b.callee], &b.path, b.line))
-            });
+            // One query per depth level for the whole frontier, on one covering index.
+            let rows = rows::incoming_calls(conn, &frontier)?;
+            // Breadth-first order: by the callee's place in the frontier, then
+            // by site (path, line); a path is read once per file.
+            let mut keyed = Vec::with_capacity(rows.len());
+            for row in rows {
+                let path = names.file(row.file)?.0.clone();
+                keyed.push(((order[&row.callee], path, row.line, row.call), row));
+            }
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let mut next: Vec<i64> = Vec::new();
-            for rows::IncomingCall {
-                callee,
-                file: file_id,
-                line,
-                callee_text,
-                confidence,
-                enclosing,
-                ..
-            } in rows
+            for (
+                _,
+                rows::IncomingCall {
+                    callee,
+                    file: file_id,
+                    line,
+                    call,
+                    confidence,
+                    enclosing,
+                },
+            ) in keyed
             {
                 let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
                 let node = match enclosing {
@@ -383,11 +438,15 @@ impl Index {
                 chain.push(node);
                 chain.extend(callee_chain.iter().copied());
                 let listed = walk.nodes.len() < limit;
-                if with_sites || listed {
+                let site_listed = sites.is_some_and(|page| page.contains(walk.site_count));
+                if sites.is_some() {
+                    walk.site_count += 1;
+                }
+                if site_listed || sites.is_none() && listed {
                     let caller = names.node(node)?.qualified_name.clone();
                     let callee_name = names.node(callee_chain[0])?.qualified_name.clone();
                     walk.edges.push((caller.clone(), callee_name.clone()));
-                    if with_sites {
+                    if site_listed {
                         let path = names.file(file_id)?.0.clone();
                         let snippet = reader
                             .snippet(&path, line, line, Budget::DEFINITION)
@@ -397,6 +456,7 @@ impl Index {
                         site.depth = Some(depth + 1);
                         site.confidence = Some(confidence.clone());
                         site.via = Some(names.chain(&chain)?);
+                        let callee_text = rows::call_text(conn, call)?;
                         site.reason = Some(format!("calls {callee_name} as `{callee_text}`"));
                         walk.sites.push(site);
                     }
@@ -930,7 +990,10 @@ impl<'c> Names<'c> {
 
 #[derive(Default)]
 struct Walk {
+    /// The listed call sites (callers only).
     sites: Vec<Evidence>,
+    /// How many call sites were met, listed or not (callers only).
+    site_count: usize,
     nodes: Vec<Evidence>,
     edges: Vec<(String, String)>,
     omitted: usize,

@@ -359,7 +359,8 @@ pub(crate) fn insert_edge(
     confidence: &str,
 ) -> Result<()> {
     conn.prepare_cached(
-        "INSERT INTO edges(call_id, file_id, callee_id, confidence) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO edges(call_id, file_id, callee_id, confidence, line, caller_id)
+         SELECT ?1, ?2, ?3, ?4, line, enclosing_id FROM calls WHERE id = ?1",
     )?
     .execute(params![call.id, call.file, callee_id, confidence])?;
     Ok(())
@@ -384,7 +385,10 @@ pub(crate) fn targets(
     rel: Option<&str>,
 ) -> Result<Vec<Target>> {
     let condition = match how {
-        TargetMatch::NameOrQualified => "s.name = ?1 OR s.qualified_name = ?1",
+        // `symbols_name` is case-insensitive: the NOCASE term lets SQLite use it.
+        TargetMatch::NameOrQualified => {
+            "(s.name = ?1 COLLATE NOCASE AND s.name = ?1) OR s.qualified_name = ?1"
+        }
         TargetMatch::QualifiedSuffix => {
             "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1"
         }
@@ -461,23 +465,22 @@ pub(crate) fn calls_inside(conn: &Connection, symbol_id: i64) -> Result<Vec<Call
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A resolved call into one of a frontier's definitions.
+/// A resolved call into one of a frontier's definitions, as the narrow
+/// `edges_callee` index holds it: the call's text is read only for the sites
+/// that are listed ([`call_text`]).
 pub(crate) struct IncomingCall {
     pub callee: i64,
     pub file: i64,
     pub line: u32,
-    pub callee_text: String,
+    pub call: i64,
     pub confidence: String,
     pub enclosing: Option<i64>,
-    pub path: String,
 }
 
-/// Every resolved call into any of `callees` (one query per BFS level).
 pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<IncomingCall>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT g.callee_id, c.file_id, c.line, c.callee, g.confidence, c.enclosing_id, f.path
-         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-         WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
+        "SELECT g.callee_id, g.file_id, g.line, g.call_id, g.confidence, g.caller_id
+         FROM edges g WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
     )?;
     let ids = serde_json::to_string(callees).unwrap_or_else(|_| "[]".into());
     let rows = stmt.query_map([ids], |r| {
@@ -485,13 +488,19 @@ pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<I
             callee: r.get(0)?,
             file: r.get(1)?,
             line: r.get(2)?,
-            callee_text: r.get(3)?,
+            call: r.get(3)?,
             confidence: r.get(4)?,
             enclosing: r.get(5)?,
-            path: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A call's callee as written (`self.store.get`).
+pub(crate) fn call_text(conn: &Connection, call: i64) -> Result<String> {
+    Ok(conn
+        .prepare_cached("SELECT callee FROM calls WHERE id = ?1")?
+        .query_row([call], |r| r.get(0))?)
 }
 
 /// `(path, module)` of a file.
@@ -960,7 +969,7 @@ pub(crate) fn files_of_classes_and_ancestors(
 ) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT f.path, s.bases FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.name = ?1 AND s.kind IN {}",
+         WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind IN {}",
         class_like_kinds()
     ))?;
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();

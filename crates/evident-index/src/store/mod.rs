@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 13;
+pub const SCHEMA_VERSION: u32 = 14;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -97,11 +97,16 @@ CREATE TABLE assignments (
 );
 
 -- The call graph: which definition(s) a call site resolves to.
+-- The call's line and enclosing definition are copied from `calls`, so that
+-- `callers` and `impact` walk one covering index (`edges_callee`) and read
+-- nothing else for the sites they only count.
 CREATE TABLE edges (
     call_id    INTEGER NOT NULL,
     file_id    INTEGER NOT NULL,         -- the calling file
     callee_id  INTEGER NOT NULL,         -- symbols.id
-    confidence TEXT NOT NULL             -- exact | inferred | name_only
+    confidence TEXT NOT NULL,            -- exact | inferred | name_only
+    line       INTEGER NOT NULL,         -- = calls.line
+    caller_id  INTEGER                   -- = calls.enclosing_id (NULL: module level)
 );
 
 -- Calls that reach outside the repository: a name imported from a module
@@ -194,7 +199,7 @@ CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
 CREATE INDEX IF NOT EXISTS calls_callee_name ON calls(callee_name);
 CREATE INDEX IF NOT EXISTS assignments_file ON assignments(file_id);
 CREATE INDEX IF NOT EXISTS edges_call ON edges(call_id);
-CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id);
+CREATE INDEX IF NOT EXISTS edges_callee ON edges(callee_id, file_id, line, caller_id, call_id, confidence);
 CREATE INDEX IF NOT EXISTS edges_file ON edges(file_id);
 CREATE INDEX IF NOT EXISTS externals_file ON externals(file_id);
 CREATE INDEX IF NOT EXISTS argument_calls_file ON argument_calls(file_id, function);
@@ -371,13 +376,15 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
         "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
          FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
     ];
-    const CHECKS: [&str; 11] = [
+    const CHECKS: [&str; 12] = [
         "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
         "SELECT (SELECT count(*) FROM chunk_vectors) - (SELECT coalesce(sum(count), 0) FROM vector_blocks)",
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
+        "SELECT count(*) FROM edges g JOIN calls c ON c.id = g.call_id
+         WHERE g.line != c.line OR g.caller_id IS NOT c.enclosing_id OR g.file_id != c.file_id",
         "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",
         "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",

@@ -50,7 +50,8 @@ pub(crate) fn symbol_matches(conn: &Connection, filter: &SymbolFilter) -> Result
     let escaped = like_escape(filter.name);
     let mut args: Vec<String> = vec![filter.name.to_string()];
     if filter.exact {
-        sql += "(s.name = ?1 OR s.qualified_name = ?1)";
+        // `symbols_name` is case-insensitive: the NOCASE term lets SQLite use it.
+        sql += "((s.name = ?1 COLLATE NOCASE AND s.name = ?1) OR s.qualified_name = ?1)";
     } else {
         args.push(format!("%.{escaped}"));
         args.push(format!("%::{escaped}"));

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use evident_index::{Evidence, Index, SymbolQuery};
+use evident_index::{Evidence, Index, Page, SymbolQuery};
 
 use super::{emit, open_index, parse_line, parse_position, query_root, timed};
 use crate::cli::{
@@ -63,19 +63,30 @@ pub fn def(repo: &Option<PathBuf>, json: bool, position: &str) -> Result<ExitCod
 
 pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<ExitCode> {
     let index = open_index(&query_root(repo)?)?;
-    let (resolved, possible) = timed("callers", || {
-        index.callers_and_possible(&args.symbol, args.path.as_deref(), args.depth)
+    let page = Page {
+        offset: usize::try_from(args.offset).unwrap_or(usize::MAX),
+        limit: usize::try_from(args.limit).unwrap_or(usize::MAX),
+    };
+    let callers = timed("callers", || {
+        index.callers_page(&args.symbol, args.path.as_deref(), args.depth, page)
     })?;
     let symbol = args.symbol;
     // Resolved and possible callers are counted apart: "none resolved" is not "none".
-    if !resolved.is_empty() || possible.total > 0 {
+    if callers.total > 0 || callers.possible.total > 0 {
         eprintln!(
-            "{} resolved call site(s){}",
-            resolved.len(),
-            render::possible_count(&possible, "; ")
+            "{} resolved call site(s){}{}",
+            callers.total,
+            render::page_shown(page, callers.sites.len(), callers.total),
+            render::possible_count(&callers.possible, "; ")
         );
     }
-    let all: Vec<Evidence> = resolved.into_iter().chain(possible.sites).collect();
+    // The possible sites come with the first page only.
+    let possible = if page.offset == 0 {
+        callers.possible.sites
+    } else {
+        Vec::new()
+    };
+    let all: Vec<Evidence> = callers.sites.into_iter().chain(possible).collect();
     emit(
         json,
         &all,
