@@ -139,7 +139,8 @@ impl Hunk {
     }
 }
 
-fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
+/// Runs git in `root` without taking optional locks (evident never writes to a repository).
+pub(crate) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
     let out = Command::new("git")
         .args(args)
         .current_dir(root)

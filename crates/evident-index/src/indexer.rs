@@ -27,6 +27,7 @@ use crate::lang::imports::Resolver;
 use crate::search::chunk::{self, Chunk};
 use crate::store;
 use crate::store::files::{self, NewFile, StoredFile};
+use crate::walk::git::{blob_id, GitIdentities};
 use crate::walk::{self, Candidate, Format, Skipped};
 
 /// Reports an indexing run's progress (a terminal progress bar, a log).
@@ -61,6 +62,12 @@ pub struct Summary {
     pub parsed: u64,
     /// Files whose content was unchanged.
     pub unchanged: u64,
+    /// Files whose content was read in this run (parsed, or hashed to find
+    /// it unchanged); in a git work tree, git's index vouches for the rest.
+    pub read: u64,
+    /// The index this one started from: another worktree's of the same
+    /// repository, copied when this one did not exist yet.
+    pub seeded_from: Option<PathBuf>,
     /// Files removed from the index (deleted, now ignored or skipped).
     pub removed: u64,
     pub definitions: u64,
@@ -84,6 +91,8 @@ enum Outcome {
         id: i64,
         size: u64,
         mtime_ns: i64,
+        /// Whether the content was read to find that out.
+        read: bool,
     },
     Parsed(Box<Parsed>),
     Failed(Skipped),
@@ -122,8 +131,17 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     if options.rebuild {
         store::remove_index(&root)?;
     }
+    // A new index of a repository another worktree has indexed starts as a
+    // copy of that one: then only the files that differ are parsed.
+    let mut seeded_from = None;
+    if !options.rebuild && !store::index_path(&root).exists() {
+        seeded_from = walk::git::sibling_indexes(&root)
+            .into_iter()
+            .find(|sibling| store::seed_from(&root, sibling).is_ok());
+        profile.phase("seed from a sibling worktree");
+    }
     let (mut conn, created) = store::open_for_write(&root)?;
-    if created {
+    if created || seeded_from.is_some() {
         exclude_from_git(&root);
     }
 
@@ -140,7 +158,12 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             }
         });
     }
-    let walked = walk::walk(&root, &config);
+    // Git's index answers for tracked files while the walk runs.
+    let (walked, identities) = std::thread::scope(|scope| {
+        let identities = scope.spawn(|| GitIdentities::read(&root));
+        let walked = walk::walk(&root, &config);
+        (walked, identities.join().ok().flatten().unwrap_or_default())
+    });
     profile.phase("walk");
     let stored = files::stored_files(&conn)?;
     profile.phase("read stored files");
@@ -155,13 +178,17 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .iter()
         .filter(|c| !stored.contains_key(&c.rel))
         .count();
-    let to_read: Vec<&Candidate> = walked
+    // A file is looked at when git's blob id for it differs from the stored
+    // one, or (without one) when its stat data moved. Its content is read only
+    // when its id is not known to be the stored one.
+    let to_read: Vec<(&Candidate, Option<&str>)> = walked
         .candidates
         .iter()
-        .filter(|c| {
-            stored
-                .get(&c.rel)
-                .is_none_or(|s| s.size != c.size || s.mtime_ns != c.mtime_ns)
+        .map(|c| (c, identities.get(&c.rel)))
+        .filter(|(c, id)| {
+            stored.get(&c.rel).is_none_or(|s| {
+                s.size != c.size || s.mtime_ns != c.mtime_ns || id.is_some_and(|id| id != s.hash)
+            })
         })
         .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
@@ -227,6 +254,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         root: root.clone(),
         removed: removed.len() as u64,
         created,
+        seeded_from,
         ..Summary::default()
     };
     let mut failed: Vec<Skipped> = Vec::new();
@@ -242,11 +270,11 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             let work = || {
                 to_read
                     .par_iter()
-                    .for_each_with(sender, |sender, candidate| {
+                    .for_each_with(sender, |sender, (candidate, id)| {
                         let outcome = if cancel_flag.load(Ordering::Relaxed) {
                             Outcome::Cancelled
                         } else {
-                            process(candidate, stored.get(&candidate.rel), resolver)
+                            process(candidate, *id, stored.get(&candidate.rel), resolver)
                         };
                         // The writer hung up (an error or Ctrl-C): stop quietly.
                         let _ = sender.send(outcome);
@@ -384,8 +412,27 @@ fn outcome_path(outcome: &Outcome) -> Option<&str> {
     }
 }
 
-/// Reads, hashes and (when the content changed) parses one file.
-fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolver) -> Outcome {
+/// Reads, identifies and (when the content changed) parses one file. `known`
+/// is its blob id when git's index vouches for the working copy: a file whose
+/// id is the stored one is not read at all.
+fn process(
+    candidate: &Candidate,
+    known: Option<&str>,
+    stored: Option<&StoredFile>,
+    resolver: &Resolver,
+) -> Outcome {
+    let touched = |s: &StoredFile, size: u64, read: bool| Outcome::Touched {
+        rel: candidate.rel.clone(),
+        id: s.id,
+        size,
+        mtime_ns: candidate.mtime_ns,
+        read,
+    };
+    if let (Some(id), Some(s)) = (known, stored) {
+        if s.hash == id {
+            return touched(s, candidate.size, false);
+        }
+    }
     let skip = |reason: String| {
         Outcome::Failed(Skipped {
             rel: candidate.rel.clone(),
@@ -399,15 +446,10 @@ fn process(candidate: &Candidate, stored: Option<&StoredFile>, resolver: &Resolv
     if crate::snippet::looks_binary(&bytes) {
         return skip("binary (NUL bytes)".into());
     }
-    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let hash = known.map_or_else(|| blob_id(&bytes), str::to_string);
     let size = bytes.len() as u64;
     if let Some(s) = stored.filter(|s| s.hash == hash) {
-        return Outcome::Touched {
-            rel: candidate.rel.clone(),
-            id: s.id,
-            size,
-            mtime_ns: candidate.mtime_ns,
-        };
+        return touched(s, size, true);
     }
     // Not UTF-8 (Latin-1 sources, stray bytes): index what decodes, keep line numbers.
     let source = String::from_utf8_lossy(&bytes);
@@ -464,9 +506,14 @@ fn write_outcome(
 ) -> Result<()> {
     match outcome {
         Outcome::Touched {
-            id, size, mtime_ns, ..
+            id,
+            size,
+            mtime_ns,
+            read,
+            ..
         } => {
             files::touch_file(tx, id, size, mtime_ns)?;
+            summary.read += u64::from(read);
         }
         Outcome::Failed(skipped) => {
             // A file that can no longer be read leaves the index rather than
@@ -502,6 +549,7 @@ fn write_outcome(
                 invalid.note_written(tx, id, &parsed.rel)?;
             }
             summary.parsed += 1;
+            summary.read += 1;
         }
         Outcome::Cancelled => {}
     }

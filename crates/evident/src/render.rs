@@ -149,6 +149,13 @@ pub fn summary(s: &Summary) -> String {
         skip_counts(&s.skipped),
         s.elapsed.as_secs_f64()
     );
+    if let Some(sibling) = &s.seeded_from {
+        let _ = writeln!(
+            out,
+            "  started from another worktree's index ({}): only what differs was parsed",
+            sibling.display()
+        );
+    }
     for skipped in s.skipped.iter().take(10) {
         let _ = writeln!(out, "  skipped {}: {}", skipped.rel, skipped.reason);
     }

@@ -38,7 +38,7 @@ CREATE TABLE files (
     path          TEXT NOT NULL UNIQUE,  -- relative, '/'-separated
     lang          TEXT NOT NULL,
     module        TEXT NOT NULL,         -- prefix of the file's qualified names
-    hash          TEXT NOT NULL,         -- xxh3-128 of the content
+    hash          TEXT NOT NULL,         -- git blob id of the content (walk::git)
     size          INTEGER NOT NULL,
     mtime_ns      INTEGER NOT NULL,
     line_count    INTEGER NOT NULL,
@@ -283,6 +283,25 @@ pub(crate) fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
     // Queries need them, and a fresh index interrupted mid-load lacks them.
     ensure_secondary_indexes(&conn)?;
     Ok((conn, false))
+}
+
+/// Starts the index at `root` as a consistent copy of the index `source`
+/// (another worktree's), taken in one read transaction while its indexer
+/// may be writing. The copy is written beside the index and renamed into
+/// place, so a kill leaves no index rather than part of one.
+pub(crate) fn seed_from(root: &Path, source: &Path) -> Result<()> {
+    let dir = root.join(INDEX_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let partial = dir.join("seed.partial");
+    let _ = std::fs::remove_file(&partial);
+    let conn = Connection::open_with_flags(
+        source,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    check_version(&conn, source)?;
+    conn.execute("VACUUM INTO ?1", [partial.to_string_lossy()])?;
+    std::fs::rename(&partial, index_path(root)).map_err(|e| Error::io(&partial, e))
 }
 
 /// Opens an existing index read-only.

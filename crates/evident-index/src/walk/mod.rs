@@ -2,6 +2,7 @@
 //! are skipped and why.
 
 pub mod freshness;
+pub mod git;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,200 @@
+//! Change detection in git work trees: file identities are git's blob ids,
+//! files git vouches for are not read, a branch switch parses only what
+//! differs, and a second worktree starts from the first one's index. Each
+//! run must still equal a rebuild, row for row.
+
+use std::path::Path;
+
+use evident_index::{index_repo, IndexOptions, Summary};
+use evident_testkit::git::commit_all;
+use rusqlite::Connection;
+
+mod common;
+use common::{assert_equals_rebuild, fixture_repo, git};
+
+fn index(root: &Path) -> Summary {
+    index_repo(root, &IndexOptions::default()).unwrap()
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    std::fs::write(root.join(rel), text).unwrap();
+}
+
+/// `(path, hash)` of every indexed file, sorted.
+fn stored_hashes(root: &Path) -> Vec<(String, String)> {
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT path, hash FROM files ORDER BY path")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    rows
+}
+
+/// Sets every indexed file's mtime forward, content unchanged.
+fn touch_all(root: &Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    for (path, _) in stored_hashes(root) {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(root.join(path))
+            .unwrap();
+        file.set_modified(later).unwrap();
+    }
+}
+
+/// The fixture committed on `main`, and a branch `other` that modifies one
+/// file, adds one and deletes one. `main` is checked out.
+fn two_branches() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, root) = fixture_repo();
+    commit_all(&root, "main");
+    git(&root, &["checkout", "-q", "-b", "other"]);
+    write(
+        &root,
+        "pkg/mod.py",
+        "def compute(value):\n    return value * 3\n",
+    );
+    write(
+        &root,
+        "app/extra.py",
+        "from pkg.mod import compute\n\n\ndef extra():\n    return compute(1)\n",
+    );
+    std::fs::remove_file(root.join("app/helpers.py")).unwrap();
+    commit_all(&root, "other");
+    git(&root, &["checkout", "-q", "main"]);
+    (tmp, root)
+}
+
+#[test]
+fn identities_are_gits_blob_ids_and_vouched_files_are_not_read() {
+    let (_tmp, root) = fixture_repo();
+    commit_all(&root, "fixture");
+    let first = index(&root);
+    assert_eq!(first.read, first.files, "a cold index reads every file");
+
+    // The oracle: git's own ids for the same paths.
+    let listed = git(&root, &["ls-files", "-s"]);
+    for (path, hash) in stored_hashes(&root) {
+        let line = listed
+            .lines()
+            .find(|l| l.ends_with(&format!("\t{path}")))
+            .unwrap_or_else(|| panic!("{path} is not tracked"));
+        assert_eq!(line.split(' ').nth(1), Some(hash.as_str()), "{path}");
+    }
+
+    // New mtimes, same bytes, git's index refreshed: nothing is read.
+    touch_all(&root);
+    git(&root, &["update-index", "-q", "--refresh"]);
+    let after_refresh = index(&root);
+    assert_eq!((after_refresh.read, after_refresh.parsed), (0, 0));
+
+    // New mtimes git has not seen: git compares the content itself, and
+    // still vouches for every file.
+    touch_all(&root);
+    let untold = index(&root);
+    assert_eq!((untold.read, untold.parsed), (0, 0));
+
+    // An edit git has not staged, and an untracked file: read, parsed, and
+    // identified as `git hash-object` would.
+    write(
+        &root,
+        "pkg/mod.py",
+        "def compute(value):\n    return value\n",
+    );
+    write(&root, "app/new.py", "def new():\n    return 1\n");
+    let edited = index(&root);
+    assert_eq!((edited.read, edited.parsed), (2, 2));
+    let stored = stored_hashes(&root);
+    for rel in ["pkg/mod.py", "app/new.py"] {
+        let expected = git(&root, &["hash-object", rel]);
+        let found = stored.iter().find(|(p, _)| p == rel).unwrap();
+        assert_eq!(found.1, expected.trim(), "{rel}");
+    }
+    assert_equals_rebuild(&root, "after an unstaged edit and an untracked file");
+}
+
+#[test]
+fn a_branch_switch_parses_only_the_files_that_differ() {
+    let (_tmp, root) = two_branches();
+    let first = index(&root);
+
+    git(&root, &["checkout", "-q", "other"]);
+    let switched = index(&root);
+    assert_eq!(
+        (switched.parsed, switched.removed, switched.read),
+        (2, 1, 2),
+        "modified and added parsed, deleted removed: {switched:?}"
+    );
+    assert_equals_rebuild(&root, "after switching to `other`");
+
+    git(&root, &["checkout", "-q", "main"]);
+    let back = index(&root);
+    assert_eq!(
+        (back.parsed, back.removed, back.read),
+        (2, 1, 2),
+        "{back:?}"
+    );
+    assert_eq!(back.files, first.files);
+    assert_equals_rebuild(&root, "after switching back to `main`");
+}
+
+#[test]
+fn a_second_worktree_starts_from_the_first_ones_index() {
+    let (tmp, root) = two_branches();
+    let first = index(&root);
+    let main_rows = common::dump(&root);
+
+    let tree = tmp.path().join("wt");
+    git(
+        &root,
+        &["worktree", "add", "-q", tree.to_str().unwrap(), "other"],
+    );
+    let second = index(&tree);
+    let seed = second
+        .seeded_from
+        .as_ref()
+        .expect("seeded from the first worktree");
+    assert_eq!(
+        seed.canonicalize().unwrap(),
+        root.join(".evident/index.db").canonicalize().unwrap()
+    );
+    assert!(!second.created);
+    assert_eq!(
+        (second.parsed, second.removed, second.read),
+        (2, 1, 2),
+        "only what differs from the first worktree is read: {second:?}"
+    );
+    assert_equals_rebuild(&tree, "a seeded worktree");
+    assert_eq!(
+        common::dump(&root),
+        main_rows,
+        "the first index is untouched"
+    );
+    assert_eq!(index(&root).files, first.files);
+}
+
+#[test]
+fn a_sibling_index_of_another_schema_is_not_a_seed() {
+    let (tmp, root) = two_branches();
+    index(&root);
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let tree = tmp.path().join("wt");
+    git(
+        &root,
+        &["worktree", "add", "-q", tree.to_str().unwrap(), "other"],
+    );
+    let second = index(&tree);
+    assert_eq!(second.seeded_from, None);
+    assert!(second.created);
+    assert_eq!(second.parsed, second.files);
+    assert!(!tree.join(".evident/seed.partial").exists());
+}
