@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The Linux kernel (Debian's linux-source-6.1) on this machine, in one run.
 
-Usage: python3 bench/kernel.py [--no-build] [--evident BIN] [--version V] [--skip-ctags]
+Usage: python3 bench/kernel.py [--no-build] [--evident BIN] [--version V] [--old-version V] [--skip-ctags]
 
-Fetches `linux-source-6.1` with `apt-get download` (once, into
-bench/.work/kernel/), unpacks the tarball inside it, and measures:
+Fetches `linux-source-6.1` at two Debian versions with `apt-get download`
+(once, into bench/.work/kernel/), unpacks the tarball inside each, commits
+them on two branches of one git repository (bench/.work/kernel/repo: the
+old version, then the new one), and measures, on the new one:
   - `ctags -R` (the baseline),
   - the parse floor: tree-sitter parsing every file the index holds, on both
     cores, and nothing else (`cargo run --release --example parse_floor`),
@@ -13,6 +15,11 @@ bench/.work/kernel/), unpacks the tarball inside it, and measures:
   - `evident callers` (first page) and `evident impact --max-depth 3` on the
     most-called function, as the commands report their own query time
     (EVIDENT_PROFILE=1),
+  - a switch to the old version's branch and back (each `git checkout`,
+    then `evident index`), against the goal 2 × (files that differ × the cold
+    index's cost per file) + the no-change run,
+  - a second worktree (`git worktree add`) at the old version, indexed
+    from nothing: it starts from the first worktree's index,
 with wall time, peak RSS (GNU time) and the index's size against the indexed
 source's. The kernel bench does not run in CI.
 """
@@ -67,6 +74,32 @@ def upstream_gitignore(tree: pathlib.Path):
         gitignore.write_text(text[:text.rfind("#\n", 0, cut)].rstrip() + "\n")
 
 
+def git(repo, *args, env=None):
+    return subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+                           "-c", "core.looseCompression=1", *args],
+                          cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def two_version_repo(old: str, new: str) -> pathlib.Path:
+    """bench/.work/kernel/repo: branch `old` holds the old version's tree,
+    branch `new` the new one's; `new` is checked out."""
+    repo = WORK / "repo"
+    if (repo / ".git").is_dir() and {old, new} <= set(git(repo, "branch", "--format=%(refname:short)").split()):
+        git(repo, "checkout", "-q", "-f", new)
+        return repo
+    shutil.rmtree(repo, ignore_errors=True)
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", old)
+    for version, branch in ((old, old), (new, new)):
+        if branch != old:
+            git(repo, "checkout", "-q", "-b", branch)
+        # The unpacked tree is the work tree for this one commit: nothing is copied twice.
+        git(repo, f"--work-tree={fetch(version)}", "add", "-A")
+        git(repo, "commit", "-q", "-m", f"linux-source-6.1 {version}")
+    git(repo, "checkout", "-q", "-f", new)
+    return repo
+
+
 def measured(cmd, cwd, env=None):
     """(wall seconds, peak RSS in MiB, stdout, stderr) of one run, from GNU time."""
     start = time.perf_counter()
@@ -89,14 +122,15 @@ def du_mib(path: pathlib.Path) -> float:
 def main():
     def configure(parser):
         parser.add_argument("--version", default="6.1.192-3", help="Debian version of linux-source-6.1")
+        parser.add_argument("--old-version", default="6.1.190-1", help="the version on the other branch")
         parser.add_argument("--skip-ctags", action="store_true")
     args, evident = index_bench.setup(configure, runs=1)
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "evident", "--example", "parse_floor"],
                    cwd=index_bench.ROOT, check=True)
     parse_floor = str(index_bench.ROOT / "target" / "release" / "examples" / "parse_floor")
-    tree = fetch(args.version)
-    upstream_gitignore(tree)
+    tree = two_version_repo(args.old_version, args.version)
     env = {**os.environ, "EVIDENT_PROFILE": "1"}
+    index_cmd = [evident, "index", "--no-embed", "."]
     rows = []
 
     if not args.skip_ctags:
@@ -104,7 +138,7 @@ def main():
         rows.append(("ctags -R", wall, rss))
 
     shutil.rmtree(tree / ".evident", ignore_errors=True)
-    wall, rss, _, err = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+    wall, rss, _, err = measured(index_cmd, tree, env)
     cold = wall
     rows.append(("evident index, cold", wall, rss))
     profile = [line for line in err.splitlines() if line.startswith("profile:")]
@@ -113,18 +147,20 @@ def main():
                                       text=True).stdout)
     rows.append(("parse floor (tree-sitter only, 2 cores)", floor["seconds"], None))
 
-    wall, rss, _, _ = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+    wall, rss, _, _ = measured(index_cmd, tree, env)
+    no_change = wall
     rows.append(("evident index, nothing changed", wall, rss))
 
     edited = tree / EDITED
     original = edited.read_text(errors="surrogateescape")
     edited.write_text(original + "\n/* bench edit */\n", errors="surrogateescape")
     try:
-        wall, rss, _, _ = measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+        wall, rss, _, err = measured(index_cmd, tree, env)
         rows.append((f"evident index, one-line edit of {EDITED}", wall, rss))
+        edit_profile = [line for line in err.splitlines() if line.startswith("profile:")]
     finally:
         edited.write_text(original, errors="surrogateescape")
-    measured([evident, "index", "--no-embed", "--quiet", "."], tree, env)
+    measured(index_cmd, tree, env)
 
     db = sqlite3.connect(tree / ".evident" / "index.db")
     (files, source_bytes) = db.execute("SELECT count(*), sum(size) FROM files").fetchone()
@@ -135,6 +171,7 @@ def main():
     target, fan_in = db.execute(
         """SELECT s.qualified_name, count(*) FROM edges g JOIN symbols s ON s.id = g.callee_id
            GROUP BY s.id ORDER BY count(*) DESC LIMIT 1""").fetchone()
+    indexed_paths = {row[0] for row in db.execute("SELECT path FROM files")}
     db.close()
     index_mib = du_mib(tree / ".evident")
 
@@ -144,6 +181,35 @@ def main():
     wall, rss, _, err = measured([evident, "impact", target, "--max-depth", "3", "--json"], tree, env)
     impact_ms = profile_ms(err, "query impact")
     rows.append((f"evident impact {target} --max-depth 3", wall, rss))
+
+    # Branch switches: the files that differ (and are indexed on either side) set the goal.
+    changed = [p for p in git(tree, "diff", "--name-only", "-z", args.old_version, args.version).split("\0") if p]
+    per_file = cold / files
+    switches = []
+    for branch in (args.old_version, args.version):
+        git(tree, "checkout", "-q", branch)
+        wall, rss, _, err = measured(index_cmd, tree, env)
+        summary = next((l for l in err.splitlines() if l.startswith("indexed ")), "")
+        rows.append((f"evident index after `git checkout {branch}`", wall, rss))
+        switches.append((branch, wall, summary))
+        db = sqlite3.connect(tree / ".evident" / "index.db")
+        indexed_paths |= {row[0] for row in db.execute("SELECT path FROM files")}
+        db.close()
+    differing = sum(1 for p in changed if p in indexed_paths)
+    switch_goal = 2 * differing * per_file + no_change
+
+    # A second worktree, from nothing.
+    worktree = WORK / "worktree"
+    subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=tree, capture_output=True)
+    shutil.rmtree(worktree, ignore_errors=True)
+    git(tree, "worktree", "add", "-q", "-f", str(worktree), args.old_version)
+    try:
+        wall, rss, _, err = measured(index_cmd, worktree, env)
+        rows.append((f"evident index of a second worktree ({args.old_version})", wall, rss))
+        worktree_wall = wall
+        worktree_summary = "\n".join(l for l in err.splitlines() if not l.startswith("profile:"))
+    finally:
+        git(tree, "worktree", "remove", "--force", str(worktree))
 
     print(f"linux-source-6.1 {args.version}: {files} files indexed, {source_bytes / 2**20:.0f} MiB of source; "
           f"{definitions} definitions, {calls} call sites ({100 * resolved / calls:.1f}% resolved, "
@@ -155,8 +221,18 @@ def main():
     print(f"\nindex size {index_mib:.0f} MiB = {index_mib / (source_bytes / 2**20):.2f}× the indexed source; "
           f"cold index = {cold / floor['seconds']:.1f}× the parse floor; "
           f"query time: callers {callers_ms} ms, impact {impact_ms} ms")
+    print(f"\nbranch switch: {len(changed)} paths differ between {args.old_version} and {args.version} "
+          f"({differing} of them indexed on either side); cost per file in the cold run {per_file * 1e3:.1f} ms; "
+          f"goal 2 × {differing} × {per_file * 1e3:.1f} ms + {no_change:.2f} s = {switch_goal:.1f} s")
+    for branch, wall, summary in switches:
+        print(f"    to {branch}: {wall:.1f} s = {wall / switch_goal:.2f}× the goal; {summary}")
+    print(f"second worktree: {worktree_wall:.1f} s = {100 * worktree_wall / cold:.1f}% of the cold index")
+    print("    " + worktree_summary.replace("\n", "\n    "))
     print("\ncold run phases (EVIDENT_PROFILE=1):")
     for line in profile:
+        print(f"    {line}")
+    print("\none-line edit phases:")
+    for line in edit_profile:
         print(f"    {line}")
 
 

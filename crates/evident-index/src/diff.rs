@@ -440,13 +440,23 @@ impl Index {
                     crate::store::graph::file_lines_and_module(self.connection(), p).ok()??;
                 lang::crate_name_of_module(lang::for_path(p)?, &module).map(str::to_string)
             });
+            // Read as the index read them (see `extract::Context`).
+            let fallbacks = crate::store::meta(self.connection(), "fallback_languages")?;
             let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {
                 let path = path.as_ref()?;
-                Some(extract::extract_in_crate(
+                let context = extract::Context {
+                    crate_name: crate_name.as_deref(),
+                    fallback_present: fallbacks.as_deref().is_none_or(|present| {
+                        let spec = lang::for_path(path);
+                        spec.and_then(|s| s.fallback)
+                            .is_some_and(|f| present.split(' ').any(|l| l == f))
+                    }),
+                };
+                Some(extract::extract_in(
                     lang::for_path(path)?,
                     path,
                     text.as_ref()?,
-                    crate_name.as_deref(),
+                    &context,
                 ))
             };
             let old_facts = facts(&change.old_path, &old_text);

@@ -197,7 +197,10 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // and imports resolve through go.mod, tsconfig.json paths and workspace
     // packages: when one of those changes, every stored name and import may
     // be wrong, so the index is built again (rare, and always right).
-    let layout = resolver.layout_signature();
+    // Whether a `.h` with syntax errors is tried as C++ depends on whether the
+    // repository has C++ files: when that changes, so may every header.
+    let fallbacks = fallback_languages_present(&walked.candidates);
+    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
     if store::meta(&conn, "layout")?.unwrap_or_default() != layout {
         if !created && !options.rebuild {
             drop(conn);
@@ -209,6 +212,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             return index_repo(&root, &again);
         }
         store::set_meta(&conn, "layout", &layout)?;
+        store::set_meta(&conn, "fallback_languages", &fallbacks)?;
     }
 
     profile.phase("walk and compare");
@@ -262,6 +266,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let write_result = std::thread::scope(|scope| -> Result<()> {
         let stored = &stored;
         let resolver = &resolver;
+        let fallbacks = fallbacks.as_str();
         let cancel_flag = &cancel;
         scope.spawn(move || {
             // A pool of our own: its workers block on the channel, which must
@@ -274,7 +279,8 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
                         let outcome = if cancel_flag.load(Ordering::Relaxed) {
                             Outcome::Cancelled
                         } else {
-                            process(candidate, *id, stored.get(&candidate.rel), resolver)
+                            let stored = stored.get(&candidate.rel);
+                            process(candidate, *id, stored, resolver, fallbacks)
                         };
                         // The writer hung up (an error or Ctrl-C): stop quietly.
                         let _ = sender.send(outcome);
@@ -420,6 +426,7 @@ fn process(
     known: Option<&str>,
     stored: Option<&StoredFile>,
     resolver: &Resolver,
+    fallbacks: &str,
 ) -> Outcome {
     let touched = |s: &StoredFile, size: u64, read: bool| Outcome::Touched {
         rel: candidate.rel.clone(),
@@ -455,8 +462,13 @@ fn process(
     let source = String::from_utf8_lossy(&bytes);
     let (facts, targets, chunks) = match candidate.format {
         Format::Code(spec) => {
-            let crate_name = resolver.rust_crate_name(&candidate.rel);
-            let facts = extract::extract_in_crate(spec, &candidate.rel, &source, crate_name);
+            let context = extract::Context {
+                crate_name: resolver.rust_crate_name(&candidate.rel),
+                fallback_present: spec
+                    .fallback
+                    .is_some_and(|f| fallbacks.split(' ').any(|l| l == f)),
+            };
+            let facts = extract::extract_in(spec, &candidate.rel, &source, &context);
             let targets = facts
                 .imports
                 .iter()
@@ -554,6 +566,26 @@ fn write_outcome(
         Outcome::Cancelled => {}
     }
     Ok(())
+}
+
+/// The languages some language falls back to (`cpp` for C) that the
+/// repository has files of, space-separated and sorted.
+fn fallback_languages_present(candidates: &[Candidate]) -> String {
+    let present: HashSet<&str> = candidates
+        .iter()
+        .filter_map(|c| match c.format {
+            Format::Code(spec) => Some(spec.name),
+            Format::Doc(_) => None,
+        })
+        .collect();
+    let mut fallbacks: Vec<&str> = present
+        .iter()
+        .filter_map(|l| lang::by_name(l)?.fallback)
+        .filter(|f| present.contains(f))
+        .collect();
+    fallbacks.sort_unstable();
+    fallbacks.dedup();
+    fallbacks.join(" ")
 }
 
 /// Recomputes every stored import's target against the current file set and

@@ -5,6 +5,8 @@
 use evident_index::extract::{extract, FileFacts};
 use evident_index::{lang, Kind};
 
+mod common;
+
 fn facts(file: &str) -> FileFacts {
     let path = format!("{}/tests/fixtures/lang/{file}", env!("CARGO_MANIFEST_DIR"));
     let source = std::fs::read_to_string(&path).unwrap();
@@ -747,4 +749,47 @@ fn c_attribute_macros_do_not_break_the_parse() {
     assert_eq!((init.start_line, init.end_line), (1, 4));
     assert_eq!(def(&f, "arch_hook").kind, Kind::Function);
     assert!(def(&f, "copy").declaration);
+}
+
+/// A `.h` with syntax errors is tried as C++ only in a repository with C++
+/// sources (a C project's headers are not parsed twice); when the first C++
+/// file appears, the headers are read again and the index equals a rebuild.
+#[test]
+fn headers_are_tried_as_cpp_only_beside_cpp_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Methods in a struct: C reads it with errors, C++ cleanly; no line
+    // starts with a C++ marker.
+    std::fs::write(
+        root.join("shape.h"),
+        "struct Shape {\n    int area() const;\n    int sides;\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("main.c"),
+        "#include \"shape.h\"\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    let lang_of = |path: &str| -> String {
+        let conn = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
+        conn.query_row("SELECT lang FROM files WHERE path = ?1", [path], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    evident_index::index_repo(root, &Default::default()).unwrap();
+    assert_eq!(lang_of("shape.h"), "c", "no C++ file: the header stays C");
+
+    std::fs::write(
+        root.join("shape.cpp"),
+        "#include \"shape.h\"\nint Shape::area() const { return 0; }\n",
+    )
+    .unwrap();
+    evident_index::index_repo(root, &Default::default()).unwrap();
+    assert_eq!(
+        lang_of("shape.h"),
+        "cpp",
+        "beside C++ sources it is read as C++"
+    );
+    common::assert_equals_rebuild(root, "after the first C++ file");
 }

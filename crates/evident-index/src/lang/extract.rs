@@ -283,17 +283,38 @@ struct RawImport {
 
 /// Parses `source` as `spec`'s language and extracts its facts.
 pub fn extract(spec: &LanguageSpec, rel_path: &str, source: &str) -> FileFacts {
-    extract_in_crate(spec, rel_path, source, None)
+    extract_in(spec, rel_path, source, &Context::default())
 }
 
-/// [`extract`] for a file of the Rust crate `crate_name` (see
-/// [`lang::module_path_in`]).
-pub fn extract_in_crate(
+/// What extraction needs to know of the repository a file is in.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The Rust crate the file belongs to (see [`lang::module_path_in`]).
+    pub crate_name: Option<&'a str>,
+    /// Whether the repository has files of the language's `fallback` (C++
+    /// sources beside C headers). Without any, a file is tried as the
+    /// fallback only when a line starts with one of its markers, not for
+    /// syntax errors alone: the kernel's headers would each be parsed twice.
+    pub fallback_present: bool,
+}
+
+impl Default for Context<'_> {
+    fn default() -> Self {
+        Context {
+            crate_name: None,
+            fallback_present: true,
+        }
+    }
+}
+
+/// [`extract`] for a file of a repository described by `context`.
+pub fn extract_in(
     spec: &LanguageSpec,
     rel_path: &str,
     source: &str,
-    crate_name: Option<&str>,
+    context: &Context,
 ) -> FileFacts {
+    let crate_name = context.crate_name;
     let line_count = count_lines(source);
     // The parser reads the text with the language's attribute macros blanked
     // out (`static int __init f(void)`); every offset is the same, so names,
@@ -319,17 +340,19 @@ pub fn extract_in_crate(
         });
     let named = spec.name;
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
-        Some(other) if marked || tree.root_node().has_error() => match parse(other, &parsed_text) {
-            Some(second) => {
-                let (theirs, ours) = (error_count(&second), error_count(&tree));
-                if (theirs == 0 && ours > 0) || (marked && theirs <= ours) {
-                    (other, second)
-                } else {
-                    (spec, tree)
+        Some(other) if marked || context.fallback_present && tree.root_node().has_error() => {
+            match parse(other, &parsed_text) {
+                Some(second) => {
+                    let (theirs, ours) = (error_count(&second), error_count(&tree));
+                    if (theirs == 0 && ours > 0) || (marked && theirs <= ours) {
+                        (other, second)
+                    } else {
+                        (spec, tree)
+                    }
                 }
+                None => (spec, tree),
             }
-            None => (spec, tree),
-        },
+        }
         _ => (spec, tree),
     };
     let root = tree.root_node();

@@ -37,6 +37,7 @@ pub(crate) struct CallSite {
     pub file: i64,
     pub enclosing: Option<i64>,
     pub callee: String,
+    pub line: u32,
 }
 
 /// Every file: id, path, language name.
@@ -228,7 +229,7 @@ pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>
          DROP INDEX IF EXISTS edges_call; DROP INDEX IF EXISTS edges_callee;
          DROP INDEX IF EXISTS edges_file; DROP INDEX IF EXISTS externals_file;",
     )?;
-    let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee FROM calls")?;
+    let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee, line FROM calls")?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -286,7 +287,7 @@ pub(crate) fn dirty_calls_without_edges<'a>(
          DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
     )?;
     let mut stmt = conn.prepare(
-        "SELECT c.id, c.file_id, c.enclosing_id, c.callee FROM calls c
+        "SELECT c.id, c.file_id, c.enclosing_id, c.callee, c.line FROM calls c
          WHERE c.id IN (SELECT id FROM dirty_calls)",
     )?;
     let rows = stmt.query_map([], call_site)?;
@@ -299,6 +300,7 @@ fn call_site(r: &rusqlite::Row<'_>) -> rusqlite::Result<CallSite> {
         file: r.get(1)?,
         enclosing: r.get(2)?,
         callee: r.get(3)?,
+        line: r.get(4)?,
     })
 }
 
@@ -327,11 +329,11 @@ pub(crate) fn calls_named_in(
     limit: usize,
 ) -> Result<Option<Vec<ArgumentSite>>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, file_id, enclosing_id, callee, arguments FROM calls
+        "SELECT id, file_id, enclosing_id, callee, line, arguments FROM calls
          WHERE callee_name = ?1 AND file_id = ?2 ORDER BY id LIMIT ?3",
     )?;
     let rows = stmt.query_map(params![name, file, limit as i64 + 1], |r| {
-        Ok((call_site(r)?, r.get(4)?))
+        Ok((call_site(r)?, r.get(5)?))
     })?;
     let sites: Vec<ArgumentSite> = rows.collect::<rusqlite::Result<_>>()?;
     Ok((sites.len() <= limit).then_some(sites))
@@ -360,9 +362,16 @@ pub(crate) fn insert_edge(
 ) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO edges(call_id, file_id, callee_id, confidence, line, caller_id)
-         SELECT ?1, ?2, ?3, ?4, line, enclosing_id FROM calls WHERE id = ?1",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
-    .execute(params![call.id, call.file, callee_id, confidence])?;
+    .execute(params![
+        call.id,
+        call.file,
+        callee_id,
+        confidence,
+        call.line,
+        call.enclosing
+    ])?;
     Ok(())
 }
 
