@@ -4,16 +4,20 @@
 Usage: python3 bench/crash.py [--runs TRIALS] [--seed N] [--no-build]
 
 Copies the Django 5.2.8 sdist (fetched from PyPI by bench/index.py) to
-bench/.work/crash/, builds evident and the dump tool
-(crates/evident/examples/index_dump.rs) in release mode, and records two
-reference indexes from clean builds: the tree as released (A) and the tree
-with 120 files edited, 20 added and 10 deleted (B). Then each trial:
+bench/.work/crash/, makes it a git repository with two branches: `a`, the
+tree as released, and `b`, the tree with 120 files edited, 20 added and 10
+deleted. Builds evident and the dump tool (crates/evident/examples/index_dump.rs)
+in release mode, and records the two reference indexes from clean builds.
+Then each trial:
 
-  1. starts an indexing run of one of three kinds, in turn:
+  1. starts an indexing run of one of four kinds, in turn:
        cold         no index at all (`evident index`),
-       incremental  the index is complete for one state and the tree is
-                    switched to the other (A to B or B to A),
-       rebuild      `evident index --rebuild` over a complete index;
+       switch       the index is complete for one branch and the other is
+                    checked out (`git checkout`),
+       rebuild      `evident index --rebuild` over a complete index,
+       worktree     a second worktree (bench/.work/crash/worktree), at the
+                    branch the first is not on, indexed from nothing: the run
+                    starts by copying the first worktree's index;
   2. kills it with SIGKILL after a random delay, uniform between 0 and 1.1 x
      that kind's clean duration (so some kills land after the run is over);
   3. checks that `evident status` and four queries (symbol, search, callers,
@@ -25,7 +29,7 @@ with 120 files edited, 20 added and 10 deleted (B). Then each trial:
      first), with the reference of the tree's state.
 
 Then, queries while indexing: two workers loop status and the four queries
-while a cold and an incremental run finish (twice each), and every answer
+while a cold run and a branch switch finish (twice each), and every answer
 that is an error is counted.
 
 Prints a table per kind: trials, kills that landed mid-run, status and
@@ -56,42 +60,59 @@ QUERIES = [
 ]
 
 
+def git(root, *args):
+    subprocess.run(["git", "-c", "user.name=crash", "-c", "user.email=crash@localhost", *args],
+                   cwd=root, check=True, capture_output=True)
+
+
 class Tree:
-    """The corpus copy, switchable between state A (as released) and B."""
+    """The corpus copy as a git repository: branch `a` (state A, as released)
+    and branch `b` (state B), one checked out; and a second worktree."""
 
     def __init__(self, corpus, seed):
         self.root = WORK / "django"
-        if self.root.exists():
-            shutil.rmtree(self.root)
+        self.worktree = WORK / "worktree"
+        for path in (self.root, self.worktree):
+            if path.exists():
+                shutil.rmtree(path)
         shutil.copytree(corpus, self.root, ignore=shutil.ignore_patterns(".evident"))
         files = sorted(p for p in self.root.rglob("*.py"))
         chosen = random.Random(seed).sample(files, EDITED + DELETED)
-        self.edited = chosen[:EDITED]
-        self.deleted = {p: p.read_bytes() for p in chosen[EDITED:]}
-        self.original = {p: p.read_bytes() for p in self.edited}
-        self.added = [self.root / "django" / "crash_probe" / f"probe_{i}.py" for i in range(ADDED)]
+        git(self.root, "init", "-q", "-b", "a")
+        (self.root / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        (self.root / ".git" / "info" / "exclude").write_text(".evident/\n")
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", "A")
+        git(self.root, "checkout", "-q", "-b", "b")
+        for i, path in enumerate(chosen[:EDITED]):
+            path.write_bytes(path.read_bytes()
+                             + f"\n\ndef crash_probe_{i}(request):\n    return get_object_or_404(request)\n".encode())
+        for path in chosen[EDITED:]:
+            path.unlink()
+        probes = self.root / "django" / "crash_probe"
+        probes.mkdir()
+        for i in range(ADDED):
+            (probes / f"probe_{i}.py").write_text(
+                f"from django.shortcuts import get_object_or_404\n\n\n"
+                f"class Probe{i}:\n    def run(self, q):\n        return get_object_or_404(q)\n")
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", "B")
+        git(self.root, "checkout", "-q", "a")
+        git(self.root, "worktree", "add", "-q", "--detach", str(self.worktree), "b")
         self.state = "A"
+        self.worktree_state = "B"
 
     def switch(self, state):
-        if state == self.state:
-            return
-        if state == "B":
-            for i, path in enumerate(self.edited):
-                path.write_bytes(self.original[path]
-                                 + f"\n\ndef crash_probe_{i}(request):\n    return get_object_or_404(request)\n".encode())
-            for path in self.deleted:
-                path.unlink()
-            self.added[0].parent.mkdir(exist_ok=True)
-            for i, path in enumerate(self.added):
-                path.write_text(f"from django.shortcuts import get_object_or_404\n\n\n"
-                                f"class Probe{i}:\n    def run(self, q):\n        return get_object_or_404(q)\n")
-        else:
-            for path, data in self.original.items():
-                path.write_bytes(data)
-            for path, data in self.deleted.items():
-                path.write_bytes(data)
-            shutil.rmtree(self.added[0].parent)
-        self.state = state
+        if state != self.state:
+            git(self.root, "checkout", "-q", "a" if state == "A" else "b")
+            self.state = state
+
+    def switch_worktree(self, state):
+        """Puts the second worktree at `state`, with no index."""
+        shutil.rmtree(self.worktree / ".evident", ignore_errors=True)
+        if state != self.worktree_state:
+            git(self.worktree, "checkout", "-q", "--detach", "a" if state == "A" else "b")
+            self.worktree_state = state
 
 
 def run(evident, root, *args, timeout=600):
@@ -131,15 +152,22 @@ def query_failures(evident, root):
 
 
 def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, number):
-    root = tree.root
+    root, state = tree.root, None
     if kind == "cold":
         shutil.rmtree(root / ".evident", ignore_errors=True)
         args = []
-    elif kind == "incremental":
+    elif kind == "switch":
         tree.switch("B" if tree.state == "A" else "A")
+        args = []
+    elif kind == "worktree":
+        # The first worktree's index is complete (every trial resumes it).
+        state = "B" if tree.state == "A" else "A"
+        tree.switch_worktree(state)
+        root = tree.worktree
         args = []
     else:
         args = ["--rebuild"]
+    state = state or tree.state
     delay = rng.uniform(0, 1.1 * duration)
     child = subprocess.Popen([evident, "index", "--quiet", *args, str(root)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -154,13 +182,13 @@ def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, 
     if resumed.returncode != 0:
         problems.append(f"resuming index failed: {resumed.stderr.strip()}")
     code, text, err = dump(dumper, root)
-    differs = code != 0 or text != references[tree.state]
+    differs = code != 0 or text != references[state]
     if code != 0:
         problems.append(f"dump: {err.strip()}")
     elif differs:
         failures_dir.mkdir(parents=True, exist_ok=True)
-        (failures_dir / f"trial{number}-{kind}-{tree.state}.dump").write_text(text)
-        problems.append(f"resumed index differs from a clean build of state {tree.state}")
+        (failures_dir / f"trial{number}-{kind}-{state}.dump").write_text(text)
+        problems.append(f"resumed index differs from a clean build of state {state}")
     return {"kind": kind, "mid_run": mid_run, "delay": delay, "problems": problems, "differs": differs}
 
 
@@ -221,7 +249,7 @@ def main():
           flush=True)
 
     # References: clean builds of both states, and each kind's clean duration.
-    references, durations = {}, {"cold": [], "incremental": [], "rebuild": []}
+    references, durations = {}, {"cold": [], "switch": [], "rebuild": [], "worktree": []}
     for state in ("B", "A"):
         tree.switch(state)
         durations["rebuild"].append(index(evident, tree.root, "--rebuild"))
@@ -234,13 +262,15 @@ def main():
         durations["cold"].append(index(evident, tree.root))
         for state in ("B", "A"):
             tree.switch(state)
-            durations["incremental"].append(index(evident, tree.root))
+            durations["switch"].append(index(evident, tree.root))
+            tree.switch_worktree("B" if state == "A" else "A")
+            durations["worktree"].append(index(evident, tree.worktree))
     duration = {kind: statistics.median(times) for kind, times in durations.items()}
     for state, text in references.items():
         print(f"reference {state}: {len(text.splitlines())} rows")
     print("clean durations: " + ", ".join(f"{k} {v:.2f} s" for k, v in duration.items()))
 
-    kinds = ["cold", "incremental", "rebuild"]
+    kinds = ["cold", "switch", "rebuild", "worktree"]
     results = []
     started = time.perf_counter()
     for number in range(args.runs):
@@ -264,7 +294,7 @@ def main():
 
     print("\nqueries while indexing (2 workers looping status and 4 queries until the run ends):")
     concurrent_errors = 0
-    for kind in ("cold", "incremental", "cold", "incremental"):
+    for kind in ("cold", "switch", "cold", "switch"):
         counts, samples = queries_while_indexing(evident, tree, kind)
         concurrent_errors += counts["errors"]
         print(f"  {kind:<12} {counts['queries']:>4} queries, {counts['errors']} errors, "

@@ -12,6 +12,7 @@ in release mode, then measures in one run, each over N runs:
 and prints medians, peak RSS and the evident/ctags ratio.
 """
 import argparse
+import json
 import os
 import pathlib
 import shutil
@@ -83,8 +84,12 @@ def main():
     files = sum(1 for _ in corpus.rglob("*.py"))
     print(f"corpus: Django {VERSION} sdist, {files} .py files; {os.cpu_count()} cores; {args.runs} runs each")
 
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "evident", "--example", "parse_floor"],
+                   cwd=ROOT, check=True)
+    parse_floor = str(ROOT / "target" / "release" / "examples" / "parse_floor")
     tags = WORK / "tags"
     ctags_times, cold_times, edit_times, noop_times = [], [], [], []
+    bare_times, floor_times = [], []
     edited = corpus / EDITED
     original = edited.read_bytes()
     try:
@@ -95,6 +100,12 @@ def main():
             edited.write_bytes(original + f"\n# edit {run}\n".encode())
             edit_times.append(timed([evident, "index", "--quiet", "."], corpus))
             noop_times.append(timed([evident, "index", "--quiet", "."], corpus))
+            # Without the embedding step, against tree-sitter parsing the same files.
+            shutil.rmtree(corpus / ".evident", ignore_errors=True)
+            edited.write_bytes(original)
+            bare_times.append(timed([evident, "index", "--quiet", "--no-embed", "."], corpus))
+            floor = subprocess.run([parse_floor, "."], cwd=corpus, check=True, capture_output=True, text=True)
+            floor_times.append(json.loads(floor.stdout)["seconds"])
         ctags_rss = peak_rss_kib(["ctags", "-R", "-f", str(tags), "."], corpus)
         shutil.rmtree(corpus / ".evident", ignore_errors=True)
         cold_rss = peak_rss_kib([evident, "index", "--quiet", "."], corpus)
@@ -108,6 +119,9 @@ def main():
     print(f"evident index (1 file edit)  median {med(edit_times) * 1000:6.1f} ms")
     print(f"evident index (no change)    median {med(noop_times) * 1000:6.1f} ms")
     print(f"ratio cold evident/ctags     {med(cold_times) / med(ctags_times):.2f}x")
+    print(f"evident index --no-embed     median {med(bare_times):6.3f} s")
+    print(f"parse floor (tree-sitter)    median {med(floor_times):6.3f} s")
+    print(f"ratio --no-embed/parse floor {med(bare_times) / med(floor_times):.2f}x")
     print(f"evident: {summary.strip().splitlines()[0]}")
 
 

@@ -131,7 +131,17 @@ def main():
     tree = two_version_repo(args.old_version, args.version)
     env = {**os.environ, "EVIDENT_PROFILE": "1"}
     index_cmd = [evident, "index", "--no-embed", "."]
-    rows = []
+
+    class Rows(list):
+        """The table's rows, each also printed as it is measured (a long run
+        that stops early still says what it measured)."""
+
+        def append(self, row):
+            label, wall, rss = row
+            print(f"measured: {label}: {wall:.2f} s{'' if rss is None else f', {rss:.0f} MiB'}", flush=True)
+            super().append(row)
+
+    rows = Rows()
 
     if not args.skip_ctags:
         wall, rss, _, _ = measured(["ctags", "-R", "-f", str(WORK / "tags"), "."], tree)
@@ -198,18 +208,20 @@ def main():
     differing = sum(1 for p in changed if p in indexed_paths)
     switch_goal = 2 * differing * per_file + no_change
 
-    # A second worktree, from nothing.
+    # A second worktree, from nothing: at the same commit as the first, then at the old version.
     worktree = WORK / "worktree"
-    subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=tree, capture_output=True)
-    shutil.rmtree(worktree, ignore_errors=True)
-    git(tree, "worktree", "add", "-q", "-f", str(worktree), args.old_version)
-    try:
-        wall, rss, _, err = measured(index_cmd, worktree, env)
-        rows.append((f"evident index of a second worktree ({args.old_version})", wall, rss))
-        worktree_wall = wall
-        worktree_summary = "\n".join(l for l in err.splitlines() if not l.startswith("profile:"))
-    finally:
-        git(tree, "worktree", "remove", "--force", str(worktree))
+    worktree_runs = []
+    for version in (args.version, args.old_version):
+        subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=tree, capture_output=True)
+        shutil.rmtree(worktree, ignore_errors=True)
+        git(tree, "worktree", "add", "-q", "--detach", str(worktree), version)
+        try:
+            wall, rss, _, err = measured(index_cmd, worktree, env)
+            rows.append((f"evident index of a second worktree at {version}", wall, rss))
+            summary = "\n".join(l for l in err.splitlines() if not l.startswith("profile:") and "skipped" not in l)
+            worktree_runs.append((version, wall, summary))
+        finally:
+            git(tree, "worktree", "remove", "--force", str(worktree))
 
     print(f"linux-source-6.1 {args.version}: {files} files indexed, {source_bytes / 2**20:.0f} MiB of source; "
           f"{definitions} definitions, {calls} call sites ({100 * resolved / calls:.1f}% resolved, "
@@ -226,8 +238,9 @@ def main():
           f"goal 2 × {differing} × {per_file * 1e3:.1f} ms + {no_change:.2f} s = {switch_goal:.1f} s")
     for branch, wall, summary in switches:
         print(f"    to {branch}: {wall:.1f} s = {wall / switch_goal:.2f}× the goal; {summary}")
-    print(f"second worktree: {worktree_wall:.1f} s = {100 * worktree_wall / cold:.1f}% of the cold index")
-    print("    " + worktree_summary.replace("\n", "\n    "))
+    for version, wall, summary in worktree_runs:
+        print(f"second worktree at {version}: {wall:.1f} s = {100 * wall / cold:.1f}% of the cold index")
+        print("    " + summary.replace("\n", "\n    "))
     print("\ncold run phases (EVIDENT_PROFILE=1):")
     for line in profile:
         print(f"    {line}")

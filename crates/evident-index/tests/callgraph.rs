@@ -1594,3 +1594,30 @@ fn assembly_read_as_c_resolves_nothing_and_ends() {
     assert!(calls.iter().any(|c| c.contains("getuser")), "{calls:?}");
     assert!(edges(&root).is_empty());
 }
+
+/// A change that marks most of a large repository's calls (a module every
+/// file imports) resolves every call again rather than dropping edges one by
+/// one; the result is the same as a rebuild.
+#[test]
+fn a_change_that_marks_most_calls_equals_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("common.py"), "def f():\n    return 1\n").unwrap();
+    for file in 0..40 {
+        let mut body = String::from("from common import f\n\n\ndef run():\n");
+        for _ in 0..300 {
+            body += "    f()\n";
+        }
+        std::fs::write(root.join(format!("m{file}.py")), body).unwrap();
+    }
+    let first = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_eq!(first.calls, 12_000, "{first:?}");
+    std::fs::write(
+        root.join("common.py"),
+        "class Helper:\n    pass\n\n\ndef f():\n    return Helper()\n",
+    )
+    .unwrap();
+    let second = index_repo(root, &IndexOptions::default()).unwrap();
+    assert!(second.resolved_calls >= 12_000, "{second:?}");
+    common::assert_equals_rebuild(root, "after a change every file sees");
+}

@@ -234,16 +234,17 @@ pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The call sites an incremental run must resolve again, after dropping their
-/// edges: those in `paths` (changed files, and their directories: Go imports
-/// and Java globs target a package directory), those calling a name in
-/// `names`, those made through an import of `paths`, and `calls`.
-pub(crate) fn dirty_calls_without_edges<'a>(
+/// Marks the call sites an incremental run must resolve again (the temp
+/// table `dirty_calls`) and returns how many: those in `paths` (changed
+/// files, and their directories: Go imports and Java globs target a package
+/// directory), those calling a name in `names`, those made through an import
+/// of `paths`, and `calls`. [`take_dirty_calls`] then drops their edges.
+pub(crate) fn mark_dirty_calls<'a>(
     conn: &Connection,
     names: impl Iterator<Item = &'a String>,
     paths: impl Iterator<Item = &'a str>,
     calls: impl Iterator<Item = &'a i64>,
-) -> Result<Vec<CallSite>> {
+) -> Result<usize> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS dirty_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
          CREATE TEMP TABLE IF NOT EXISTS dirty_paths(path TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -281,8 +282,16 @@ pub(crate) fn dirty_calls_without_edges<'a>(
          INSERT OR IGNORE INTO dirty_calls
            SELECT a.call_id FROM calls c
            JOIN argument_calls a ON a.file_id = c.file_id AND a.function = c.callee_name
-           WHERE c.id IN (SELECT id FROM dirty_calls);
-         DELETE FROM argument_calls WHERE call_id IN (SELECT id FROM dirty_calls);
+           WHERE c.id IN (SELECT id FROM dirty_calls);",
+    )?;
+    let marked: i64 = conn.query_row("SELECT count(*) FROM dirty_calls", [], |r| r.get(0))?;
+    Ok(marked as usize)
+}
+
+/// The calls [`mark_dirty_calls`] marked, after dropping their edges.
+pub(crate) fn take_dirty_calls(conn: &Connection) -> Result<Vec<CallSite>> {
+    conn.execute_batch(
+        "DELETE FROM argument_calls WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM edges WHERE call_id IN (SELECT id FROM dirty_calls);
          DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
     )?;
@@ -292,6 +301,14 @@ pub(crate) fn dirty_calls_without_edges<'a>(
     )?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many call sites the index holds (from the files' counts).
+pub(crate) fn call_count(conn: &Connection) -> Result<usize> {
+    let n: i64 = conn.query_row("SELECT coalesce(sum(calls), 0) FROM files", [], |r| {
+        r.get(0)
+    })?;
+    Ok(n as usize)
 }
 
 fn call_site(r: &rusqlite::Row<'_>) -> rusqlite::Result<CallSite> {

@@ -1624,6 +1624,12 @@ impl Invalidation {
 
 /// Re-resolves the calls `invalid` names and replaces their edges.
 /// Returns how many calls were resolved.
+/// An incremental run that marks more than 1/`EVERYTHING_PAST` of all call
+/// sites, and more than `EVERYTHING_FLOOR`, resolves every call instead (the
+/// floor keeps small repositories, and the tests, on the incremental path).
+const EVERYTHING_PAST: usize = 3;
+const EVERYTHING_FLOOR: usize = 10_000;
+
 pub(crate) fn resolve_calls(
     conn: &Connection,
     resolver: &Resolver,
@@ -1636,10 +1642,8 @@ pub(crate) fn resolve_calls(
             .iter()
             .any(|l| l.inherited_constructors && l.constructors.contains(&name.as_str()))
     });
-    let everything = invalid.all || constructors_changed;
-    let calls = if everything {
-        rows::all_calls_without_edges(conn)?
-    } else {
+    let mut everything = invalid.all || constructors_changed;
+    if !everything {
         // A changed type flows on through every file that imports the
         // changed one, however indirectly: all their calls are resolved again.
         let flowing = rows::importers_closure(conn, invalid.flow_changed_paths())?;
@@ -1653,7 +1657,19 @@ pub(crate) fn resolve_calls(
             .chain(&flowing)
             .chain(&ancestry)
             .flat_map(|p| [p.as_str(), parent_dir(p)]);
-        rows::dirty_calls_without_edges(conn, invalid.dirty_names(), paths, invalid.calls.iter())?
+        let marked =
+            rows::mark_dirty_calls(conn, invalid.dirty_names(), paths, invalid.calls.iter())?;
+        // Dropping most edges one by one (and their index entries) costs far
+        // more than dropping them all and resolving everything: a kernel
+        // header that thousands of files include marks most calls. The
+        // result is the same either way (incremental == rebuild).
+        everything =
+            marked > EVERYTHING_FLOOR && marked > rows::call_count(conn)? / EVERYTHING_PAST;
+    }
+    let calls = if everything {
+        rows::all_calls_without_edges(conn)?
+    } else {
+        rows::take_dirty_calls(conn)?
     };
     if calls.is_empty() {
         if everything {
