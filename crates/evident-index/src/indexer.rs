@@ -30,6 +30,9 @@ use crate::store::files::{self, NewFile, StoredFile};
 use crate::walk::git::{blob_id, GitIdentities};
 use crate::walk::{self, Candidate, Format, Skipped};
 
+/// Git's index is asked for file identities when more files than this moved.
+const ASK_GIT_PAST: usize = 32;
+
 /// Reports an indexing run's progress (a terminal progress bar, a log).
 pub trait Progress: Send + Sync {
     /// `total` files will be read and compared.
@@ -158,12 +161,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             }
         });
     }
-    // Git's index answers for tracked files while the walk runs.
-    let (walked, identities) = std::thread::scope(|scope| {
-        let identities = scope.spawn(|| GitIdentities::read(&root));
-        let walked = walk::walk(&root, &config);
-        (walked, identities.join().ok().flatten().unwrap_or_default())
-    });
+    let walked = walk::walk(&root, &config);
     profile.phase("walk");
     let stored = files::stored_files(&conn)?;
     profile.phase("read stored files");
@@ -178,21 +176,32 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .iter()
         .filter(|c| !stored.contains_key(&c.rel))
         .count();
-    // A file is looked at when git's blob id for it differs from the stored
-    // one, or (without one) when its stat data moved. Its content is read only
-    // when its id is not known to be the stored one.
-    let to_read: Vec<(&Candidate, Option<&str>)> = walked
+    // A file is looked at when it is new or its stat data moved. Its id then
+    // comes from git's index where git vouches for the working copy (the file
+    // is not read when that is the stored id), else from its bytes. Asking
+    // git costs a stat of every tracked file: worth it when many files moved
+    // (a branch switch, a new worktree, a checkout's fresh mtimes), not for
+    // an edit.
+    let moved: Vec<&Candidate> = walked
         .candidates
         .iter()
-        .map(|c| (c, identities.get(&c.rel)))
-        .filter(|(c, id)| {
-            stored.get(&c.rel).is_none_or(|s| {
-                s.size != c.size || s.mtime_ns != c.mtime_ns || id.is_some_and(|id| id != s.hash)
-            })
+        .filter(|c| {
+            stored
+                .get(&c.rel)
+                .is_none_or(|s| s.size != c.size || s.mtime_ns != c.mtime_ns)
         })
         .collect();
+    let identities = if moved.len() > ASK_GIT_PAST {
+        GitIdentities::read(&root).unwrap_or_default()
+    } else {
+        GitIdentities::default()
+    };
+    let to_read: Vec<(&Candidate, Option<&str>)> = moved
+        .into_iter()
+        .map(|c| (c, identities.get(&c.rel)))
+        .collect();
     let resolver = Resolver::new(present.iter().copied(), &root);
-    profile.phase("compare, resolver");
+    profile.phase("compare (and git's identities), resolver");
     // Rust qualified names start with the crate's name from its Cargo.toml,
     // and imports resolve through go.mod, tsconfig.json paths and workspace
     // packages: when one of those changes, every stored name and import may

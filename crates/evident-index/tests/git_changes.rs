@@ -49,7 +49,7 @@ fn touch_all(root: &Path) {
 /// The fixture committed on `main`, and a branch `other` that modifies one
 /// file, adds one and deletes one. `main` is checked out.
 fn two_branches() -> (tempfile::TempDir, std::path::PathBuf) {
-    let (tmp, root) = fixture_repo();
+    let (tmp, root) = larger_repo();
     commit_all(&root, "main");
     git(&root, &["checkout", "-q", "-b", "other"]);
     write(
@@ -68,9 +68,24 @@ fn two_branches() -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, root)
 }
 
+/// The fixture and 40 more modules: more files than an edit moves, so that
+/// touching them all asks git (`ASK_GIT_PAST`).
+fn larger_repo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, root) = fixture_repo();
+    std::fs::create_dir(root.join("many")).unwrap();
+    for i in 0..40 {
+        write(
+            &root,
+            &format!("many/m{i}.py"),
+            &format!("def f{i}():\n    return {i}\n"),
+        );
+    }
+    (tmp, root)
+}
+
 #[test]
 fn identities_are_gits_blob_ids_and_vouched_files_are_not_read() {
-    let (_tmp, root) = fixture_repo();
+    let (_tmp, root) = larger_repo();
     commit_all(&root, "fixture");
     let first = index(&root);
     assert_eq!(first.read, first.files, "a cold index reads every file");

@@ -213,9 +213,12 @@ pub(crate) fn remap_edges(conn: &Connection, moves: &[(i64, i64, i64)]) -> Resul
         }
     }
     conn.execute_batch(
+        // `call_id IN remap` reaches the rows through `edges_call`; without
+        // it the update scanned every edge, once per changed file.
         "UPDATE edges SET callee_id = (SELECT r.new FROM remap r
                                         WHERE r.call_id = edges.call_id AND r.old = edges.callee_id)
-         WHERE EXISTS (SELECT 1 FROM remap r WHERE r.call_id = edges.call_id AND r.old = edges.callee_id);",
+         WHERE call_id IN (SELECT call_id FROM remap)
+           AND EXISTS (SELECT 1 FROM remap r WHERE r.call_id = edges.call_id AND r.old = edges.callee_id);",
     )?;
     Ok(())
 }
