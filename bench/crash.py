@@ -154,7 +154,9 @@ def query_failures(evident, root):
 def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, number):
     root, state = tree.root, None
     if kind == "cold":
+        # The worktree's index too: a run without an index would start from it.
         shutil.rmtree(root / ".evident", ignore_errors=True)
+        shutil.rmtree(tree.worktree / ".evident", ignore_errors=True)
         args = []
     elif kind == "switch":
         tree.switch("B" if tree.state == "A" else "A")
@@ -197,6 +199,7 @@ def queries_while_indexing(evident, tree, kind):
     root = tree.root
     if kind == "cold":
         shutil.rmtree(root / ".evident", ignore_errors=True)
+        shutil.rmtree(tree.worktree / ".evident", ignore_errors=True)
     else:
         tree.switch("B" if tree.state == "A" else "A")
     child = subprocess.Popen([evident, "index", "--quiet", str(root)],
@@ -259,6 +262,7 @@ def main():
         references[state] = text
     for _ in range(2):
         shutil.rmtree(tree.root / ".evident")
+        shutil.rmtree(tree.worktree / ".evident", ignore_errors=True)
         durations["cold"].append(index(evident, tree.root))
         for state in ("B", "A"):
             tree.switch(state)

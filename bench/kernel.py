@@ -198,8 +198,8 @@ def main():
     switches = []
     for branch in (args.old_version, args.version):
         git(tree, "checkout", "-q", branch)
-        wall, rss, _, err = measured(index_cmd, tree, env)
-        summary = next((l for l in err.splitlines() if l.startswith("indexed ")), "")
+        wall, rss, out, _ = measured(index_cmd, tree, env)
+        summary = next((l for l in out.splitlines() if l.startswith("indexed ")), "")
         rows.append((f"evident index after `git checkout {branch}`", wall, rss))
         switches.append((branch, wall, summary))
         db = sqlite3.connect(tree / ".evident" / "index.db")
@@ -216,9 +216,9 @@ def main():
         shutil.rmtree(worktree, ignore_errors=True)
         git(tree, "worktree", "add", "-q", "--detach", str(worktree), version)
         try:
-            wall, rss, _, err = measured(index_cmd, worktree, env)
+            wall, rss, out, _ = measured(index_cmd, worktree, env)
             rows.append((f"evident index of a second worktree at {version}", wall, rss))
-            summary = "\n".join(l for l in err.splitlines() if not l.startswith("profile:") and "skipped" not in l)
+            summary = "\n".join(l for l in out.splitlines() if l.startswith(("indexed ", "  started from")))
             worktree_runs.append((version, wall, summary))
         finally:
             git(tree, "worktree", "remove", "--force", str(worktree))
