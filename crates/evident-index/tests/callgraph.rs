@@ -1621,3 +1621,29 @@ fn a_change_that_marks_most_calls_equals_a_rebuild() {
     assert!(second.resolved_calls >= 12_000, "{second:?}");
     common::assert_equals_rebuild(root, "after a change every file sees");
 }
+
+/// A receiver that may hold values of several outside types is named by the
+/// first of them by name, not by the order the run met them in (a resumed
+/// run or a branch switch meets them in another order).
+#[test]
+fn several_outside_values_are_named_in_a_fixed_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // The list is met first, in the source and in the run.
+    std::fs::write(
+        root.join("m.py"),
+        "def pairs(flag):\n    value = []\n    if flag:\n        value = {}\n    return value.items()\n",
+    )
+    .unwrap();
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let rows = common::dump(root);
+    let external: Vec<&String> = rows
+        .iter()
+        .filter(|r| r.starts_with("external | m.py | 5 |"))
+        .collect();
+    assert_eq!(
+        external,
+        ["external | m.py | 5 | value.items | dict.items | builtin"],
+        "{rows:#?}"
+    );
+}

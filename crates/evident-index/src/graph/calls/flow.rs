@@ -910,15 +910,25 @@ impl Graph<'_> {
         if !self.all_lead_outside(&values) {
             return None;
         }
-        // Several: the first in a fixed order, so every run names the same.
-        let (name, kind) = match values[0] {
-            Value::Outside(id) => self.outside_name(id),
-            Value::Instance(class) | Value::Class(class) => {
-                (Rc::from(self.outside_base_cached(class)?), "external")
-            }
-            Value::Callable(_) => return None,
-        };
+        let (name, kind) = self.first_outside_name(&values)?;
         Some((format!("{name}{}{method}", lang.separator), kind))
+    }
+
+    /// What outside the repository `values` lead to, named: of several, the
+    /// first by name, so that every run names the same whatever order it
+    /// met them in (interned ids follow the order calls are resolved in,
+    /// which a resumed run or a branch switch changes).
+    pub(super) fn first_outside_name(&self, values: &[Value]) -> Option<(Rc<str>, &'static str)> {
+        values
+            .iter()
+            .filter_map(|v| match *v {
+                Value::Outside(id) => Some(self.outside_name(id)),
+                Value::Instance(class) | Value::Class(class) => {
+                    Some((Rc::from(self.outside_base_cached(class)?), "external"))
+                }
+                Value::Callable(_) => None,
+            })
+            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
     }
 
     /// What the parameter at `position` of `function` is given by the calls

@@ -489,13 +489,15 @@ impl<'r> Graph<'r> {
             if !self.all_lead_outside(&values) {
                 return None;
             }
-            return match values[0] {
-                Value::Outside(id) => {
-                    let (name, kind) = self.outside_name(id);
-                    Some((name.to_string(), kind))
-                }
-                _ => None,
-            };
+            // Only outside values proper name the result (an instance of a
+            // class with an outside base does not), whatever their order.
+            let outside: Vec<Value> = values
+                .into_iter()
+                .filter(|v| matches!(v, Value::Outside(_)))
+                .collect();
+            return self
+                .first_outside_name(&outside)
+                .map(|(name, kind)| (name.to_string(), kind));
         }
         if callee.contains(['(', '[']) {
             // `super().m`: a method of the class's first base outside the repository.
