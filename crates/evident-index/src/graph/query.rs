@@ -407,27 +407,33 @@ impl Index {
                 .map(|(i, id)| (*id, i))
                 .collect();
             // One query per depth level for the whole frontier, on one covering index.
-            let rows = rows::incoming_calls(conn, &frontier)?;
+            let mut rows = rows::incoming_calls(conn, &frontier)?;
             // Breadth-first order: by the callee's place in the frontier, then
-            // by site (path, line); a path is read once per file.
-            let mut keyed = Vec::with_capacity(rows.len());
-            for row in rows {
-                let path = names.file(row.file)?.0.clone();
-                keyed.push(((order[&row.callee], path, row.line, row.call), row));
+            // by site (path, line). Each file's path is read and compared once:
+            // sites sort by their file's rank among the paths.
+            let mut paths: Vec<(String, i64)> = Vec::new();
+            let mut file_ids: Vec<i64> = rows.iter().map(|r| r.file).collect();
+            file_ids.sort_unstable();
+            file_ids.dedup();
+            for id in file_ids {
+                paths.push((names.file(id)?.0.clone(), id));
             }
-            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            paths.sort_unstable();
+            let rank: HashMap<i64, usize> = paths
+                .iter()
+                .enumerate()
+                .map(|(i, (_, id))| (*id, i))
+                .collect();
+            rows.sort_unstable_by_key(|r| (order[&r.callee], rank[&r.file], r.line, r.call));
             let mut next: Vec<i64> = Vec::new();
-            for (
-                _,
-                rows::IncomingCall {
-                    callee,
-                    file: file_id,
-                    line,
-                    call,
-                    confidence,
-                    enclosing,
-                },
-            ) in keyed
+            for rows::IncomingCall {
+                callee,
+                file: file_id,
+                line,
+                call,
+                confidence,
+                enclosing,
+            } in rows
             {
                 let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
                 let node = match enclosing {

@@ -39,14 +39,6 @@ impl GitIdentities {
     pub fn get(&self, rel: &str) -> Option<&str> {
         self.ids.get(rel).map(String::as_str)
     }
-
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
 }
 
 /// The indexes of the other worktrees of the repository `root` is in, for
