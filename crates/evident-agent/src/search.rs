@@ -38,6 +38,9 @@ impl Embedder for EmbedderHandle {
             .map_err(|_| "the embedder failed earlier".to_string())?;
         embedder.embed(texts)
     }
+    fn batch_size(&self) -> usize {
+        self.embedder.lock().map_or(32, |e| e.batch_size())
+    }
 }
 
 /// What a search asks for.

@@ -92,6 +92,18 @@ impl Config {
         Config::from_settings(root, &Settings::repository(root)?)
     }
 
+    /// [`Config::load`] with the size limit the index at `root` was built
+    /// with (`evident index --max-file-size`): whatever it indexed, its
+    /// readers read.
+    pub fn of_index(root: &Path, conn: &rusqlite::Connection) -> Result<Config> {
+        let mut config = Config::load(root)?;
+        if let Some(limit) = crate::store::meta(conn, "max_file_size")?.and_then(|v| v.parse().ok())
+        {
+            config.max_file_size = limit;
+        }
+        Ok(config)
+    }
+
     /// The index's part of `settings`, checked: patterns that compile,
     /// documents directories that exist outside the repository.
     pub fn from_settings(root: &Path, settings: &Settings) -> Result<Config> {

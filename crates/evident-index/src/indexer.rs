@@ -80,6 +80,9 @@ pub struct Summary {
     pub resolved_calls: u64,
     /// Files left out, with reasons.
     pub skipped: Vec<Skipped>,
+    /// Files parsed in this run that gave symbols from their first lines
+    /// only (past [`extract::MAX_FACTS_PER_FILE`]); the rest is searched as text.
+    pub in_part: Vec<Skipped>,
     /// Files that parsed with syntax errors (kept, with what could be read).
     pub syntax_errors: u64,
     pub elapsed: Duration,
@@ -489,14 +492,8 @@ fn process(
         // A document has sections (chunks), never symbols: no call may resolve to a heading.
         Format::Doc(format) => {
             let facts = FileFacts {
-                module: String::new(),
-                definitions: Vec::new(),
-                imports: Vec::new(),
-                calls: Vec::new(),
-                assignments: Vec::new(),
-                has_syntax_errors: false,
-                read_as: None,
                 line_count: source.lines().count() as u32,
+                ..FileFacts::default()
             };
             (
                 facts,
@@ -551,6 +548,17 @@ fn write_outcome(
             let existing = stored.get(&parsed.rel).map(|s| s.id);
             if let Some(id) = existing {
                 invalid.note_old_rows(tx, id, &parsed.rel)?;
+            }
+            if let Some(line) = parsed.facts.symbols_end_line {
+                summary.in_part.push(Skipped {
+                    rel: parsed.rel.clone(),
+                    reason: format!(
+                        "symbols from lines 1-{} only (over {} definitions or calls); \
+                         the rest is searched as text",
+                        line.saturating_sub(1),
+                        extract::MAX_FACTS_PER_FILE
+                    ),
+                });
             }
             let defined = parsed.facts.definitions.iter().map(|d| d.name.as_str());
             invalid.note_new_definitions(&parsed.rel, defined);

@@ -91,11 +91,7 @@ impl Index {
     pub fn open(root: &Path) -> Result<Index> {
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
         let conn = store::open_for_read(&root)?;
-        let mut config = Config::load(&root)?;
-        // The size limit the index was built with (`evident index --max-file-size`).
-        if let Some(limit) = store::meta(&conn, "max_file_size")?.and_then(|v| v.parse().ok()) {
-            config.max_file_size = limit;
-        }
+        let config = Config::of_index(&root, &conn)?;
         Ok(Index { root, conn, config })
     }
 

@@ -793,3 +793,84 @@ fn headers_are_tried_as_cpp_only_beside_cpp_sources() {
     );
     common::assert_equals_rebuild(root, "after the first C++ file");
 }
+
+/// A file over `PART_BYTES` is parsed in parts. What the text defines, by
+/// construction, is what is extracted: every definition at its line, methods
+/// under their class, calls inside the function that makes them, and no
+/// syntax error where the cuts fall.
+#[test]
+fn a_file_read_in_parts_gives_what_its_text_defines() {
+    use evident_index::extract::{MAX_FACTS_PER_FILE, PART_BYTES};
+    let padding = "x".repeat(300);
+    let unit = |k: usize| {
+        format!(
+            "class Holder{k}:\n    def method_{k}(self):\n        \"\"\"{padding}\"\"\"\n        return helper_{k}(self)\n\n\ndef helper_{k}(value):\n    return value\n\n\n"
+        )
+    };
+    let lines_per_unit = 10;
+    let mut source = String::new();
+    let mut units = 0;
+    while source.len() < PART_BYTES * 5 / 2 {
+        source.push_str(&unit(units));
+        units += 1;
+    }
+    assert!(3 * units < MAX_FACTS_PER_FILE, "below the cap: {units}");
+    let f = facts_of("big.py", &source);
+    assert!(
+        !f.has_syntax_errors,
+        "parts are cut between top-level items"
+    );
+    assert_eq!(f.symbols_end_line, None);
+    assert_eq!(f.line_count as usize, units * lines_per_unit);
+    assert_eq!(f.definitions.len(), 3 * units);
+    assert_eq!(f.calls.len(), units);
+    for k in [0, 1, units / 3, units / 2 + 1, units - 1] {
+        let first = (k * lines_per_unit + 1) as u32;
+        let holder = f
+            .definitions
+            .iter()
+            .position(|d| d.name == format!("Holder{k}"))
+            .unwrap();
+        let method = &f.definitions[holder + 1];
+        assert_eq!(
+            (
+                f.definitions[holder].start_line,
+                f.definitions[holder].end_line
+            ),
+            (first, first + 3)
+        );
+        assert_eq!(method.name, format!("method_{k}"));
+        assert_eq!(method.parent, Some(holder));
+        assert_eq!(method.qualified_name, format!("big.Holder{k}.method_{k}"));
+        let helper = def(&f, &format!("helper_{k}"));
+        assert_eq!(helper.start_line, first + 6);
+        let call = f
+            .calls
+            .iter()
+            .find(|c| c.callee == format!("helper_{k}"))
+            .unwrap();
+        assert_eq!(call.line, first + 3);
+        assert_eq!(call.enclosing, Some(holder + 1), "inside method_{k}");
+    }
+}
+
+/// A generated giant gives symbols until it passes `MAX_FACTS_PER_FILE`
+/// definitions, then stops, and says from which line on it did not.
+#[test]
+fn a_giant_stops_giving_symbols_past_the_cap() {
+    use evident_index::extract::MAX_FACTS_PER_FILE;
+    let source: String = (0..MAX_FACTS_PER_FILE * 2)
+        .map(|k| format!("def f{k}(x):\n    return x\n\n\n"))
+        .collect();
+    let f = facts_of("giant.py", &source);
+    let n = f.definitions.len();
+    assert!(
+        (MAX_FACTS_PER_FILE..MAX_FACTS_PER_FILE * 2).contains(&n),
+        "{n}"
+    );
+    let end = f.symbols_end_line.expect("capped");
+    // Each function takes 4 lines: the first left out starts the text-only part.
+    assert_eq!(end as usize, 4 * n + 1);
+    assert_eq!(f.definitions[n - 1].name, format!("f{}", n - 1));
+    assert_eq!(f.line_count as usize, 4 * MAX_FACTS_PER_FILE * 2);
+}

@@ -817,3 +817,56 @@ fn sixteen_languages_incremental_equals_rebuild() {
     index(&root);
     common::assert_equals_rebuild(&root, "after restoring");
 }
+
+/// A giant (size limit raised) is indexed in part: symbols from its first
+/// lines, the whole of it searchable, and the summary says so.
+#[test]
+fn a_giant_is_indexed_in_part_and_searched_to_its_end() {
+    use evident_index::extract::MAX_FACTS_PER_FILE;
+    use evident_index::SearchQuery;
+    let (_tmp, root) = fixture_repo();
+    let count = MAX_FACTS_PER_FILE + MAX_FACTS_PER_FILE / 5;
+    let giant: String = (0..count).map(|k| format!("def f{k}(): pass\n")).collect();
+    write(&root, "giant.py", &giant);
+    let summary = index_repo(
+        &root,
+        &IndexOptions {
+            max_file_size: Some(4_000_000),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let part = summary.in_part.iter().find(|p| p.rel == "giant.py");
+    let reason = &part.expect("giant.py is reported").reason;
+    assert!(reason.starts_with("symbols from lines 1-"), "{reason}");
+    let index = Index::open(&root).unwrap();
+    let exact = |name: &str| {
+        index
+            .symbols(
+                name,
+                &SymbolQuery {
+                    exact: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    assert_eq!(exact("f10").len(), 1);
+    let last = format!("f{}", count - 1);
+    assert!(exact(&last).is_empty(), "past the cap: no symbol");
+    let hits = index.search(&SearchQuery::new(&last)).unwrap();
+    assert!(
+        hits.iter().any(|h| h.path == "giant.py"
+            && h.start_line <= count as u32
+            && h.end_line >= count as u32),
+        "the last line is still searched: {hits:?}"
+    );
+    let incremental = dump(&root);
+    let rebuild = IndexOptions {
+        rebuild: true,
+        max_file_size: Some(4_000_000),
+        ..Default::default()
+    };
+    index_repo(&root, &rebuild).unwrap();
+    assert!(incremental == dump(&root), "a rebuild gives the same rows");
+}

@@ -240,7 +240,7 @@ pub struct SearchArgs {
 pub struct EmbedCommandArgs {
     #[command(flatten)]
     pub embed: EmbedArgs,
-    /// Chunks per request to the embedding server.
+    /// Chunks per request to the embedding server (default 32; 1024 for the built-in static table).
     #[arg(long, value_name = "N")]
     pub batch_size: Option<usize>,
     /// Print nothing but errors.

@@ -166,6 +166,9 @@ pub fn summary(s: &Summary) -> String {
             s.skipped.len() - 10
         );
     }
+    for part in &s.in_part {
+        let _ = writeln!(out, "  indexed in part {}: {}", part.rel, part.reason);
+    }
     if s.syntax_errors > 0 {
         let _ = writeln!(
             out,
@@ -204,6 +207,7 @@ pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
         "skipped": s.skipped.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
         "skipped_by_reason": Skipped::count_by_category(&s.skipped).into_iter()
             .map(|(category, n)| (category.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "in_part": s.in_part.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
         "seconds": s.elapsed.as_secs_f64(),
         "embedding": embedding,
     })

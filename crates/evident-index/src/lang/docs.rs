@@ -171,6 +171,9 @@ pub fn sections(format: &DocFormat, rel: &str, text: &str) -> Vec<Section> {
         }
         HeadingStyle::Plain => {}
     }
+    // A generated giant's headings past the cap are text of the last section
+    // before them: each section is a chunk, and each chunk costs a row.
+    headings.truncate(crate::lang::extract::MAX_FACTS_PER_FILE);
     let total = lines.len() as u32;
     let mut out = Vec::new();
     let first = headings.first().map_or(total + 1, |h| h.0);
@@ -244,6 +247,17 @@ mod tests {
             .into_iter()
             .map(|s| (s.title, s.level, s.start_line, s.end_line))
             .collect()
+    }
+
+    #[test]
+    fn headings_past_the_cap_are_text_of_the_last_section() {
+        let cap = crate::lang::extract::MAX_FACTS_PER_FILE;
+        let text: String = (0..cap + 10).map(|k| format!("# h{k}\ntext\n")).collect();
+        let sections = titles("markdown", &text);
+        assert_eq!(sections.len(), cap);
+        let last = sections.last().unwrap();
+        assert_eq!(last.0, format!("h{}", cap - 1));
+        assert_eq!(last.3 as usize, 2 * (cap + 10), "to the end of the file");
     }
 
     #[test]

@@ -180,6 +180,34 @@ pub struct FileFacts {
     /// names (a `.h` read as C++: the spec's `fallback`).
     pub read_as: Option<&'static str>,
     pub line_count: u32,
+    /// Set when the file gave more than [`MAX_FACTS_PER_FILE`] definitions or
+    /// calls: the line from which it was read as text only.
+    pub symbols_end_line: Option<u32>,
+}
+
+impl FileFacts {
+    /// Adds the facts of a later part of the same file: its indices into
+    /// definitions move past the ones already here.
+    fn append(&mut self, part: FileFacts) {
+        let offset = self.definitions.len();
+        let moved = |i: Option<usize>| i.map(|i| i + offset);
+        self.definitions
+            .extend(part.definitions.into_iter().map(|d| Definition {
+                parent: moved(d.parent),
+                ..d
+            }));
+        self.calls.extend(part.calls.into_iter().map(|c| Call {
+            enclosing: moved(c.enclosing),
+            ..c
+        }));
+        self.assignments
+            .extend(part.assignments.into_iter().map(|a| Assignment {
+                enclosing: moved(a.enclosing),
+                ..a
+            }));
+        self.imports.extend(part.imports);
+        self.has_syntax_errors |= part.has_syntax_errors;
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -307,6 +335,17 @@ impl Default for Context<'_> {
     }
 }
 
+/// Files larger than this are read in parts of about this size, cut where a
+/// line starts a top-level item: a part's syntax tree, not the file's, is
+/// what is held at once (a 50 MB generated file's tree takes gigabytes).
+pub const PART_BYTES: usize = 1 << 20;
+
+/// A file stops giving symbols after the part in which it passes this many
+/// definitions or calls; the rest of it is still searched as text. Generated
+/// giants hold millions: each costs memory in the run and in every later
+/// call resolution, and none is a definition anyone looks up by name.
+pub const MAX_FACTS_PER_FILE: usize = 50_000;
+
 /// [`extract`] for a file of a repository described by `context`.
 pub fn extract_in(
     spec: &LanguageSpec,
@@ -314,16 +353,128 @@ pub fn extract_in(
     source: &str,
     context: &Context,
 ) -> FileFacts {
-    let crate_name = context.crate_name;
     let line_count = count_lines(source);
     // The parser reads the text with the language's attribute macros blanked
     // out (`static int __init f(void)`); every offset is the same, so names,
     // signatures and docs are still read from the text as written.
     let parsed_text = blank_identifiers(source, spec.blank_identifiers);
-    let Some(tree) = parse(spec, &parsed_text) else {
+    if source.len() <= PART_BYTES {
+        let mut facts = extract_part(spec, rel_path, source, &parsed_text, None, context);
+        facts.line_count = line_count;
+        return facts;
+    }
+    // In parts. The first decides the language (a `.h` read as C++); every
+    // part's rows carry the file's own lines, as a whole parse gives them.
+    let mut facts = FileFacts::default();
+    let mut spec = spec;
+    let mut context = *context;
+    let mut start = tree_sitter::Point { row: 0, column: 0 };
+    let mut start_byte = 0;
+    while start_byte < source.len() {
+        if facts.definitions.len() >= MAX_FACTS_PER_FILE || facts.calls.len() >= MAX_FACTS_PER_FILE
+        {
+            facts.symbols_end_line = Some(start.row as u32 + 1);
+            break;
+        }
+        let part = part_at(source, start_byte, start);
+        let part_facts = extract_part(spec, rel_path, source, &parsed_text, Some(part), &context);
+        if start_byte == 0 {
+            if let Some(other) = part_facts.read_as.and_then(lang::by_name) {
+                spec = other;
+            }
+            context.fallback_present = false;
+            facts.module = part_facts.module.clone();
+            facts.read_as = part_facts.read_as;
+        }
+        facts.append(part_facts);
+        (start_byte, start) = (part.end_byte, part.end_point);
+    }
+    facts.line_count = line_count;
+    facts
+}
+
+/// Where a part that should end near `wanted` ends: the start of the first
+/// line after `wanted` that starts a top-level item (unindented, after a
+/// blank line, not a closing bracket), else of any unindented line, else of
+/// any line, looking no further than a few parts ahead.
+fn part_end(source: &str, wanted: usize) -> usize {
+    let bytes = source.as_bytes();
+    if wanted >= bytes.len() {
+        return bytes.len();
+    }
+    let starts_item = |at: usize| {
+        bytes
+            .get(at)
+            .is_some_and(|b| !b.is_ascii_whitespace() && !matches!(b, b'}' | b')' | b']'))
+    };
+    let line_starts = |from: usize, to: usize| {
+        let to = to.min(bytes.len());
+        memchr_lines(&bytes[from..to]).map(move |i| from + i)
+    };
+    let horizon = wanted + 4 * PART_BYTES;
+    let after_blank = line_starts(wanted, horizon)
+        .find(|&at| starts_item(at) && at >= 2 && bytes[at - 2] == b'\n');
+    let unindented = || line_starts(wanted, horizon).find(|&at| starts_item(at));
+    let any = || line_starts(wanted, bytes.len()).next();
+    let mut end = after_blank
+        .or_else(unindented)
+        .or_else(any)
+        .unwrap_or(bytes.len());
+    // Never inside a character (lines start after a `\n`, so this is only
+    // for safety).
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
+    end
+}
+
+/// The offsets within `bytes` at which a line starts after a newline.
+fn memchr_lines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+}
+
+/// The part of `source` from `start_byte` (at `start`) to where [`part_end`]
+/// cuts it, with its end's row and column counted within the part only.
+fn part_at(source: &str, start_byte: usize, start: tree_sitter::Point) -> tree_sitter::Range {
+    let end_byte = part_end(source, start_byte + PART_BYTES);
+    let part = &source.as_bytes()[start_byte..end_byte];
+    let newlines = part.iter().filter(|&&b| b == b'\n').count();
+    let end_point = match part.iter().rposition(|&b| b == b'\n') {
+        Some(last) => tree_sitter::Point {
+            row: start.row + newlines,
+            column: part.len() - last - 1,
+        },
+        None => tree_sitter::Point {
+            row: start.row,
+            column: start.column + part.len(),
+        },
+    };
+    tree_sitter::Range {
+        start_byte,
+        end_byte,
+        start_point: start,
+        end_point,
+    }
+}
+
+/// The facts of `source`, or of the part of it at `range`: a part is parsed
+/// on its own, with its nodes at their places in the whole text.
+fn extract_part(
+    spec: &LanguageSpec,
+    rel_path: &str,
+    source: &str,
+    parsed_text: &str,
+    range: Option<tree_sitter::Range>,
+    context: &Context,
+) -> FileFacts {
+    let crate_name = context.crate_name;
+    let Some(tree) = parse(spec, parsed_text, range) else {
         return FileFacts {
             module: lang::module_path_in(spec, rel_path, crate_name),
-            line_count,
             has_syntax_errors: true,
             ..FileFacts::default()
         };
@@ -333,15 +484,16 @@ pub fn extract_in(
     // Kept when it reads the file cleanly where this one does not, or, with
     // a marker, with no more errors (kernel headers say "namespace" and
     // "virtual" in their comments: markers count only at a line's start).
+    let read = range.map_or(source, |r| &source[r.start_byte..r.end_byte]);
     let marked = !spec.fallback_markers.is_empty()
-        && source.lines().any(|line| {
+        && read.lines().any(|line| {
             let line = line.trim_start();
             spec.fallback_markers.iter().any(|m| line.starts_with(m))
         });
     let named = spec.name;
     let (spec, tree) = match spec.fallback.and_then(lang::by_name) {
         Some(other) if marked || context.fallback_present && tree.root_node().has_error() => {
-            match parse(other, &parsed_text) {
+            match parse(other, parsed_text, range) {
                 Some(second) => {
                     let (theirs, ours) = (error_count(&second), error_count(&tree));
                     if (theirs == 0 && ours > 0) || (marked && theirs <= ours) {
@@ -625,7 +777,8 @@ pub fn extract_in(
         assignments,
         has_syntax_errors: root.has_error(),
         read_as: (spec.name != named).then_some(spec.name),
-        line_count,
+        line_count: 0,
+        symbols_end_line: None,
     }
 }
 
@@ -634,7 +787,13 @@ thread_local! {
     static PARSERS: std::cell::RefCell<HashMap<&'static str, Parser>> = Default::default();
 }
 
-fn parse(spec: &LanguageSpec, source: &str) -> Option<tree_sitter::Tree> {
+/// Parses `source`, or only its bytes in `range` (the tree's positions are
+/// still the whole text's).
+fn parse(
+    spec: &LanguageSpec,
+    source: &str,
+    range: Option<tree_sitter::Range>,
+) -> Option<tree_sitter::Tree> {
     PARSERS.with(|parsers| {
         let mut parsers = parsers.borrow_mut();
         let parser = parsers.entry(spec.name).or_insert_with(|| {
@@ -644,6 +803,9 @@ fn parse(spec: &LanguageSpec, source: &str) -> Option<tree_sitter::Tree> {
                 .expect("grammar ABI is supported");
             parser
         });
+        // No ranges: the whole text. A range a parser cannot take (never,
+        // for one range in the text) leaves the part unread.
+        parser.set_included_ranges(range.as_slice()).ok()?;
         parser.parse(source, None)
     })
 }

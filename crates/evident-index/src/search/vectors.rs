@@ -36,11 +36,17 @@ pub trait Embedder {
     fn model(&self) -> &str;
     /// One unit vector per text, in order; the implementer's own error passes through.
     fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, EmbedderError>;
+    /// Texts per call that suit this embedder when the caller names no
+    /// number: a server's request size, or more for one run in-process.
+    fn batch_size(&self) -> usize {
+        32
+    }
 }
 
 #[derive(Clone, Default)]
 pub struct EmbedOptions {
-    /// Chunks per embedder call and per transaction (default 32).
+    /// Chunks per embedder call and per transaction (default: the
+    /// embedder's [`Embedder::batch_size`]).
     pub batch_size: Option<usize>,
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<dyn Progress>>,
@@ -74,7 +80,7 @@ pub fn embed_chunks(
     if created {
         return Err(Error::NoIndex(root.to_path_buf()));
     }
-    let config = Config::load(root)?;
+    let config = Config::of_index(root, &conn)?;
     let model = embedder.model().to_string();
     let with_vectors = rows::vector_count(&conn, &model)?;
     // Every chunk has its vector: no need to look for the ones without.
@@ -89,7 +95,10 @@ pub fn embed_chunks(
     }
     let mut reader = SnippetReader::new(root, &config);
     let mut summary = EmbedSummary::default();
-    let batch_size = options.batch_size.unwrap_or(32).max(1);
+    let batch_size = options
+        .batch_size
+        .unwrap_or_else(|| embedder.batch_size())
+        .max(1);
     let mut dimensions = rows::dimensions(&conn, &model);
     for batch in pending.chunks(batch_size) {
         if options
