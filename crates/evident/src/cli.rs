@@ -82,6 +82,8 @@ pub enum Command {
     },
     /// Serve the read-only tools to other agents (Claude Code, Cursor, Codex, Zed) over MCP on stdin/stdout.
     Mcp(McpArgs),
+    /// Serve the index to a browser on this machine (127.0.0.1 only, read-only), until Ctrl-C.
+    Serve(ServeArgs),
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
     Probe {
         #[command(flatten)]
@@ -160,6 +162,9 @@ pub struct CallersArgs {
     /// Resolved call sites to pass over before the page (for the next pages).
     #[arg(long, default_value_t = 0)]
     pub offset: u64,
+    /// `dot`, `mermaid` and `svg` draw the page's callers and the possible ones.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    pub format: GraphFormat,
 }
 
 #[derive(clap::Args)]
@@ -278,6 +283,18 @@ pub struct McpArgs {
     pub embed: EmbedArgs,
 }
 
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// The port on 127.0.0.1 (0: any free one).
+    #[arg(long, default_value_t = 7617)]
+    pub port: u16,
+    /// Open the URL in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    #[command(flatten)]
+    pub embed: EmbedArgs,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SearchMode {
     Bm25,
@@ -298,6 +315,8 @@ pub enum GraphFormat {
     Json,
     Dot,
     Mermaid,
+    /// A laid-out picture (at most 200 nodes, the nearest first).
+    Svg,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

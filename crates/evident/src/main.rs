@@ -8,6 +8,7 @@ mod agent;
 mod cli;
 mod commands;
 mod model;
+mod picture;
 mod render;
 
 use std::process::ExitCode;
@@ -17,7 +18,7 @@ use clap::Parser;
 use evident_index::Error;
 
 use cli::{Cli, Command};
-use commands::{indexing, mcp, probe, query, query_root, search};
+use commands::{indexing, mcp, probe, query, query_root, search, serve};
 
 // Indexing allocates and frees millions of small tree nodes; mimalloc does that
 // markedly faster than glibc (see BENCHMARKS.md).
@@ -126,6 +127,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Chat { agent } => agent::run(&query_root(repo)?, &agent, None, json),
         Command::Mcp(args) => mcp::serve(&query_root(repo)?, args),
+        Command::Serve(args) => serve::serve(&query_root(repo)?, args),
         Command::Probe { model } => probe::probe(&model, &query_root(repo)?, json),
     }
 }

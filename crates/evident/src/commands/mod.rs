@@ -7,6 +7,7 @@ pub mod mcp;
 pub mod probe;
 pub mod query;
 pub mod search;
+pub mod serve;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

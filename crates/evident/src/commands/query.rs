@@ -11,6 +11,7 @@ use super::{emit, open_index, parse_line, parse_position, query_root, timed};
 use crate::cli::{
     CallersArgs, DiffArgs, GraphFormat, ImpactArgs, ReadArgs, SourceArgs, SymbolArgs,
 };
+use crate::picture::{Confidence, Picture};
 use crate::render;
 
 pub fn symbol(repo: &Option<PathBuf>, json: bool, args: SymbolArgs) -> Result<ExitCode> {
@@ -87,6 +88,40 @@ pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<
         Vec::new()
     };
     let all: Vec<Evidence> = callers.sites.into_iter().chain(possible).collect();
+    if !json
+        && matches!(
+            args.format,
+            GraphFormat::Dot | GraphFormat::Mermaid | GraphFormat::Svg
+        )
+    {
+        let edges: Vec<(String, String, Confidence)> = all
+            .iter()
+            .map(|site| {
+                let caller = site
+                    .qualified_name
+                    .clone()
+                    .unwrap_or_else(|| site.name.clone());
+                let confidence = Confidence::of(site.confidence.as_deref().unwrap_or("exact"));
+                (caller, symbol.clone(), confidence)
+            })
+            .collect();
+        let plain: Vec<(String, String)> = edges
+            .iter()
+            .map(|(a, b, _)| (a.clone(), b.clone()))
+            .collect();
+        print!(
+            "{}",
+            match args.format {
+                GraphFormat::Dot => render::dot(&plain),
+                GraphFormat::Mermaid => render::mermaid(&plain),
+                _ => svg_of(Picture {
+                    roots: vec![symbol.clone()],
+                    edges,
+                }),
+            }
+        );
+        return Ok(found_anything(!all.is_empty()));
+    }
     emit(
         json,
         &all,
@@ -123,6 +158,7 @@ pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<Ex
             GraphFormat::Json => render::impact_json(&impact),
             GraphFormat::Dot => render::dot(&impact.edges),
             GraphFormat::Mermaid => render::mermaid(&impact.edges),
+            GraphFormat::Svg => svg_of(impact_picture(&impact)),
         }
     );
     Ok(found_anything(
@@ -165,8 +201,59 @@ pub fn graph(
         }
         GraphFormat::Dot => print!("{}", render::dot(&edges)),
         GraphFormat::Mermaid => print!("{}", render::mermaid(&edges)),
+        GraphFormat::Svg => {
+            let picture = Picture {
+                roots: Vec::new(),
+                edges: graph
+                    .edges
+                    .iter()
+                    .map(|e| {
+                        let confidence = Confidence::of(&e.confidence);
+                        (e.caller.clone(), e.callee.clone(), confidence)
+                    })
+                    .collect(),
+            };
+            print!("{}", svg_of(picture));
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The impact walk as a picture: the edges walked, and the possible calls
+/// into the targets, dotted.
+fn impact_picture(impact: &evident_index::Impact) -> Picture {
+    let roots: Vec<String> = impact
+        .targets
+        .iter()
+        .map(|t| t.qualified_name.clone())
+        .collect();
+    let mut edges: Vec<(String, String, Confidence)> = impact
+        .edges
+        .iter()
+        .map(|(caller, callee)| (caller.clone(), callee.clone(), Confidence::Resolved))
+        .collect();
+    if let Some(target) = roots.first() {
+        edges.extend(impact.possible.sites.iter().map(|site| {
+            let caller = site
+                .qualified_name
+                .clone()
+                .unwrap_or_else(|| site.name.clone());
+            (caller, target.clone(), Confidence::Possible)
+        }));
+    }
+    Picture { roots, edges }
+}
+
+/// The SVG of `picture`, saying on stderr what was left out.
+fn svg_of(picture: Picture) -> String {
+    let left_out = crate::picture::left_out(&picture);
+    if left_out > 0 {
+        eprintln!(
+            "{left_out} node(s) left out: the {} nearest the roots are drawn",
+            crate::picture::MAX_NODES
+        );
+    }
+    crate::picture::svg(&picture)
 }
 
 pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {

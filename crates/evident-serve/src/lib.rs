@@ -1,0 +1,372 @@
+//! `evident serve`: one repository's index, read-only, for a browser on
+//! this machine.
+//!
+//! Owns the HTTP surface and its guard. Every request passes [`guard`]
+//! before anything is read: GET or HEAD only, a `Host` header naming this
+//! server on the loopback address (a page elsewhere that rebinds its DNS name
+//! to 127.0.0.1 is refused), and the run's random token (from the URL
+//! printed at start, then a same-site cookie). Tools run through the agent's
+//! [`Registry`]: the same argument validation, path sandbox and secret rules
+//! as the agent and MCP. Answers are JSON or the embedded page, always with a
+//! strict Content-Security-Policy. It must not write, execute, reach the
+//! network, listen beyond 127.0.0.1, or put a file's text into HTML: text
+//! leaves only as JSON strings, for the page to set as text.
+
+use std::path::{Path, PathBuf};
+
+use evident_agent::{Registry, RegistryError, ToolContext, ToolOutput};
+use evident_index::{Config, Index};
+use evident_llm::ToolCall;
+use serde_json::{json, Value};
+
+/// What `evident serve` is started with.
+pub struct ServeOptions {
+    /// The repository root (canonical).
+    pub root: PathBuf,
+    /// The port on 127.0.0.1; 0 takes any free one.
+    pub port: u16,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot listen on 127.0.0.1:{port}: {message}")]
+    Bind { port: u16, message: String },
+    #[error("no random token could be made: {0}")]
+    Token(String),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+}
+
+/// Sent with every answer. Nothing but this server's own scripts, styles
+/// and connections; no frames, no forms, no plugins.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; \
+     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The cookie that carries the token after the first page load.
+pub const TOKEN_COOKIE: &str = "evident_token";
+
+/// The page, until the front-end build replaces it.
+const INDEX_HTML: &str = include_str!("../assets/index.html");
+const APP_JS: &str = include_str!("../assets/app.js");
+
+/// The server: bound, not yet answering (see [`Server::run`]).
+pub struct Server {
+    http: tiny_http::Server,
+    port: u16,
+    token: String,
+    registry: Registry,
+    context: ToolContext,
+}
+
+/// One answer, before it becomes an HTTP response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+    /// Extra headers (`Set-Cookie`, `Location`, `Allow`).
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl Reply {
+    fn json(status: u16, value: &Value) -> Reply {
+        Reply {
+            status,
+            content_type: "application/json; charset=utf-8",
+            body: value.to_string().into_bytes(),
+            headers: Vec::new(),
+        }
+    }
+
+    fn error(status: u16, message: impl Into<String>) -> Reply {
+        Reply::json(status, &json!({ "error": message.into() }))
+    }
+}
+
+/// What a request says about itself, as far as the guard and the routes care.
+#[derive(Debug, Clone, Default)]
+pub struct Asked<'a> {
+    pub method: &'a str,
+    /// The path and query as sent (`/api/tool/find_symbol?args=...`).
+    pub url: &'a str,
+    pub host: Option<&'a str>,
+    pub cookie: Option<&'a str>,
+}
+
+impl Server {
+    /// Binds 127.0.0.1:`port` and makes the run's token.
+    pub fn bind(options: ServeOptions, context: ToolContext) -> Result<Server, ServeError> {
+        let registry = Registry::for_clients()?;
+        let http =
+            tiny_http::Server::http(("127.0.0.1", options.port)).map_err(|e| ServeError::Bind {
+                port: options.port,
+                message: e.to_string(),
+            })?;
+        let port = http
+            .server_addr()
+            .to_ip()
+            .map_or(options.port, |a| a.port());
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|e| ServeError::Token(e.to_string()))?;
+        let token = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Server {
+            http,
+            port,
+            token,
+            registry,
+            context,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The address to open: the token is in it, once.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
+    }
+
+    fn root(&self) -> &Path {
+        &self.context.root
+    }
+
+    /// Answers requests on `workers` threads until [`Server::stop`].
+    pub fn run(&self, workers: usize) {
+        std::thread::scope(|scope| {
+            for _ in 0..workers.max(1) {
+                scope.spawn(|| {
+                    for request in self.http.incoming_requests() {
+                        self.respond(request);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Makes [`Server::run`] return once the requests in hand are answered.
+    pub fn stop(&self) {
+        self.http.unblock();
+    }
+
+    fn respond(&self, request: tiny_http::Request) {
+        let header = |name: &'static str| {
+            request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv(name))
+                .map(|h| h.value.as_str().to_string())
+        };
+        let (host, cookie) = (header("Host"), header("Cookie"));
+        let method = request.method().as_str().to_string();
+        let url = request.url().to_string();
+        let asked = Asked {
+            method: &method,
+            url: &url,
+            host: host.as_deref(),
+            cookie: cookie.as_deref(),
+        };
+        let reply = self.answer(&asked);
+        let head = method == "HEAD";
+        let mut response =
+            tiny_http::Response::from_data(if head { Vec::new() } else { reply.body })
+                .with_status_code(reply.status);
+        let mut headers = vec![
+            ("Content-Type", reply.content_type.to_string()),
+            (
+                "Content-Security-Policy",
+                CONTENT_SECURITY_POLICY.to_string(),
+            ),
+            ("X-Content-Type-Options", "nosniff".to_string()),
+            ("Referrer-Policy", "no-referrer".to_string()),
+            ("X-Frame-Options", "DENY".to_string()),
+            ("Cache-Control", "no-store".to_string()),
+            ("Cross-Origin-Resource-Policy", "same-origin".to_string()),
+        ];
+        headers.extend(reply.headers);
+        for (name, value) in headers {
+            if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
+                response.add_header(header);
+            }
+        }
+        // A client that hung up gets nothing: there is no one to tell.
+        let _ = request.respond(response);
+    }
+
+    /// The answer to one request: the guard first, then the route.
+    pub fn answer(&self, asked: &Asked) -> Reply {
+        if let Err(refused) = guard(asked, self.port, &self.token) {
+            return refused;
+        }
+        let (path, query) = asked.url.split_once('?').unwrap_or((asked.url, ""));
+        let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        // The token arrived in the URL: keep it in a cookie and take it out
+        // of the address bar (and so of the history).
+        if param("token").is_some() {
+            return Reply {
+                status: 303,
+                content_type: "text/plain; charset=utf-8",
+                body: b"see /".to_vec(),
+                headers: vec![
+                    (
+                        "Set-Cookie",
+                        format!(
+                            "{TOKEN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
+                            self.token
+                        ),
+                    ),
+                    ("Location", path.to_string()),
+                ],
+            };
+        }
+        match path {
+            "/" => Reply {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                body: INDEX_HTML.as_bytes().to_vec(),
+                headers: Vec::new(),
+            },
+            "/assets/app.js" => Reply {
+                status: 200,
+                content_type: "text/javascript; charset=utf-8",
+                body: APP_JS.as_bytes().to_vec(),
+                headers: Vec::new(),
+            },
+            "/api/tools" => Reply::json(200, &json!({ "tools": self.registry.names() })),
+            "/api/status" => self.status(),
+            _ => match path.strip_prefix("/api/tool/") {
+                Some(name) => {
+                    let name = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
+                    self.tool(&name, param("args").unwrap_or("{}"))
+                }
+                None => Reply::error(404, format!("no page at {path}")),
+            },
+        }
+    }
+
+    fn status(&self) -> Reply {
+        let status = Index::open(self.root()).and_then(|index| index.status());
+        match status {
+            Ok(s) => Reply::json(
+                200,
+                &json!({
+                    "root": s.root,
+                    "complete": s.complete,
+                    "indexed_at": s.indexed_at,
+                    "stale": s.staleness.is_stale(),
+                    "files_by_language": s.files_by_language,
+                    "definitions": s.definitions,
+                    "calls": s.calls,
+                    "resolved_calls": s.resolved_calls,
+                    "syntax_errors": s.syntax_errors,
+                    "skipped": s.skipped.iter()
+                        .map(|(p, r)| json!({"path": p, "reason": r}))
+                        .collect::<Vec<_>>(),
+                }),
+            ),
+            Err(error) => Reply::error(503, error.to_string()),
+        }
+    }
+
+    /// Runs one allow-listed tool with its arguments as JSON text, checked
+    /// by the registry as any model's or client's call is.
+    fn tool(&self, name: &str, arguments: &str) -> Reply {
+        let call = ToolCall {
+            index: 0,
+            id: None,
+            name: name.to_string(),
+            arguments: Value::Null,
+            arguments_raw: arguments.to_string(),
+        };
+        let Some(tool) = self.registry.get(name) else {
+            return Reply::error(
+                404,
+                format!(
+                    "unknown tool {name:?}; the tools are: {}",
+                    self.registry.names().join(", ")
+                ),
+            );
+        };
+        // Read per call, as MCP does: an edit to evident.toml applies at once.
+        let config = match Config::load(self.root()) {
+            Ok(config) => config,
+            Err(error) => return Reply::error(500, format!("evident.toml: {error}")),
+        };
+        let arguments = match self.registry.validate(&call, self.root(), &config) {
+            Ok(validated) => validated.arguments,
+            Err(why) => return Reply::error(400, why.to_string()),
+        };
+        match tool.run(&self.context, &arguments) {
+            Ok(output) => Reply::json(200, &output_json(&output)),
+            Err(why) => Reply::error(422, why.to_string()),
+        }
+    }
+}
+
+fn output_json(output: &ToolOutput) -> Value {
+    json!({ "summary": output.summary, "evidence": output.evidence })
+}
+
+/// Lets a request through only when it is a GET or HEAD, names this server
+/// as its `Host`, and carries the run's token (in the URL or the cookie).
+pub fn guard(asked: &Asked, port: u16, token: &str) -> Result<(), Reply> {
+    if !matches!(asked.method, "GET" | "HEAD") {
+        let mut refused = Reply::error(
+            405,
+            format!("{} is not answered: evident serve only reads", asked.method),
+        );
+        refused.headers.push(("Allow", "GET, HEAD".to_string()));
+        return Err(refused);
+    }
+    let ours = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    match asked.host {
+        Some(host) if ours.iter().any(|o| o.eq_ignore_ascii_case(host)) => {}
+        Some(host) => {
+            return Err(Reply::error(
+                403,
+                format!("Host {host:?} is not this server (open {})", ours[0]),
+            ))
+        }
+        None => return Err(Reply::error(403, "no Host header")),
+    }
+    let query = asked.url.split_once('?').map_or("", |(_, q)| q);
+    let from_url = form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.into_owned());
+    let from_cookie = asked.cookie.and_then(|cookies| {
+        cookies.split(';').find_map(|c| {
+            let (name, value) = c.trim().split_once('=')?;
+            (name == TOKEN_COOKIE).then(|| value.to_string())
+        })
+    });
+    let offered = from_url.or(from_cookie);
+    match offered {
+        Some(offered) if same(offered.as_bytes(), token.as_bytes()) => Ok(()),
+        Some(_) => Err(Reply::error(
+            403,
+            "wrong token: open the URL evident serve printed",
+        )),
+        None => Err(Reply::error(
+            403,
+            "no token: open the URL evident serve printed",
+        )),
+    }
+}
+
+/// Equal, in a time that does not depend on where they differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,275 @@
+//! `evident serve`'s guard and tools over real HTTP on 127.0.0.1: requests
+//! are written by hand on a TCP socket, as a hostile page or a local process
+//! could write them (any method, any `Host`, any token), and every hostile
+//! call of the escape corpus goes through the tool endpoint.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::sync::Arc;
+
+use evident_agent::ToolContext;
+use evident_index::{index_repo, IndexOptions};
+use evident_serve::{ServeOptions, Server, CONTENT_SECURITY_POLICY, TOKEN_COOKIE};
+use evident_testkit::hostile_repo::{escape_corpus, hostile_repo, CANARY};
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One request, written as given, on a fresh connection.
+fn send(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Answer {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut request = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("Content-Length: 0\r\n\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// A server for `root` on a free port, answering on a thread of its own.
+fn start(root: &Path) -> Arc<Server> {
+    let server = Arc::new(
+        Server::bind(
+            ServeOptions {
+                root: root.to_path_buf(),
+                port: 0,
+            },
+            ToolContext::plain(root),
+        )
+        .unwrap(),
+    );
+    let running = server.clone();
+    std::thread::spawn(move || running.run(2));
+    server
+}
+
+/// A request from the page: this server's Host and the run's cookie.
+fn get(server: &Server, target: &str) -> Answer {
+    let host = format!("127.0.0.1:{}", server.port());
+    let cookie = format!("{TOKEN_COOKIE}={}", server.token());
+    send(
+        server.port(),
+        "GET",
+        target,
+        &[("Host", &host), ("Cookie", &cookie)],
+    )
+}
+
+fn tool(server: &Server, name: &str, arguments: &str) -> Answer {
+    let args: String = form_urlencoded::byte_serialize(arguments.as_bytes()).collect();
+    let name = percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC);
+    get(server, &format!("/api/tool/{name}?args={args}"))
+}
+
+#[test]
+fn only_this_host_with_the_token_is_answered() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let port = server.port();
+    let host = format!("127.0.0.1:{port}");
+    let cookie = format!("{TOKEN_COOKIE}={}", server.token());
+
+    assert_eq!(get(&server, "/api/status").status, 200);
+    let localhost = format!("localhost:{port}");
+    let by_name = send(
+        port,
+        "GET",
+        "/api/status",
+        &[("Host", &localhost), ("Cookie", &cookie)],
+    );
+    assert_eq!(by_name.status, 200);
+
+    let no_token = send(port, "GET", "/api/status", &[("Host", &host)]);
+    assert_eq!(no_token.status, 403);
+    assert!(no_token.body.contains("no token"), "{}", no_token.body);
+    let wrong = format!("{TOKEN_COOKIE}={}", "0".repeat(32));
+    let wrong_token = send(
+        port,
+        "GET",
+        "/api/status",
+        &[("Host", &host), ("Cookie", &wrong)],
+    );
+    assert_eq!(wrong_token.status, 403);
+    assert!(wrong_token.body.contains("wrong token"));
+
+    // DNS rebinding: a page at evil.example whose name now points here.
+    let rebound = format!("evil.example:{port}");
+    let rebinding = send(
+        port,
+        "GET",
+        "/api/status",
+        &[("Host", &rebound), ("Cookie", &cookie)],
+    );
+    assert_eq!(rebinding.status, 403);
+    assert!(
+        rebinding.body.contains("is not this server"),
+        "{}",
+        rebinding.body
+    );
+    let other_port = send(
+        port,
+        "GET",
+        "/",
+        &[("Host", "127.0.0.1:1"), ("Cookie", &cookie)],
+    );
+    assert_eq!(other_port.status, 403);
+    let no_host = send(port, "GET", "/api/status", &[("Cookie", &cookie)]);
+    assert_eq!(no_host.status, 403);
+
+    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+        let refused = send(
+            port,
+            method,
+            "/api/status",
+            &[("Host", &host), ("Cookie", &cookie)],
+        );
+        assert_eq!(refused.status, 405, "{method}");
+        assert_eq!(refused.header("Allow"), Some("GET, HEAD"));
+    }
+    server.stop();
+}
+
+#[test]
+fn the_token_in_the_url_becomes_a_strict_cookie_and_leaves_the_address() {
+    let hostile = hostile_repo();
+    let server = start(&hostile.repo);
+    let host = format!("127.0.0.1:{}", server.port());
+    let first = send(
+        server.port(),
+        "GET",
+        &format!("/?token={}", server.token()),
+        &[("Host", &host)],
+    );
+    assert_eq!(first.status, 303);
+    assert_eq!(first.header("Location"), Some("/"));
+    let cookie = first.header("Set-Cookie").unwrap();
+    assert!(cookie.starts_with(&format!("{TOKEN_COOKIE}={};", server.token())));
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    assert!(server
+        .url()
+        .ends_with(&format!("/?token={}", server.token())));
+    assert_eq!(server.token().len(), 32);
+    server.stop();
+}
+
+/// Every answer, refused or not, carries the policy; the page has no inline
+/// script for it to allow.
+#[test]
+fn every_answer_carries_a_strict_content_security_policy() {
+    let hostile = hostile_repo();
+    let server = start(&hostile.repo);
+    let host = format!("127.0.0.1:{}", server.port());
+    let answers = [
+        get(&server, "/"),
+        get(&server, "/assets/app.js"),
+        get(&server, "/nowhere"),
+        send(server.port(), "GET", "/", &[("Host", &host)]),
+        send(server.port(), "POST", "/", &[("Host", &host)]),
+    ];
+    for answer in &answers {
+        assert_eq!(
+            answer.header("Content-Security-Policy"),
+            Some(CONTENT_SECURITY_POLICY)
+        );
+        assert_eq!(answer.header("X-Content-Type-Options"), Some("nosniff"));
+        assert_eq!(answer.header("X-Frame-Options"), Some("DENY"));
+    }
+    assert!(CONTENT_SECURITY_POLICY.contains("script-src 'self'"));
+    assert!(!CONTENT_SECURITY_POLICY.contains("unsafe"));
+    let page = &answers[0].body;
+    assert!(page.contains("<script src=\"/assets/app.js\"></script>"));
+    assert_eq!(page.matches("<script").count(), 1, "no inline script");
+    assert_eq!(answers[2].status, 404);
+    server.stop();
+}
+
+/// A file's text leaves as a JSON string, never as markup the browser
+/// would read.
+#[test]
+fn file_text_goes_out_as_json_not_html() {
+    let hostile = hostile_repo();
+    evident_testkit::fs::write_in(
+        &hostile.repo,
+        "page.py",
+        "def page():\n    return \"<script>alert('x')</script><img src=x onerror=alert(1)>\"\n",
+    );
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let answer = tool(
+        &server,
+        "read_evidence",
+        r#"{"path": "page.py", "start_line": 1, "end_line": 2}"#,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.header("Content-Type"),
+        Some("application/json; charset=utf-8")
+    );
+    let value: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    let snippet = value["evidence"][0]["snippet"].as_str().unwrap();
+    assert!(snippet.contains("<script>alert('x')</script>"), "{snippet}");
+    server.stop();
+}
+
+/// Every hostile call of the escape corpus, through the web's tool endpoint:
+/// refused, with the agent's words, and never a forbidden file's text.
+#[test]
+fn the_escape_corpus_is_refused_through_the_tool_endpoint() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let corpus = escape_corpus();
+    assert!(corpus.len() >= 60);
+    let mut failures = Vec::new();
+    for case in &corpus {
+        let answer = tool(&server, &case.tool, &hostile.expand(&case.arguments));
+        if answer.body.contains(CANARY) {
+            failures.push(format!("{}: leaked: {}", case.why, answer.body));
+        } else if answer.status == 200 {
+            failures.push(format!("{}: ran: {}", case.why, answer.body));
+        } else if !answer.body.contains(&case.refused_with) {
+            failures.push(format!(
+                "{}: expected {:?} in: {}",
+                case.why, case.refused_with, answer.body
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    server.stop();
+}

@@ -1,0 +1,61 @@
+//! `evident serve`: the index for a browser on this machine, until Ctrl-C.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use evident_agent::{SearchService, ToolContext};
+use evident_index::Settings;
+
+use crate::cli::ServeArgs;
+use crate::model;
+
+/// Requests answered at once: a page asks for a few things together.
+const WORKERS: usize = 4;
+
+pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("repository {}", root.display()))?;
+    let search = match Settings::load(&root) {
+        Ok(settings) => {
+            model::search_service_or_full_text(&args.embed, &settings, &mut |warning| {
+                eprintln!("{warning}")
+            })
+        }
+        Err(error) => {
+            let why = format!("the settings could not be read ({error})");
+            eprintln!("{why}; search uses BM25 only");
+            SearchService::without_embedder(why)
+        }
+    };
+    let context = ToolContext {
+        search,
+        ..ToolContext::plain(&root)
+    };
+    let options = evident_serve::ServeOptions {
+        root: root.clone(),
+        port: args.port,
+    };
+    let server = evident_serve::Server::bind(options, context)?;
+    // The URL carries the run's token: it goes to the terminal only.
+    println!("evident serve: {} ({})", server.url(), root.display());
+    println!("read-only, 127.0.0.1 only; Ctrl-C stops it");
+    if args.open {
+        open_in_browser(&server.url());
+    }
+    server.run(WORKERS);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Hands the URL to the desktop's opener; says so when there is none.
+fn open_in_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if let Err(error) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("could not open a browser ({opener}: {error}); open the URL above");
+    }
+}
