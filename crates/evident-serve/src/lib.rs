@@ -14,8 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use evident_agent::{Registry, RegistryError, ToolContext, ToolOutput};
-use evident_index::{Config, Index};
+use evident_agent::{Registry, RegistryError, SearchRequest, ToolContext, ToolOutput};
+use evident_index::{Config, Index, SearchMode};
 use evident_llm::ToolCall;
 use serde_json::{json, Value};
 
@@ -49,6 +49,13 @@ pub const TOKEN_COOKIE: &str = "evident_token";
 /// The page, until the front-end build replaces it.
 const INDEX_HTML: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
+const APP_CSS: &str = include_str!("../assets/app.css");
+
+/// The page's addresses (`/file/app/main.py`): each is the same page.
+const PAGES: [&str; 6] = ["/search", "/file", "/symbol", "/impact", "/diff", "/status"];
+
+/// The most lines of one file the file view is sent.
+pub const MAX_FILE_LINES: u32 = 20_000;
 
 /// The server: bound, not yet answering (see [`Server::run`]).
 pub struct Server {
@@ -245,15 +252,125 @@ impl Server {
                 body: APP_JS.as_bytes().to_vec(),
                 headers: Vec::new(),
             },
+            "/assets/app.css" => Reply {
+                status: 200,
+                content_type: "text/css; charset=utf-8",
+                body: APP_CSS.as_bytes().to_vec(),
+                headers: Vec::new(),
+            },
             "/api/tools" => Reply::json(200, &json!({ "tools": self.registry.names() })),
             "/api/status" => self.status(),
-            _ => match path.strip_prefix("/api/tool/") {
-                Some(name) => {
+            "/api/search" => self.search(&param),
+            "/api/file" => self.with_index(|index| file_json(index, param("path").unwrap_or(""))),
+            "/api/outline" => self.with_index(|index| {
+                Ok(json!({ "evidence": index.outline(param("path").unwrap_or(""))? }))
+            }),
+            "/api/def" => self.with_index(|index| {
+                let number = |name: &str| param(name).and_then(|v| v.parse::<u32>().ok());
+                let line = number("line").ok_or_else(|| {
+                    evident_index::Error::InvalidArgument("line: a whole number is needed".into())
+                })?;
+                let evidence =
+                    index.definition_at(param("path").unwrap_or(""), line, number("col"))?;
+                Ok(json!({ "evidence": evidence }))
+            }),
+            "/api/callees" => self.with_index(|index| {
+                let path = param("path").filter(|p| !p.is_empty());
+                let evidence = index.callees(param("symbol").unwrap_or(""), path)?;
+                Ok(json!({ "evidence": evidence }))
+            }),
+            "/api/impact" => self.with_index(|index| {
+                let depth = param("depth").and_then(|v| v.parse().ok()).unwrap_or(3);
+                let limit = param("limit").and_then(|v| v.parse().ok()).unwrap_or(200);
+                let impact = index.impact(
+                    param("symbol").unwrap_or(""),
+                    param("path").filter(|p| !p.is_empty()),
+                    depth,
+                    limit,
+                )?;
+                Ok(json!({
+                    "targets": impact.targets.iter().map(|t| json!({
+                        "qualified_name": t.qualified_name, "path": t.path, "kind": t.kind,
+                        "start_line": t.start_line, "end_line": t.end_line,
+                    })).collect::<Vec<_>>(),
+                    "nodes": impact.nodes,
+                    "edges": impact.edges,
+                    "possible": impact.possible.sites,
+                    "possible_total": impact.possible.total,
+                    "omitted": impact.omitted,
+                }))
+            }),
+            _ => {
+                if let Some(name) = path.strip_prefix("/api/tool/") {
                     let name = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
-                    self.tool(&name, param("args").unwrap_or("{}"))
+                    return self.tool(&name, param("args").unwrap_or("{}"));
                 }
-                None => Reply::error(404, format!("no page at {path}")),
+                // The page's own addresses: one page, which reads the path.
+                let page = PAGES
+                    .iter()
+                    .any(|p| path == *p || path.starts_with(&format!("{p}/")));
+                if page {
+                    return Reply {
+                        status: 200,
+                        content_type: "text/html; charset=utf-8",
+                        body: INDEX_HTML.as_bytes().to_vec(),
+                        headers: Vec::new(),
+                    };
+                }
+                Reply::error(404, format!("no page at {path}"))
+            }
+        }
+    }
+
+    /// Search as `evident search` runs it (the one search service), with the
+    /// page's filters: kind and path by the search, language by each
+    /// result's file.
+    fn search<'p>(&self, param: &dyn Fn(&str) -> Option<&'p str>) -> Reply {
+        let query = param("q").unwrap_or("").trim();
+        if query.is_empty() {
+            return Reply::json(200, &json!({ "evidence": [], "notes": [] }));
+        }
+        let kind = match param("kind").filter(|k| !k.is_empty()) {
+            Some(kind) => match evident_index::Kind::parse(kind) {
+                Some(kind) => Some(kind),
+                None => return Reply::error(400, format!("unknown kind {kind:?}")),
             },
+            None => None,
+        };
+        let language = param("language").filter(|l| !l.is_empty());
+        let mut request = SearchRequest::new(query, SearchMode::Hybrid);
+        request.limit = if language.is_some() { 100 } else { 30 };
+        request.kind = kind;
+        request.path = param("path").filter(|p| !p.is_empty()).map(str::to_string);
+        self.with_index(|index| {
+            let answer = self
+                .context
+                .search
+                .search(self.root(), index, &request)
+                .map_err(|e| evident_index::Error::InvalidArgument(e.to_string()))?;
+            let evidence: Vec<_> = answer
+                .results
+                .into_iter()
+                .filter(|ev| {
+                    language.is_none_or(|l| {
+                        evident_index::lang::for_path(&ev.path).is_some_and(|spec| spec.name == l)
+                    })
+                })
+                .take(30)
+                .collect();
+            Ok(json!({ "evidence": evidence, "notes": answer.notes }))
+        })
+    }
+
+    /// Answers from the index as it is on disk now (a connection per request).
+    fn with_index(&self, query: impl FnOnce(&Index) -> evident_index::Result<Value>) -> Reply {
+        let index = match Index::open(self.root()) {
+            Ok(index) => index,
+            Err(error) => return Reply::error(503, error.to_string()),
+        };
+        match query(&index) {
+            Ok(value) => Reply::json(200, &value),
+            Err(error) => Reply::error(422, error.to_string()),
         }
     }
 
@@ -314,6 +431,31 @@ impl Server {
             Err(why) => Reply::error(422, why.to_string()),
         }
     }
+}
+
+/// A whole file (up to [`MAX_FILE_LINES`]), read through the index's sandbox
+/// in the reads `read` allows, as lines of text.
+fn file_json(index: &Index, path: &str) -> evident_index::Result<Value> {
+    let step = evident_index::MAX_READ_LINES;
+    let mut lines: Vec<String> = Vec::new();
+    let mut rel = path.to_string();
+    let mut start = 1u32;
+    while start <= MAX_FILE_LINES {
+        let end = start + step - 1;
+        let part = match index.read(path, i64::from(start), i64::from(end)) {
+            Ok(part) => part,
+            // Past the end of a file whose length is a multiple of the step.
+            Err(evident_index::Error::InvalidArgument(_)) if start > 1 => break,
+            Err(error) => return Err(error),
+        };
+        rel = part.path.clone();
+        lines.extend(part.snippet.split('\n').map(str::to_string));
+        if part.end_line < end {
+            break;
+        }
+        start = end + 1;
+    }
+    Ok(json!({ "path": rel, "lines": lines, "cut": start > MAX_FILE_LINES }))
 }
 
 fn output_json(output: &ToolOutput) -> Value {

@@ -1,0 +1,3 @@
+// Prism's language files extend the global Prism.
+import Prism from "prismjs";
+globalThis.Prism = Prism;

@@ -1,0 +1,184 @@
+// evident serve in a real browser (Debian's chromium, driven by
+// playwright-core): each page gone through as a user would, on a copy of
+// the fixture repository. Every page must leave no console error, ask
+// nothing of any host but the server, and look like something: its
+// screenshot (saved under docs/screenshots/ for the README) is not blank.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const evident = process.env.EVIDENT_BIN || join(repoRoot, "target/debug/evident");
+const browserPath = process.env.EVIDENT_CHROMIUM || "/usr/bin/chromium";
+const shots = join(repoRoot, "docs/screenshots");
+
+let dir, repo, server, url, origin, browser, context;
+const problems = [];
+
+function run(args, cwd) {
+  return execFileSync(evident, args, { cwd, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8" });
+}
+
+before(async () => {
+  assert.ok(existsSync(evident), `no evident binary at ${evident} (cargo build first, or set EVIDENT_BIN)`);
+  assert.ok(existsSync(browserPath), `no browser at ${browserPath} (scripts/provision-browser.sh installs Debian's chromium)`);
+  dir = mkdtempSync(join(tmpdir(), "evident-web-"));
+  repo = join(dir, "repo");
+  cpSync(join(repoRoot, "crates/evident-index/tests/fixtures/repo"), repo, { recursive: true });
+  const git = (...args) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-qm", "fixture");
+  run(["index", "--no-embed", "--quiet", repo], repo);
+  server = spawn(evident, ["serve", "--repo", repo, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  url = await new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    server.on("exit", (code) => reject(new Error(`evident serve exited ${code}`)));
+  });
+  origin = new URL(url).origin;
+  browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox"] });
+  // The printed URL once: the token becomes the context's cookie.
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const first = await context.newPage();
+  await first.goto(url);
+  await first.close();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/// A page that counts console errors and requests to anything but the server.
+async function open(path) {
+  const page = await context.newPage();
+  page.on("console", (message) => { if (message.type() === "error") problems.push(`console: ${message.text()}`); });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("request", (request) => {
+    const target = request.url();
+    if (!target.startsWith(origin) && !target.startsWith("data:") && !target.startsWith("blob:")) problems.push(`request to ${target}`);
+  });
+  await page.goto(path === "/" ? url : `${origin}${path}`);
+  return page;
+}
+
+/// Saves the screenshot and checks it is not one colour.
+async function screenshot(page, name) {
+  const png = await page.screenshot({ fullPage: false });
+  writeFileSync(join(shots, `${name}.png`), png);
+  const colours = await page.evaluate(async (data) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${data}`;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set();
+    for (let i = 0; i < pixels.length; i += 4 * 97) seen.add(`${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`);
+    return seen.size;
+  }, png.toString("base64"));
+  assert.ok(colours > 8, `${name}: the screenshot is nearly blank (${colours} colours)`);
+}
+
+function noProblems() {
+  assert.deepEqual(problems.splice(0), []);
+}
+
+test("search: typing shows Evidence cards, and a result opens the file", async () => {
+  const page = await open("/");
+  await page.waitForSelector("#query");
+  assert.equal(new URL(page.url()).search, "", "the token left the address");
+  await page.fill("#query", "clean");
+  await page.waitForSelector("#results .card");
+  const first = await page.textContent("#results .card .card-head");
+  assert.match(first, /clean/);
+  await screenshot(page, "search");
+  await page.click("#results .card .card-head a");
+  await page.waitForSelector("#file .row");
+  assert.match(page.url(), /\/file\//);
+  noProblems();
+  await page.close();
+});
+
+test("file view: line anchors, the outline, and an identifier leads to its definition and back", async () => {
+  const page = await open("/file/app/main.py#L9-L12");
+  await page.waitForSelector("#file .row.selected");
+  assert.equal(await page.locator("#file .row.selected").count(), 4);
+  assert.ok(await page.locator(".outline li").count() >= 1);
+  await screenshot(page, "file");
+  const clean = page.locator("#L12 .ident", { hasText: /^clean$/ });
+  await clean.click();
+  await page.waitForURL(/\/file\/app\/helpers\.py#L1/);
+  await page.waitForSelector("#file .row.selected");
+  await page.goBack();
+  await page.waitForURL(/\/file\/app\/main\.py/);
+  await page.waitForSelector("#L12");
+  noProblems();
+  await page.close();
+});
+
+test("symbol page: the definition, resolved callers apart from possible ones", async () => {
+  const page = await open("/symbol/app.helpers.clean");
+  await page.waitForSelector("section h3");
+  const text = await page.textContent("#view");
+  assert.match(text, /Callers \(1\)/);
+  assert.match(text, /app\.main\.main/);
+  assert.match(text, /Possible callers/);
+  await screenshot(page, "symbol");
+  noProblems();
+  await page.close();
+});
+
+test("impact picture: drawn, a node expanded and collapsed, its Evidence shown", async () => {
+  const page = await open("/impact/app.helpers.clean");
+  await page.waitForSelector("#graph canvas");
+  const before = Number(await page.getAttribute("#graph", "data-nodes"));
+  assert.ok(before >= 2, `${before} nodes`);
+  await page.click("#node-list button.show >> text=app.main.main");
+  await page.waitForSelector("#node-detail .card");
+  await page.click('#node-list button.toggle[data-node="app.main.main"]');
+  await page.waitForSelector('#node-list button.toggle[data-node="app.main.main"] >> text=collapse');
+  await screenshot(page, "impact");
+  await page.click('#node-list button.toggle[data-node="app.main.main"]');
+  await page.waitForSelector('#node-list button.toggle[data-node="app.main.main"] >> text=expand');
+  assert.equal(Number(await page.getAttribute("#graph", "data-nodes")), before);
+  noProblems();
+  await page.close();
+});
+
+test("status: freshness and counts per language", async () => {
+  const page = await open("/status");
+  await page.waitForSelector("#freshness");
+  assert.match(await page.textContent("#freshness"), /fresh/);
+  assert.match(await page.textContent("table.counts"), /python/);
+  await screenshot(page, "status");
+  noProblems();
+  await page.close();
+});
+
+test("file text is shown as text, never run as markup", async () => {
+  writeFileSync(join(repo, "markup.py"), "def shown():\n    return \"<img src=x onerror=alert(1)><script>alert(2)</script>\"\n");
+  run(["index", "--no-embed", "--quiet", repo], repo);
+  const page = await open("/file/markup.py");
+  let dialogs = 0;
+  page.on("dialog", async (dialog) => { dialogs += 1; await dialog.dismiss(); });
+  await page.waitForSelector("#L2");
+  assert.match(await page.textContent("#L2"), /<script>alert\(2\)<\/script>/);
+  assert.equal(await page.locator("#file img, #file script").count(), 0);
+  assert.equal(dialogs, 0);
+  noProblems();
+  await page.close();
+});
