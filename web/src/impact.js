@@ -10,7 +10,7 @@ import { highlight } from "./highlight.js";
 
 cytoscape.use(cytoscapeSvg);
 
-const STYLE = [
+export const STYLE = [
   { selector: "node", style: { label: "data(label)", shape: "round-rectangle", "background-color": "#e8eef7", "border-width": 1, "border-color": "#4a6fa5", "text-valign": "center", "font-family": "monospace", "font-size": 11, width: "label", height: 22, padding: 6 } },
   { selector: "node.target", style: { "border-width": 3, "background-color": "#fde9c8" } },
   { selector: "node.expanded", style: { "border-style": "double", "border-width": 4 } },

@@ -1,5 +1,5 @@
 // evident serve's page: one document, its view chosen by the address
-// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /status). Links
+// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /diff, /status). Links
 // inside the page change the address without a reload, so Back works.
 import { el } from "./dom.js";
 import { searchView } from "./search.js";
@@ -7,6 +7,7 @@ import { fileView } from "./file.js";
 import { symbolView } from "./symbol.js";
 import { impactView } from "./impact.js";
 import { statusView } from "./status.js";
+import { diffView } from "./diff.js";
 
 const VIEWS = [
   ["/search", searchView],
@@ -14,6 +15,7 @@ const VIEWS = [
   ["/symbol/", symbolView],
   ["/impact/", impactView],
   ["/status", statusView],
+  ["/diff", diffView],
 ];
 
 export function go(href) {

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -166,6 +166,26 @@ test("status: freshness and counts per language", async () => {
   assert.match(await page.textContent("table.counts"), /python/);
   await screenshot(page, "status");
   noProblems();
+  await page.close();
+});
+
+test("diff: an edited file's hunks, the definition it touches, and what may break", async () => {
+  const helpers = join(repo, "app/helpers.py");
+  writeFileSync(helpers, readFileSync(helpers, "utf8").replace("def clean(", "def clean(  ") + "\n# edited\n");
+  run(["index", "--no-embed", "--quiet", repo], repo);
+  const page = await open("/diff");
+  await page.waitForSelector("#hunks .card");
+  assert.match(await page.textContent("#view"), /working tree vs HEAD/);
+  assert.match(await page.textContent("#touched"), /app\/helpers\.py:1-2 function clean modified · 1 caller/);
+  assert.ok(Number(await page.getAttribute("#diff-graph", "data-nodes")) >= 2);
+  await screenshot(page, "diff");
+  await page.fill("#base", "--output=/tmp/x");
+  await page.click("#compare");
+  await page.waitForSelector("#view .error");
+  assert.match(await page.textContent("#view .error"), /is not a revision evident accepts/);
+  // The refusal itself is the one error the browser logs (a 422 answer).
+  const refused = problems.splice(0);
+  assert.deepEqual(refused.map((p) => p.includes("status of 422")), [true]);
   await page.close();
 });
 

@@ -274,6 +274,19 @@ impl Server {
                     index.definition_at(param("path").unwrap_or(""), line, number("col"))?;
                 Ok(json!({ "evidence": evidence }))
             }),
+            "/api/diff" => self.with_index(|index| {
+                let report = index.diff(&evident_index::DiffRequest {
+                    base: param("base").filter(|b| !b.is_empty()).map(str::to_string),
+                    staged: false,
+                    paths: Vec::new(),
+                    impact_depth: 2,
+                })?;
+                let mut value = serde_json::to_value(&report).unwrap_or_default();
+                if let Some(map) = value.as_object_mut() {
+                    map.insert("risk".into(), json!(report.risk()));
+                }
+                Ok(value)
+            }),
             "/api/callees" => self.with_index(|index| {
                 let path = param("path").filter(|p| !p.is_empty());
                 let evidence = index.callees(param("symbol").unwrap_or(""), path)?;
