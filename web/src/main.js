@@ -1,5 +1,5 @@
 // evident serve's page: one document, its view chosen by the address
-// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /diff, /status). Links
+// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /diff, /ask, /status). Links
 // inside the page change the address without a reload, so Back works.
 import { el } from "./dom.js";
 import { searchView } from "./search.js";
@@ -8,6 +8,7 @@ import { symbolView } from "./symbol.js";
 import { impactView } from "./impact.js";
 import { statusView } from "./status.js";
 import { diffView } from "./diff.js";
+import { askView } from "./ask.js";
 
 const VIEWS = [
   ["/search", searchView],
@@ -16,6 +17,7 @@ const VIEWS = [
   ["/impact/", impactView],
   ["/status", statusView],
   ["/diff", diffView],
+  ["/ask", askView],
 ];
 
 export function go(href) {

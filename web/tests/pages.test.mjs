@@ -189,6 +189,51 @@ test("diff: an edited file's hunks, the definition it touches, and what may brea
   await page.close();
 });
 
+test("ask: the live steps, then the answer with citations that open the cited lines", async () => {
+  const fake = spawn(join(repoRoot, "target/debug/examples/fake_model"), [
+    'call:find_symbol:{"name": "clean"}',
+    "say:clean is defined at app/helpers.py:1-2 and called from app/main.py:12.",
+  ], { stdio: ["ignore", "pipe", "inherit"] });
+  const base = await new Promise((resolve) => fake.stdout.once("data", (chunk) => resolve(String(chunk).trim())));
+  const asking = spawn(evident, ["serve", "--repo", repo, "--port", "0", "--provider", "openai",
+    "--base-url", `${base}/v1`, "--model", "fake"], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const askUrl = await new Promise((resolve) => asking.stdout.on("data", (chunk) => {
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(String(chunk));
+      if (match) resolve(match[1]);
+    }));
+    const askContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await askContext.newPage();
+    page.on("console", (message) => { if (message.type() === "error") problems.push(`console: ${message.text()}`); });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(askUrl);
+    await page.goto(`${new URL(askUrl).origin}/ask`);
+    await page.fill("#question", "Where is clean defined, and who calls it?");
+    await page.click("#ask");
+    await page.waitForSelector("#citations li");
+    const steps = await page.textContent("#steps");
+    assert.match(steps, /find_symbol/);
+    assert.match(await page.textContent(".answer-text"), /app\/helpers\.py:1-2/);
+    await screenshot(page, "ask");
+    await page.click("#citations a >> text=app/helpers.py:1-2");
+    await page.waitForURL(/\/file\/app\/helpers\.py#L1-L2/);
+    await page.waitForSelector("#file .row.selected");
+    noProblems();
+    await askContext.close();
+  } finally {
+    asking.kill();
+    fake.kill();
+  }
+});
+
+test("ask without a model says how to configure one", async () => {
+  const page = await open("/ask");
+  await page.waitForSelector("#no-model");
+  assert.match(await page.textContent("#no-model"), /--model NAME/);
+  noProblems();
+  await page.close();
+});
+
 test("file text is shown as text, never run as markup", async () => {
   writeFileSync(join(repo, "markup.py"), "def shown():\n    return \"<img src=x onerror=alert(1)><script>alert(2)</script>\"\n");
   run(["index", "--no-embed", "--quiet", repo], repo);

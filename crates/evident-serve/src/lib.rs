@@ -14,9 +14,12 @@
 
 use std::path::{Path, PathBuf};
 
-use evident_agent::{Registry, RegistryError, SearchRequest, ToolContext, ToolOutput};
+use evident_agent::{
+    Limits, NonInteractive, Registry, RegistryError, SearchRequest, Session, ToolContext,
+    ToolOutput,
+};
 use evident_index::{Config, Index, SearchMode};
-use evident_llm::ToolCall;
+use evident_llm::{ChatClient, Protocol, ToolCall};
 use serde_json::{json, Value};
 
 /// What `evident serve` is started with.
@@ -25,6 +28,16 @@ pub struct ServeOptions {
     pub root: PathBuf,
     /// The port on 127.0.0.1; 0 takes any free one.
     pub port: u16,
+    /// The chat model for the ask page, or why there is none.
+    pub ask: Result<AskSetup, String>,
+}
+
+/// The model the ask page's questions go to, as `evident ask` would use it.
+pub struct AskSetup {
+    pub client: Box<dyn ChatClient>,
+    pub model: String,
+    pub protocol: Protocol,
+    pub limits: Limits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +65,9 @@ const APP_JS: &str = include_str!("../assets/app.js");
 const APP_CSS: &str = include_str!("../assets/app.css");
 
 /// The page's addresses (`/file/app/main.py`): each is the same page.
-const PAGES: [&str; 6] = ["/search", "/file", "/symbol", "/impact", "/diff", "/status"];
+const PAGES: [&str; 7] = [
+    "/search", "/file", "/symbol", "/impact", "/diff", "/ask", "/status",
+];
 
 /// The most lines of one file the file view is sent.
 pub const MAX_FILE_LINES: u32 = 20_000;
@@ -64,6 +79,7 @@ pub struct Server {
     token: String,
     registry: Registry,
     context: ToolContext,
+    ask: Result<AskSetup, String>,
 }
 
 /// One answer, before it becomes an HTTP response.
@@ -123,6 +139,7 @@ impl Server {
             token,
             registry,
             context,
+            ask: options.ask,
         })
     }
 
@@ -178,25 +195,28 @@ impl Server {
             host: host.as_deref(),
             cookie: cookie.as_deref(),
         };
+        let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+        if path == "/api/ask" && guard(&asked, self.port, &self.token).is_ok() {
+            let question = form_urlencoded::parse(query.as_bytes())
+                .find(|(k, _)| k == "q")
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            if let Ok(setup) = &self.ask {
+                if !question.trim().is_empty() {
+                    self.stream_answer(request, setup, &question);
+                    return;
+                }
+            }
+        }
         let reply = self.answer(&asked);
         let head = method == "HEAD";
         let mut response =
             tiny_http::Response::from_data(if head { Vec::new() } else { reply.body })
                 .with_status_code(reply.status);
-        let mut headers = vec![
-            ("Content-Type", reply.content_type.to_string()),
-            (
-                "Content-Security-Policy",
-                CONTENT_SECURITY_POLICY.to_string(),
-            ),
-            ("X-Content-Type-Options", "nosniff".to_string()),
-            ("Referrer-Policy", "no-referrer".to_string()),
-            ("X-Frame-Options", "DENY".to_string()),
-            ("Cache-Control", "no-store".to_string()),
-            ("Cross-Origin-Resource-Policy", "same-origin".to_string()),
-        ];
-        headers.extend(reply.headers);
-        for (name, value) in headers {
+        for (name, value) in security_headers(reply.content_type)
+            .into_iter()
+            .chain(reply.headers)
+        {
             if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
                 response.add_header(header);
             }
@@ -205,6 +225,116 @@ impl Server {
         let _ = request.respond(response);
     }
 
+    /// The ask page's question, answered as server-sent events while the
+    /// agent works: `step` for each event of its stream, then `answer`.
+    fn stream_answer(&self, request: tiny_http::Request, setup: &AskSetup, question: &str) {
+        let (sender, receiver) = std::sync::mpsc::channel::<Vec<u8>>();
+        let event =
+            |name: &str, data: &Value| format!("event: {name}\ndata: {data}\n\n").into_bytes();
+        std::thread::scope(|scope| {
+            let sender = sender;
+            scope.spawn(move || {
+                let registry = match Registry::read_only(&[]) {
+                    Ok(registry) => registry,
+                    Err(error) => {
+                        let _ =
+                            sender.send(event("failed", &json!({ "error": error.to_string() })));
+                        return;
+                    }
+                };
+                let config = match Config::load(self.root()) {
+                    Ok(config) => config,
+                    Err(error) => {
+                        let message = format!("evident.toml: {error}");
+                        let _ = sender.send(event("failed", &json!({ "error": message })));
+                        return;
+                    }
+                };
+                let mut session = Session::new(
+                    setup.client.as_ref(),
+                    setup.model.clone(),
+                    setup.protocol,
+                    &registry,
+                    &self.context,
+                    config,
+                    setup.limits.clone(),
+                );
+                let outcome = session.ask(question, &mut NonInteractive, &mut |step| {
+                    let value = serde_json::to_value(step).unwrap_or(Value::Null);
+                    let _ = sender.send(event("step", &value));
+                });
+                let _ = sender.send(event(
+                    "answer",
+                    &json!({
+                        "answer": outcome.answer,
+                        "citations": outcome.citations,
+                        "reason": format!("{:?}", outcome.reason),
+                        "rounds": outcome.rounds,
+                        "tool_calls": outcome.tool_calls,
+                    }),
+                ));
+            });
+            let reader = ChannelReader {
+                receiver,
+                pending: Vec::new(),
+            };
+            let mut response = tiny_http::Response::new(
+                tiny_http::StatusCode(200),
+                Vec::new(),
+                reader,
+                None,
+                None,
+            );
+            for (name, value) in security_headers("text/event-stream; charset=utf-8") {
+                if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
+                {
+                    response.add_header(header);
+                }
+            }
+            let _ = request.respond(response);
+        });
+    }
+}
+
+/// The events of a streamed answer, as bytes for the response body; the
+/// body ends when the agent's thread is done and drops its sender.
+struct ChannelReader {
+    receiver: std::sync::mpsc::Receiver<Vec<u8>>,
+    pending: Vec<u8>,
+}
+
+impl std::io::Read for ChannelReader {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() {
+            match self.receiver.recv() {
+                Ok(bytes) => self.pending = bytes,
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buffer.len().min(self.pending.len());
+        buffer[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        Ok(n)
+    }
+}
+
+/// Sent with every answer: what it is, and the policy that keeps it inert.
+fn security_headers(content_type: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("Content-Type", content_type.to_string()),
+        (
+            "Content-Security-Policy",
+            CONTENT_SECURITY_POLICY.to_string(),
+        ),
+        ("X-Content-Type-Options", "nosniff".to_string()),
+        ("Referrer-Policy", "no-referrer".to_string()),
+        ("X-Frame-Options", "DENY".to_string()),
+        ("Cache-Control", "no-store".to_string()),
+        ("Cross-Origin-Resource-Policy", "same-origin".to_string()),
+    ]
+}
+
+impl Server {
     /// The answer to one request: the guard first, then the route.
     pub fn answer(&self, asked: &Asked) -> Reply {
         if let Err(refused) = guard(asked, self.port, &self.token) {
@@ -258,6 +388,20 @@ impl Server {
                 body: APP_CSS.as_bytes().to_vec(),
                 headers: Vec::new(),
             },
+            "/api/ask" => match &self.ask {
+                Ok(setup) => Reply::error(
+                    400,
+                    format!("ask {}: the question (q) is empty", setup.model),
+                ),
+                Err(why) => Reply::error(503, format!("no model for the ask page: {why}")),
+            },
+            "/api/model" => Reply::json(
+                200,
+                &match &self.ask {
+                    Ok(setup) => json!({ "model": setup.model }),
+                    Err(why) => json!({ "model": null, "why": why }),
+                },
+            ),
             "/api/tools" => Reply::json(200, &json!({ "tools": self.registry.names() })),
             "/api/status" => self.status(),
             "/api/search" => self.search(&param),

@@ -68,6 +68,7 @@ fn start(root: &Path) -> Arc<Server> {
             ServeOptions {
                 root: root.to_path_buf(),
                 port: 0,
+                ask: Err("no model in these tests".into()),
             },
             ToolContext::plain(root),
         )

@@ -291,6 +291,9 @@ pub struct ServeArgs {
     /// Open the URL in the default browser.
     #[arg(long)]
     pub open: bool,
+    /// The chat model for the ask page (as for `evident ask`).
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub embed: EmbedArgs,
 }

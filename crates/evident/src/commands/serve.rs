@@ -17,17 +17,28 @@ pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
     let root = root
         .canonicalize()
         .with_context(|| format!("repository {}", root.display()))?;
-    let search = match Settings::load(&root) {
-        Ok(settings) => {
-            model::search_service_or_full_text(&args.embed, &settings, &mut |warning| {
-                eprintln!("{warning}")
-            })
-        }
+    let settings = Settings::load(&root);
+    let search = match &settings {
+        Ok(settings) => model::search_service_or_full_text(&args.embed, settings, &mut |warning| {
+            eprintln!("{warning}")
+        }),
         Err(error) => {
             let why = format!("the settings could not be read ({error})");
             eprintln!("{why}; search uses BM25 only");
             SearchService::without_embedder(why)
         }
+    };
+    // The ask page needs a chat model; without one it says why.
+    let ask = match &settings {
+        Ok(settings) => model::choose(&args.model, settings)
+            .map(|choice| evident_serve::AskSetup {
+                client: choice.client,
+                model: choice.model,
+                protocol: choice.protocol,
+                limits: evident_agent::Limits::default(),
+            })
+            .map_err(|error| format!("{error:#}")),
+        Err(error) => Err(format!("the settings could not be read ({error})")),
     };
     let context = ToolContext {
         search,
@@ -36,6 +47,7 @@ pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
     let options = evident_serve::ServeOptions {
         root: root.clone(),
         port: args.port,
+        ask,
     };
     let server = evident_serve::Server::bind(options, context)?;
     // The URL carries the run's token: it goes to the terminal only.
