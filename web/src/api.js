@@ -7,6 +7,9 @@ export async function api(path, params = {}) {
   );
   const url = query.toString() ? `${path}?${query}` : path;
   const response = await fetch(url, { credentials: "same-origin" });
+  // The server answered from the index as it was, while a refresh runs.
+  const stale = document.getElementById("stale");
+  if (stale) stale.textContent = response.headers.get("X-Evident-Stale") || "";
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;

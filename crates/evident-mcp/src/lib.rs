@@ -16,7 +16,8 @@ mod stdin;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-pub use refresh::Freshness;
+pub use refresh::{Freshness, ProgressSink, Refresher};
+pub use server::stale_note;
 pub use server::{EvidentServer, ServerOptions, DEFAULT_MAX_OUTPUT_BYTES};
 
 use evident_agent::ToolContext;

@@ -218,7 +218,9 @@ fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-fn stale_note(freshness: &Freshness) -> Option<String> {
+/// What an answer from a stale index says about it (MCP's notes, the web's
+/// banner); `None` when the index is fresh.
+pub fn stale_note(freshness: &Freshness) -> Option<String> {
     match freshness {
         Freshness::Fresh => None,
         Freshness::Refreshing {

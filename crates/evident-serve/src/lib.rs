@@ -20,7 +20,9 @@ use evident_agent::{
 };
 use evident_index::{Config, Index, SearchMode};
 use evident_llm::{ChatClient, Protocol, ToolCall};
+use evident_mcp::{stale_note, Log, Refresher};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// What `evident serve` is started with.
 pub struct ServeOptions {
@@ -30,6 +32,9 @@ pub struct ServeOptions {
     pub port: u16,
     /// The chat model for the ask page, or why there is none.
     pub ask: Result<AskSetup, String>,
+    /// The longest a request waits for an index refresh before it is
+    /// answered from the index as it was (marked stale), as MCP's calls.
+    pub refresh_wait: std::time::Duration,
 }
 
 /// The model the ask page's questions go to, as `evident ask` would use it.
@@ -48,6 +53,8 @@ pub enum ServeError {
     Token(String),
     #[error(transparent)]
     Registry(#[from] RegistryError),
+    #[error("cannot start the refresh runtime: {0}")]
+    Runtime(String),
 }
 
 /// Sent with every answer. Nothing but this server's own scripts, styles
@@ -80,6 +87,10 @@ pub struct Server {
     registry: Registry,
     context: ToolContext,
     ask: Result<AskSetup, String>,
+    /// MCP's refresher: a stat pass before a request, an index run when
+    /// something changed, a bounded wait for it.
+    refresher: Arc<Refresher>,
+    runtime: tokio::runtime::Runtime,
 }
 
 /// One answer, before it becomes an HTTP response.
@@ -133,7 +144,26 @@ impl Server {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|e| ServeError::Token(e.to_string()))?;
         let token = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| ServeError::Runtime(e.to_string()))?;
+        let refresher = {
+            let _entered = runtime.enter();
+            let refresher = Refresher::new(
+                options.root.clone(),
+                context.search.embedder_handle(),
+                options.refresh_wait,
+                std::time::Duration::from_millis(250),
+                Log::stderr(),
+            );
+            refresher.start();
+            refresher
+        };
         Ok(Server {
+            refresher,
+            runtime,
             http,
             port,
             token,
@@ -369,6 +399,20 @@ impl Server {
                 ],
             };
         }
+        // The index is brought up to date first, as far as the wait allows.
+        let stale = if path.starts_with("/api/") && !matches!(path, "/api/model" | "/api/tools") {
+            stale_note(&self.runtime.block_on(self.refresher.before_call(None)))
+        } else {
+            None
+        };
+        let mut reply = self.route(path, &param);
+        if let Some(note) = stale {
+            reply.headers.push(("X-Evident-Stale", note));
+        }
+        reply
+    }
+
+    fn route<'p>(&self, path: &str, param: &dyn Fn(&str) -> Option<&'p str>) -> Reply {
         match path {
             "/" => Reply {
                 status: 200,

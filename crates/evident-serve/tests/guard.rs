@@ -69,6 +69,7 @@ fn start(root: &Path) -> Arc<Server> {
                 root: root.to_path_buf(),
                 port: 0,
                 ask: Err("no model in these tests".into()),
+                refresh_wait: std::time::Duration::from_secs(5),
             },
             ToolContext::plain(root),
         )
@@ -272,5 +273,30 @@ fn the_escape_corpus_is_refused_through_the_tool_endpoint() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    server.stop();
+}
+
+/// Before answering, the server brings the index up to date the way MCP
+/// does: a file written after start is found by the next request.
+#[test]
+fn requests_see_the_files_as_they_are_now() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let absent = tool(&server, "find_symbol", r#"{"name": "written_later"}"#);
+    assert_eq!(absent.status, 200);
+    assert!(absent.body.contains("\"evidence\":[]"), "{}", absent.body);
+    // A later mtime than the start-up run's stat pass saw.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    evident_testkit::fs::write_in(
+        &hostile.repo,
+        "later.py",
+        "def written_later():\n    return 1\n",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let found = tool(&server, "find_symbol", r#"{"name": "written_later"}"#);
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert!(found.body.contains("later.py"), "{}", found.body);
+    assert_eq!(found.header("X-Evident-Stale"), None);
     server.stop();
 }

@@ -291,6 +291,9 @@ pub struct ServeArgs {
     /// Open the URL in the default browser.
     #[arg(long)]
     pub open: bool,
+    /// Wait at most this long (milliseconds) for an index refresh before answering from the index as it was (marked stale).
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
+    pub refresh_wait: u64,
     /// The chat model for the ask page (as for `evident ask`).
     #[command(flatten)]
     pub model: ModelArgs,

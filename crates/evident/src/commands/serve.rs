@@ -48,6 +48,7 @@ pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
         root: root.clone(),
         port: args.port,
         ask,
+        refresh_wait: std::time::Duration::from_millis(args.refresh_wait),
     };
     let server = evident_serve::Server::bind(options, context)?;
     // The URL carries the run's token: it goes to the terminal only.
