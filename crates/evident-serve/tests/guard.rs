@@ -300,3 +300,54 @@ fn requests_see_the_files_as_they_are_now() {
     assert_eq!(found.header("X-Evident-Stale"), None);
     server.stop();
 }
+
+/// The page's own reads go through the same sandbox as the tools: no path
+/// out of the repository, no secret file, no option smuggled in as a
+/// revision, and no forbidden file's text in any answer.
+#[test]
+fn every_endpoint_refuses_paths_out_and_secrets() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let outside = hostile.outside.join("secret.txt");
+    let outside = outside.to_str().unwrap();
+    let enc = |v: &str| form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>();
+    let refused = [
+        format!("/api/file?path={}", enc("../outside/secret.txt")),
+        format!("/api/file?path={}", enc(outside)),
+        format!("/api/file?path={}", enc(".env")),
+        format!("/api/file?path={}", enc("keys/deploy.key")),
+        format!("/api/file?path={}", enc("docs/../../outside/secret.txt")),
+        format!(
+            "/api/def?path={}&line=1&col=1",
+            enc("../outside/secret.txt")
+        ),
+        format!("/api/def?path={}&line=1&col=1", enc(".env")),
+        format!("/api/outline?path={}", enc(".env")),
+        format!("/api/diff?base={}", enc("--output=/tmp/evident-pwned")),
+        format!("/api/diff?base={}", enc("HEAD..HEAD~1")),
+    ];
+    for target in &refused {
+        let answer = get(&server, target);
+        assert!(
+            !answer.body.contains(CANARY),
+            "{target} leaked: {}",
+            answer.body
+        );
+        assert_ne!(answer.status, 200, "{target} answered: {}", answer.body);
+    }
+    for target in [
+        format!("/api/search?q={CANARY}"),
+        format!("/api/callees?symbol=main&path={}", enc("../outside")),
+        format!("/api/impact?symbol=main&path={}", enc("../outside")),
+    ] {
+        let answer = get(&server, &target);
+        assert!(
+            !answer.body.contains(CANARY),
+            "{target} leaked: {}",
+            answer.body
+        );
+    }
+    assert!(!std::path::Path::new("/tmp/evident-pwned").exists());
+    server.stop();
+}

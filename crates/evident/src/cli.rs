@@ -194,6 +194,9 @@ pub struct DiffArgs {
     pub max_depth: u32,
     /// Only these files or directories.
     pub paths: Vec<String>,
+    /// `svg`: the touched definitions and what may break, as a picture.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    pub format: GraphFormat,
 }
 
 #[derive(clap::Args)]

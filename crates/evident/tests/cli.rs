@@ -473,6 +473,19 @@ fn call_graph_commands_in_text_json_dot_and_mermaid() {
         mermaid.starts_with("flowchart LR\n") && mermaid.contains("[\"app.main.main\"] -->"),
         "{mermaid}"
     );
+    // Pictures: a standalone SVG with every node of the walk labelled.
+    for args in [
+        &["impact", "walk", "--format", "svg"][..],
+        &["callers", "walk", "--format", "svg"][..],
+        &["graph", "--format", "svg", "--path", "app"][..],
+    ] {
+        let svg = stdout(&evident(&root, args));
+        assert!(
+            svg.contains("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{args:?}: {svg}"
+        );
+        assert!(svg.contains(">app.main.main</tspan>"), "{args:?}: {svg}");
+    }
     let graph: serde_json::Value =
         serde_json::from_slice(&evident(&root, &["graph"]).stdout).unwrap();
     assert!(graph["edges"]
@@ -541,6 +554,10 @@ fn diff_command_reports_touched_definitions() {
         serde_json::from_slice(&evident(&root, &["diff", "--json"]).stdout).unwrap();
     assert_eq!(json["touched"][0]["change"], "modified");
     assert_eq!(json["hunks"][0]["kind"], "diff_hunk");
+    // The touched definition and what reaches it, as a picture.
+    let svg = stdout(&evident(&root, &["diff", "--format", "svg"]));
+    assert!(svg.contains(">app.helpers.clean</tspan>"), "{svg}");
+    assert!(svg.contains(">app.main.main</tspan>"), "{svg}");
 }
 
 #[test]

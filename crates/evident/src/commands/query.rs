@@ -174,12 +174,52 @@ pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCo
         paths: args.paths,
         impact_depth: args.max_depth,
     })?;
-    if json {
-        println!("{}", render::diff_json(&report));
-    } else {
-        print!("{}", render::diff_text(&report));
+    match (json, args.format) {
+        (true, _) | (false, GraphFormat::Json) => println!("{}", render::diff_json(&report)),
+        (false, GraphFormat::Svg) => print!("{}", svg_of(diff_picture(&report))),
+        (false, GraphFormat::Dot | GraphFormat::Mermaid) => {
+            let plain: Vec<(String, String)> = diff_picture(&report)
+                .edges
+                .into_iter()
+                .map(|(a, b, _)| (a, b))
+                .collect();
+            print!(
+                "{}",
+                if args.format == GraphFormat::Dot {
+                    render::dot(&plain)
+                } else {
+                    render::mermaid(&plain)
+                }
+            );
+        }
+        (false, GraphFormat::Text) => print!("{}", render::diff_text(&report)),
     }
     Ok(found_anything(report.files > 0))
+}
+
+/// What a diff reaches: each touched definition, and each affected one by
+/// its chain back to it.
+fn diff_picture(report: &evident_index::DiffReport) -> Picture {
+    let name = |ev: &Evidence| ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone());
+    let mut picture = Picture::default();
+    for touched in &report.touched {
+        let target = name(&touched.evidence);
+        picture.roots.push(target.clone());
+        for affected in &touched.affected_definitions {
+            let mut chain = vec![name(affected)];
+            chain.extend(affected.via.iter().flatten().cloned());
+            chain.dedup();
+            if chain.last() != Some(&target) {
+                chain.push(target.clone());
+            }
+            for pair in chain.windows(2) {
+                picture
+                    .edges
+                    .push((pair[0].clone(), pair[1].clone(), Confidence::Resolved));
+            }
+        }
+    }
+    picture
 }
 
 pub fn graph(
