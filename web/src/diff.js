@@ -1,8 +1,8 @@
 // What a change touched: working tree against HEAD, or ?base=REV against
 // HEAD. The hunks, the definitions they touch with how far each reaches,
 // and the picture of what may break.
-import cytoscape from "cytoscape";
 import { api } from "./api.js";
+import { loadGraph } from "./load-graph.js";
 import { show, el, evidenceCard, link } from "./dom.js";
 import { highlight } from "./highlight.js";
 import { STYLE } from "./impact.js";
@@ -64,6 +64,7 @@ export async function diffView(main, _rest, params) {
   }
   picture.dataset.nodes = String(elements.filter((e) => e.group === "nodes").length);
   if (elements.length) {
+    const cytoscape = await loadGraph();
     const cy = cytoscape({ container: picture, style: STYLE, elements, maxZoom: 1.6 });
     cy.layout({ name: "breadthfirst", directed: true, roots: cy.nodes(".target") }).run();
   } else {

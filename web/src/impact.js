@@ -2,13 +2,10 @@
 // a depth slider, a node's own callers added on a double click (and taken
 // away on the next), edges drawn by confidence, and a click on a node shows
 // its Evidence. Exported as PNG and SVG.
-import cytoscape from "cytoscape";
-import cytoscapeSvg from "cytoscape-svg";
 import { api } from "./api.js";
+import { loadGraph } from "./load-graph.js";
 import { show, el, evidenceCard } from "./dom.js";
 import { highlight } from "./highlight.js";
-
-cytoscape.use(cytoscapeSvg);
 
 export const STYLE = [
   { selector: "node", style: { label: "data(label)", shape: "round-rectangle", "background-color": "#e8eef7", "border-width": 1, "border-color": "#4a6fa5", "text-valign": "center", "font-family": "monospace", "font-size": 11, width: "label", height: 22, padding: 6 } },
@@ -40,6 +37,7 @@ export async function impactView(main, symbol, params) {
     el("div", { class: "filters" }, el("label", { for: "depth" }, "depth "), depth, depthLabel, " export ", png, svg),
     info, el("div", { class: "impact-layout" }, canvas, el("nav", {}, el("h3", {}, "Nodes"), nodeList)), detail);
   const evidence = new Map();
+  const cytoscape = await loadGraph();
   let cy;
 
   function add(answer, expandedFrom) {

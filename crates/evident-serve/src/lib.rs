@@ -70,6 +70,8 @@ pub const TOKEN_COOKIE: &str = "evident_token";
 const INDEX_HTML: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
 const APP_CSS: &str = include_str!("../assets/app.css");
+/// The graph library, loaded by the impact and diff pages only.
+const GRAPH_JS: &str = include_str!("../assets/graph.js");
 
 /// The page's addresses (`/file/app/main.py`): each is the same page.
 const PAGES: [&str; 7] = [
@@ -156,7 +158,7 @@ impl Server {
                 context.search.embedder_handle(),
                 options.refresh_wait,
                 std::time::Duration::from_millis(250),
-                Log::stderr(),
+                Log::stderr().headed("evident serve"),
             );
             refresher.start();
             refresher
@@ -238,15 +240,24 @@ impl Server {
                 }
             }
         }
-        let reply = self.answer(&asked);
+        let mut reply = self.answer(&asked);
+        let etag = reply
+            .headers
+            .iter()
+            .find(|(n, _)| *n == "ETag")
+            .map(|(_, v)| v.clone());
+        if etag.is_some() && etag == header("If-None-Match") {
+            reply.status = 304;
+            reply.body.clear();
+        }
         let head = method == "HEAD";
         let mut response =
             tiny_http::Response::from_data(if head { Vec::new() } else { reply.body })
                 .with_status_code(reply.status);
-        for (name, value) in security_headers(reply.content_type)
-            .into_iter()
-            .chain(reply.headers)
-        {
+        // The reply's own headers take the place of the defaults they name.
+        let mut headers = security_headers(reply.content_type);
+        headers.retain(|(name, _)| !reply.headers.iter().any(|(n, _)| n == name));
+        for (name, value) in headers.into_iter().chain(reply.headers) {
             if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
                 response.add_header(header);
             }
@@ -420,18 +431,9 @@ impl Server {
                 body: INDEX_HTML.as_bytes().to_vec(),
                 headers: Vec::new(),
             },
-            "/assets/app.js" => Reply {
-                status: 200,
-                content_type: "text/javascript; charset=utf-8",
-                body: APP_JS.as_bytes().to_vec(),
-                headers: Vec::new(),
-            },
-            "/assets/app.css" => Reply {
-                status: 200,
-                content_type: "text/css; charset=utf-8",
-                body: APP_CSS.as_bytes().to_vec(),
-                headers: Vec::new(),
-            },
+            "/assets/app.js" => asset("text/javascript; charset=utf-8", APP_JS),
+            "/assets/graph.js" => asset("text/javascript; charset=utf-8", GRAPH_JS),
+            "/assets/app.css" => asset("text/css; charset=utf-8", APP_CSS),
             "/api/ask" => match &self.ask {
                 Ok(setup) => Reply::error(
                     400,
@@ -657,6 +659,24 @@ fn file_json(index: &Index, path: &str) -> evident_index::Result<Value> {
         start = end + 1;
     }
     Ok(json!({ "path": rel, "lines": lines, "cut": start > MAX_FILE_LINES }))
+}
+
+/// An embedded asset: the browser may keep it, and asks again with its
+/// `ETag` (a hash of the text), which a 304 answers without the body.
+fn asset(content_type: &'static str, text: &'static str) -> Reply {
+    // FNV-1a: a fingerprint of the bytes, not a secret.
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    Reply {
+        status: 200,
+        content_type,
+        body: text.as_bytes().to_vec(),
+        headers: vec![
+            ("ETag", format!("\"{hash:016x}\"")),
+            ("Cache-Control", "no-cache".to_string()),
+        ],
+    }
 }
 
 fn output_json(output: &ToolOutput) -> Value {

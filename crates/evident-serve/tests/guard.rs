@@ -218,6 +218,32 @@ fn every_answer_carries_a_strict_content_security_policy() {
     assert!(page.contains("<script src=\"/assets/app.js\"></script>"));
     assert_eq!(page.matches("<script").count(), 1, "no inline script");
     assert_eq!(answers[2].status, 404);
+    // Assets are kept by the browser and asked for again by their ETag.
+    let etag = answers[1]
+        .header("ETag")
+        .expect("an asset's ETag")
+        .to_string();
+    let cookie = format!("{TOKEN_COOKIE}={}", server.token());
+    let again = send(
+        server.port(),
+        "GET",
+        "/assets/app.js",
+        &[
+            ("Host", &host),
+            ("Cookie", &cookie),
+            ("If-None-Match", &etag),
+        ],
+    );
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(
+        again.header("Content-Security-Policy"),
+        Some(CONTENT_SECURITY_POLICY)
+    );
+    assert_eq!(
+        get(&server, "/api/status").header("Cache-Control"),
+        Some("no-store")
+    );
     server.stop();
 }
 
