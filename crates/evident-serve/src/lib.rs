@@ -78,6 +78,9 @@ const PAGES: [&str; 7] = [
     "/search", "/file", "/symbol", "/impact", "/diff", "/ask", "/status",
 ];
 
+/// The longest question the ask page sends on.
+pub const MAX_QUESTION_BYTES: usize = 4000;
+
 /// The most lines of one file the file view is sent.
 pub const MAX_FILE_LINES: u32 = 20_000;
 
@@ -234,7 +237,9 @@ impl Server {
                 .map(|(_, v)| v.into_owned())
                 .unwrap_or_default();
             if let Ok(setup) = &self.ask {
-                if !question.trim().is_empty() {
+                if !question.trim().is_empty() && question.len() <= MAX_QUESTION_BYTES {
+                    // The tools answer from the index as the files are now.
+                    self.runtime.block_on(self.refresher.before_call(None));
                     self.stream_answer(request, setup, &question);
                     return;
                 }
@@ -300,9 +305,13 @@ impl Server {
                     config,
                     setup.limits.clone(),
                 );
+                // A reader that went away (the tab closed) stops the agent.
+                let cancel = session.cancel.clone();
                 let outcome = session.ask(question, &mut NonInteractive, &mut |step| {
                     let value = serde_json::to_value(step).unwrap_or(Value::Null);
-                    let _ = sender.send(event("step", &value));
+                    if sender.send(event("step", &value)).is_err() {
+                        cancel.cancel();
+                    }
                 });
                 let _ = sender.send(event(
                     "answer",
@@ -437,7 +446,10 @@ impl Server {
             "/api/ask" => match &self.ask {
                 Ok(setup) => Reply::error(
                     400,
-                    format!("ask {}: the question (q) is empty", setup.model),
+                    format!(
+                        "ask {}: the question (q) is empty or over {MAX_QUESTION_BYTES} bytes",
+                        setup.model
+                    ),
                 ),
                 Err(why) => Reply::error(503, format!("no model for the ask page: {why}")),
             },
