@@ -487,17 +487,7 @@ fn bad_files_yield_what_they_can_and_lose_nothing() {
     assert_eq!(summary.files, 12 + 7);
     assert!(summary.syntax_errors >= 2, "{summary:?}");
     let index = Index::open(&root).unwrap();
-    let one = |name: &str| {
-        index
-            .symbols(
-                name,
-                &SymbolQuery {
-                    exact: true,
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-    };
+    let one = |name: &str| exact_symbols(&index, name);
     assert_eq!(one("latin_fn").len(), 1);
     assert_eq!(one("latin_fn")[0].start_line, 2);
     assert_eq!(
@@ -840,17 +830,7 @@ fn a_giant_is_indexed_in_part_and_searched_to_its_end() {
     let reason = &part.expect("giant.py is reported").reason;
     assert!(reason.starts_with("symbols from lines 1-"), "{reason}");
     let index = Index::open(&root).unwrap();
-    let exact = |name: &str| {
-        index
-            .symbols(
-                name,
-                &SymbolQuery {
-                    exact: true,
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-    };
+    let exact = |name: &str| exact_symbols(&index, name);
     assert_eq!(exact("f10").len(), 1);
     let last = format!("f{}", count - 1);
     assert!(exact(&last).is_empty(), "past the cap: no symbol");
@@ -869,4 +849,13 @@ fn a_giant_is_indexed_in_part_and_searched_to_its_end() {
     };
     index_repo(&root, &rebuild).unwrap();
     assert!(incremental == dump(&root), "a rebuild gives the same rows");
+}
+
+/// The definitions named exactly `name`.
+fn exact_symbols(index: &Index, name: &str) -> Vec<evident_index::Evidence> {
+    let query = SymbolQuery {
+        exact: true,
+        ..Default::default()
+    };
+    index.symbols(name, &query).unwrap()
 }

@@ -504,10 +504,7 @@ impl Server {
                     limit,
                 )?;
                 Ok(json!({
-                    "targets": impact.targets.iter().map(|t| json!({
-                        "qualified_name": t.qualified_name, "path": t.path, "kind": t.kind,
-                        "start_line": t.start_line, "end_line": t.end_line,
-                    })).collect::<Vec<_>>(),
+                    "targets": impact.targets,
                     "nodes": impact.nodes,
                     "edges": impact.edges,
                     "possible": impact.possible.sites,

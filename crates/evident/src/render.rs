@@ -413,10 +413,7 @@ fn possible_text(possible: &evident_index::Possible) -> String {
 
 pub fn impact_json(impact: &evident_index::Impact) -> String {
     let mut value = json!({
-        "targets": impact.targets.iter().map(|t| json!({
-            "qualified_name": t.qualified_name, "path": t.path, "kind": t.kind,
-            "start_line": t.start_line, "end_line": t.end_line,
-        })).collect::<Vec<_>>(),
+        "targets": impact.targets,
         "nodes": impact.nodes,
         "omitted": impact.omitted,
         "files": impact.files,

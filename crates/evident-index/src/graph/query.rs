@@ -16,8 +16,10 @@ pub const MAX_IMPACT_DEPTH: u32 = 6;
 pub const MAX_CALLERS_DEPTH: u32 = 5;
 
 /// A definition a graph query starts from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Target {
+    /// The row id: the index's own, never shown.
+    #[serde(skip)]
     pub id: i64,
     pub path: String,
     pub kind: String,
