@@ -409,7 +409,7 @@ fn part_end(source: &str, wanted: usize) -> usize {
     };
     let line_starts = |from: usize, to: usize| {
         let to = to.min(bytes.len());
-        memchr_lines(&bytes[from..to]).map(move |i| from + i)
+        line_starts_in(&bytes[from..to]).map(move |i| from + i)
     };
     let horizon = wanted + 4 * PART_BYTES;
     let after_blank = line_starts(wanted, horizon)
@@ -429,7 +429,7 @@ fn part_end(source: &str, wanted: usize) -> usize {
 }
 
 /// The offsets within `bytes` at which a line starts after a newline.
-fn memchr_lines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+fn line_starts_in(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     bytes
         .iter()
         .enumerate()
