@@ -152,6 +152,13 @@ test("impact picture: drawn, a node expanded and collapsed, its Evidence shown",
   await page.click('#node-list button.toggle[data-node="app.main.main"]');
   await page.waitForSelector('#node-list button.toggle[data-node="app.main.main"] >> text=collapse');
   await screenshot(page, "impact");
+  // Exports: an SVG document and a PNG image of the picture.
+  const [svgFile] = await Promise.all([page.waitForEvent("download"), page.click("#export-svg")]);
+  const svgText = readFileSync(await svgFile.path(), "utf8");
+  assert.match(svgText, /<svg[\s\S]*<\/svg>/);
+  const [pngFile] = await Promise.all([page.waitForEvent("download"), page.click("#export-png")]);
+  const png = readFileSync(await pngFile.path());
+  assert.equal(png.subarray(1, 4).toString(), "PNG");
   await page.click('#node-list button.toggle[data-node="app.main.main"]');
   await page.waitForSelector('#node-list button.toggle[data-node="app.main.main"] >> text=expand');
   assert.equal(Number(await page.getAttribute("#graph", "data-nodes")), before);
