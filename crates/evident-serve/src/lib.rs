@@ -12,6 +12,7 @@
 //! network, listen beyond 127.0.0.1, or put a file's text into HTML: text
 //! leaves only as JSON strings, for the page to set as text.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use evident_agent::{
@@ -272,99 +273,70 @@ impl Server {
     }
 
     /// The ask page's question, answered as server-sent events while the
-    /// agent works: `step` for each event of its stream, then `answer`.
+    /// agent works: `step` for each event of its stream, then `answer`. Each
+    /// event is written and flushed as it happens, on the request's own
+    /// connection (a streamed response body would wait for 8 KB first).
     fn stream_answer(&self, request: tiny_http::Request, setup: &AskSetup, question: &str) {
-        let (sender, receiver) = std::sync::mpsc::channel::<Vec<u8>>();
-        let event =
-            |name: &str, data: &Value| format!("event: {name}\ndata: {data}\n\n").into_bytes();
-        std::thread::scope(|scope| {
-            let sender = sender;
-            scope.spawn(move || {
-                let registry = match Registry::read_only(&[]) {
-                    Ok(registry) => registry,
-                    Err(error) => {
-                        let _ =
-                            sender.send(event("failed", &json!({ "error": error.to_string() })));
-                        return;
-                    }
-                };
-                let config = match Config::load(self.root()) {
-                    Ok(config) => config,
-                    Err(error) => {
-                        let message = format!("evident.toml: {error}");
-                        let _ = sender.send(event("failed", &json!({ "error": message })));
-                        return;
-                    }
-                };
-                let mut session = Session::new(
-                    setup.client.as_ref(),
-                    setup.model.clone(),
-                    setup.protocol,
-                    &registry,
-                    &self.context,
-                    config,
-                    setup.limits.clone(),
-                );
-                // A reader that went away (the tab closed) stops the agent.
-                let cancel = session.cancel.clone();
-                let outcome = session.ask(question, &mut NonInteractive, &mut |step| {
-                    let value = serde_json::to_value(step).unwrap_or(Value::Null);
-                    if sender.send(event("step", &value)).is_err() {
-                        cancel.cancel();
-                    }
-                });
-                let _ = sender.send(event(
-                    "answer",
-                    &json!({
-                        "answer": outcome.answer,
-                        "citations": outcome.citations,
-                        "reason": format!("{:?}", outcome.reason),
-                        "rounds": outcome.rounds,
-                        "tool_calls": outcome.tool_calls,
-                    }),
-                ));
-            });
-            let reader = ChannelReader {
-                receiver,
-                pending: Vec::new(),
-            };
-            let mut response = tiny_http::Response::new(
-                tiny_http::StatusCode(200),
-                Vec::new(),
-                reader,
-                None,
-                None,
-            );
-            for (name, value) in security_headers("text/event-stream; charset=utf-8") {
-                if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())
-                {
-                    response.add_header(header);
-                }
-            }
-            let _ = request.respond(response);
-        });
-    }
-}
-
-/// The events of a streamed answer, as bytes for the response body; the
-/// body ends when the agent's thread is done and drops its sender.
-struct ChannelReader {
-    receiver: std::sync::mpsc::Receiver<Vec<u8>>,
-    pending: Vec<u8>,
-}
-
-impl std::io::Read for ChannelReader {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        if self.pending.is_empty() {
-            match self.receiver.recv() {
-                Ok(bytes) => self.pending = bytes,
-                Err(_) => return Ok(0),
-            }
+        let mut out = request.into_writer();
+        let mut head = String::from("HTTP/1.1 200 OK\r\n");
+        for (name, value) in security_headers("text/event-stream; charset=utf-8") {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
-        let n = buffer.len().min(self.pending.len());
-        buffer[..n].copy_from_slice(&self.pending[..n]);
-        self.pending.drain(..n);
-        Ok(n)
+        head.push_str("Connection: close\r\n\r\n");
+        let mut send = |name: &str, data: &Value| {
+            let event = format!("event: {name}\ndata: {data}\n\n");
+            out.write_all(head.as_bytes())
+                .and_then(|()| {
+                    head.clear();
+                    out.write_all(event.as_bytes())
+                })
+                .and_then(|()| out.flush())
+                .is_ok()
+        };
+        let registry = match Registry::read_only(&[]) {
+            Ok(registry) => registry,
+            Err(error) => {
+                send("failed", &json!({ "error": error.to_string() }));
+                return;
+            }
+        };
+        let config = match Config::load(self.root()) {
+            Ok(config) => config,
+            Err(error) => {
+                send(
+                    "failed",
+                    &json!({ "error": format!("evident.toml: {error}") }),
+                );
+                return;
+            }
+        };
+        let mut session = Session::new(
+            setup.client.as_ref(),
+            setup.model.clone(),
+            setup.protocol,
+            &registry,
+            &self.context,
+            config,
+            setup.limits.clone(),
+        );
+        // A reader that went away (the tab closed) stops the agent.
+        let cancel = session.cancel.clone();
+        let outcome = session.ask(question, &mut NonInteractive, &mut |step| {
+            let value = serde_json::to_value(step).unwrap_or(Value::Null);
+            if !send("step", &value) {
+                cancel.cancel();
+            }
+        });
+        send(
+            "answer",
+            &json!({
+                "answer": outcome.answer,
+                "citations": outcome.citations,
+                "reason": format!("{:?}", outcome.reason),
+                "rounds": outcome.rounds,
+                "tool_calls": outcome.tool_calls,
+            }),
+        );
     }
 }
 

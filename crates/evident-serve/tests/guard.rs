@@ -377,3 +377,88 @@ fn every_endpoint_refuses_paths_out_and_secrets() {
     assert!(!std::path::Path::new("/tmp/evident-pwned").exists());
     server.stop();
 }
+
+/// The ask page's events arrive as they happen: the first step is read while
+/// the model is still working on its answer (the fake model server waits two
+/// seconds before it), and the answer comes last.
+#[test]
+fn ask_streams_each_step_as_it_happens() {
+    use evident_testkit::script::{calls, say};
+    use evident_testkit::{FakeServer, Script};
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let model = FakeServer::start();
+    const CHAT: &str = "/v1/chat/completions";
+    model.push(CHAT, calls(&[("find_symbol", r#"{"name": "helper"}"#)]));
+    let slow = std::time::Duration::from_secs(2);
+    model.push(
+        CHAT,
+        Script::Delayed(slow, Box::new(say("helper is at util.py:1."))),
+    );
+    let client = evident_llm::OpenAiClient::new(evident_llm::OpenAiOptions {
+        base_url: Some(format!("{}/v1", model.base)),
+        api_key: None,
+        ..Default::default()
+    });
+    let server = Arc::new(
+        Server::bind(
+            ServeOptions {
+                root: hostile.repo.clone(),
+                port: 0,
+                ask: Ok(evident_serve::AskSetup {
+                    client: Box::new(client),
+                    model: "fake".into(),
+                    protocol: evident_llm::Protocol::Auto,
+                    limits: evident_agent::Limits {
+                        prefetch: false,
+                        ..Default::default()
+                    },
+                }),
+                refresh_wait: std::time::Duration::from_secs(5),
+            },
+            ToolContext::plain(&hostile.repo),
+        )
+        .unwrap(),
+    );
+    let running = server.clone();
+    std::thread::spawn(move || running.run(2));
+
+    let started = std::time::Instant::now();
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    let request = format!(
+        "GET /api/ask?q=where+is+helper HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nCookie: {TOKEN_COOKIE}={}\r\n\r\n",
+        server.port(),
+        server.token()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    let mut first_step = None;
+    loop {
+        let n = stream.read(&mut buffer).unwrap();
+        if n == 0 {
+            break;
+        }
+        seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+        if first_step.is_none() && seen.contains("event: step") {
+            first_step = Some(started.elapsed());
+        }
+        if seen.contains("event: answer") {
+            break;
+        }
+    }
+    let first_step = first_step.expect("a step event");
+    assert!(
+        first_step < slow,
+        "the first step came after {first_step:?}: {seen}"
+    );
+    assert!(seen.starts_with("HTTP/1.1 200 OK\r\n"), "{seen}");
+    assert!(seen.contains("Content-Type: text/event-stream"), "{seen}");
+    assert!(seen.contains(&format!(
+        "Content-Security-Policy: {CONTENT_SECURITY_POLICY}"
+    )));
+    assert!(seen.contains("\"name\":\"find_symbol\""), "{seen}");
+    assert!(seen.find("event: step").unwrap() < seen.find("event: answer").unwrap());
+    assert!(seen.contains("util.py:1"), "{seen}");
+    server.stop();
+}

@@ -36,6 +36,8 @@ pub enum Script {
     Hangup,
     /// Nothing is sent for this long (a model still loading), then the connection closes.
     Silent(Duration),
+    /// The script, after this long (a model that takes its time, then answers).
+    Delayed(Duration, Box<Script>),
     /// An Ollama `/api/embed` answer computed from the request: one vector per
     /// input, [`letter_vector`] of its text.
     OllamaEmbed,
@@ -234,6 +236,11 @@ fn serve(
         position.and_then(|i| queue.remove(i)).map(|(_, s)| s)
     };
     let mut out = stream;
+    let mut script = script;
+    while let Some(Script::Delayed(time, inner)) = script {
+        thread::sleep(time);
+        script = Some(*inner);
+    }
     match script {
         None => answer(
             &mut out,
@@ -242,6 +249,7 @@ fn serve(
         ),
         Some(Script::Hangup) => {}
         Some(Script::Silent(time)) => thread::sleep(time),
+        Some(Script::Delayed(..)) => unreachable!("unwrapped above"),
         Some(Script::OllamaEmbed) => {
             let inputs = body_inputs(&requests.lock().unwrap().last().unwrap().body);
             let vectors: Vec<Vec<f32>> = inputs.iter().map(|t| letter_vector(t)).collect();
