@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { loadGraph } from "./load-graph.js";
 import { show, el, evidenceCard, link } from "./dom.js";
 import { highlight } from "./highlight.js";
-import { STYLE } from "./impact.js";
+import { STYLE, nodeLabel } from "./impact.js";
 
 export async function diffView(main, _rest, params) {
   const base = params.get("base") || "";
@@ -43,7 +43,7 @@ export async function diffView(main, _rest, params) {
   const node = (id, classes) => {
     if (seen.has(id)) return;
     seen.add(id);
-    elements.push({ group: "nodes", data: { id, label: id.split(/[.:]/).filter(Boolean).slice(-2).join(".") }, classes });
+    elements.push({ group: "nodes", data: { id, label: nodeLabel(id) }, classes });
   };
   for (const t of report.touched) {
     const target = t.evidence.qualified_name || t.evidence.name;

@@ -7,6 +7,11 @@ import { loadGraph } from "./load-graph.js";
 import { show, el, evidenceCard } from "./dom.js";
 import { highlight } from "./highlight.js";
 
+/// A node's label: the last two parts of its qualified name (`helpers.clean`).
+export function nodeLabel(id) {
+  return id.split(/[.:]/).filter(Boolean).slice(-2).join(".");
+}
+
 export const STYLE = [
   { selector: "node", style: { label: "data(label)", shape: "round-rectangle", "background-color": "#e8eef7", "border-width": 1, "border-color": "#4a6fa5", "text-valign": "center", "font-family": "monospace", "font-size": 11, width: "label", height: 22, padding: 6 } },
   { selector: "node.target", style: { "border-width": 3, "background-color": "#fde9c8" } },
@@ -44,7 +49,7 @@ export async function impactView(main, symbol, params) {
     const added = [];
     const node = (id, classes) => {
       if (cy.getElementById(id).nonempty()) return;
-      const data = { id, label: id.split(/[.:]/).filter(Boolean).slice(-2).join(".") };
+      const data = { id, label: nodeLabel(id) };
       if (expandedFrom) data.from = expandedFrom;
       added.push({ group: "nodes", data, classes });
     };

@@ -11,7 +11,7 @@ function select(id, options) {
   return el("select", { id }, options.map((o) => el("option", { value: o }, o || `any ${id}`)));
 }
 
-export async function searchView(main, _rest, params, go) {
+export async function searchView(main, _rest, params) {
   const input = el("input", { id: "query", type: "search", autocomplete: "off", placeholder: "Search code and docs" });
   const kind = select("kind", KINDS);
   const language = select("language", LANGUAGES);
@@ -42,5 +42,4 @@ export async function searchView(main, _rest, params, go) {
   for (const control of [kind, language]) control.addEventListener("change", run);
   input.focus();
   if (input.value) await run();
-  void go;
 }

@@ -338,25 +338,7 @@ impl Server {
             }),
         );
     }
-}
 
-/// Sent with every answer: what it is, and the policy that keeps it inert.
-fn security_headers(content_type: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("Content-Type", content_type.to_string()),
-        (
-            "Content-Security-Policy",
-            CONTENT_SECURITY_POLICY.to_string(),
-        ),
-        ("X-Content-Type-Options", "nosniff".to_string()),
-        ("Referrer-Policy", "no-referrer".to_string()),
-        ("X-Frame-Options", "DENY".to_string()),
-        ("Cache-Control", "no-store".to_string()),
-        ("Cross-Origin-Resource-Policy", "same-origin".to_string()),
-    ]
-}
-
-impl Server {
     /// The answer to one request: the guard first, then the route.
     pub fn answer(&self, asked: &Asked) -> Reply {
         if let Err(refused) = guard(asked, self.port, &self.token) {
@@ -406,12 +388,7 @@ impl Server {
 
     fn route<'p>(&self, path: &str, param: &dyn Fn(&str) -> Option<&'p str>) -> Reply {
         match path {
-            "/" => Reply {
-                status: 200,
-                content_type: "text/html; charset=utf-8",
-                body: INDEX_HTML.as_bytes().to_vec(),
-                headers: Vec::new(),
-            },
+            "/" => page(),
             "/assets/app.js" => asset("text/javascript; charset=utf-8", APP_JS),
             "/assets/graph.js" => asset("text/javascript; charset=utf-8", GRAPH_JS),
             "/assets/app.css" => asset("text/css; charset=utf-8", APP_CSS),
@@ -490,18 +467,13 @@ impl Server {
                     return self.tool(&name, param("args").unwrap_or("{}"));
                 }
                 // The page's own addresses: one page, which reads the path.
-                let page = PAGES
+                let page_path = PAGES
                     .iter()
                     .any(|p| path == *p || path.starts_with(&format!("{p}/")));
-                if page {
-                    return Reply {
-                        status: 200,
-                        content_type: "text/html; charset=utf-8",
-                        body: INDEX_HTML.as_bytes().to_vec(),
-                        headers: Vec::new(),
-                    };
+                if !page_path {
+                    return Reply::error(404, format!("no page at {path}"));
                 }
-                Reply::error(404, format!("no page at {path}"))
+                page()
             }
         }
     }
@@ -657,6 +629,32 @@ fn asset(content_type: &'static str, text: &'static str) -> Reply {
             ("ETag", format!("\"{hash:016x}\"")),
             ("Cache-Control", "no-cache".to_string()),
         ],
+    }
+}
+
+/// Sent with every answer: what it is, and the policy that keeps it inert.
+fn security_headers(content_type: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("Content-Type", content_type.to_string()),
+        (
+            "Content-Security-Policy",
+            CONTENT_SECURITY_POLICY.to_string(),
+        ),
+        ("X-Content-Type-Options", "nosniff".to_string()),
+        ("Referrer-Policy", "no-referrer".to_string()),
+        ("X-Frame-Options", "DENY".to_string()),
+        ("Cache-Control", "no-store".to_string()),
+        ("Cross-Origin-Resource-Policy", "same-origin".to_string()),
+    ]
+}
+
+/// The one page (it reads its address to know what to show).
+fn page() -> Reply {
+    Reply {
+        status: 200,
+        content_type: "text/html; charset=utf-8",
+        body: INDEX_HTML.as_bytes().to_vec(),
+        headers: Vec::new(),
     }
 }
 

@@ -63,18 +63,18 @@ fn send(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Answ
 
 /// A server for `root` on a free port, answering on a thread of its own.
 fn start(root: &Path) -> Arc<Server> {
-    let server = Arc::new(
-        Server::bind(
-            ServeOptions {
-                root: root.to_path_buf(),
-                port: 0,
-                ask: Err("no model in these tests".into()),
-                refresh_wait: std::time::Duration::from_secs(5),
-            },
-            ToolContext::plain(root),
-        )
-        .unwrap(),
-    );
+    start_with(root, Err("no model in these tests".into()))
+}
+
+/// [`start`] with a model for the ask page.
+fn start_with(root: &Path, ask: Result<evident_serve::AskSetup, String>) -> Arc<Server> {
+    let options = ServeOptions {
+        root: root.to_path_buf(),
+        port: 0,
+        ask,
+        refresh_wait: std::time::Duration::from_secs(5),
+    };
+    let server = Arc::new(Server::bind(options, ToolContext::plain(root)).unwrap());
     let running = server.clone();
     std::thread::spawn(move || running.run(2));
     server
@@ -400,28 +400,16 @@ fn ask_streams_each_step_as_it_happens() {
         api_key: None,
         ..Default::default()
     });
-    let server = Arc::new(
-        Server::bind(
-            ServeOptions {
-                root: hostile.repo.clone(),
-                port: 0,
-                ask: Ok(evident_serve::AskSetup {
-                    client: Box::new(client),
-                    model: "fake".into(),
-                    protocol: evident_llm::Protocol::Auto,
-                    limits: evident_agent::Limits {
-                        prefetch: false,
-                        ..Default::default()
-                    },
-                }),
-                refresh_wait: std::time::Duration::from_secs(5),
-            },
-            ToolContext::plain(&hostile.repo),
-        )
-        .unwrap(),
-    );
-    let running = server.clone();
-    std::thread::spawn(move || running.run(2));
+    let setup = evident_serve::AskSetup {
+        client: Box::new(client),
+        model: "fake".into(),
+        protocol: evident_llm::Protocol::Auto,
+        limits: evident_agent::Limits {
+            prefetch: false,
+            ..Default::default()
+        },
+    };
+    let server = start_with(&hostile.repo, Ok(setup));
 
     let started = std::time::Instant::now();
     let mut stream = TcpStream::connect(("127.0.0.1", server.port())).unwrap();

@@ -79,8 +79,8 @@ fn kept_nodes(picture: &Picture) -> (Vec<String>, usize) {
     (kept, left_out)
 }
 
-/// The picture as a standalone SVG document.
-pub fn svg(picture: &Picture) -> String {
+/// The picture as a standalone SVG document, and how many nodes it left out.
+pub fn svg(picture: &Picture) -> (String, usize) {
     let (kept, left_out) = kept_nodes(picture);
     let mut graph = VisualGraph::new(Orientation::LeftToRight);
     let mut handles = HashMap::new();
@@ -114,7 +114,7 @@ pub fn svg(picture: &Picture) -> String {
         graph.add_edge(arrow, a, b);
     }
     if kept.is_empty() {
-        return empty_svg("nothing to draw");
+        return (empty_svg("nothing to draw"), 0);
     }
     let mut writer = SVGWriter::new();
     graph.do_it(false, false, false, &mut writer);
@@ -129,18 +129,13 @@ pub fn svg(picture: &Picture) -> String {
             out.replace_range(end.., &note);
         }
     }
-    out
+    (out, left_out)
 }
 
 fn empty_svg(message: &str) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\"><text x=\"8\" y=\"24\" font-family=\"monospace\" font-size=\"14\">{message}</text></svg>\n"
     )
-}
-
-/// How many nodes an SVG written here left out (for the CLI's stderr line).
-pub fn left_out(picture: &Picture) -> usize {
-    kept_nodes(picture).1
 }
 
 #[cfg(test)]
@@ -209,7 +204,7 @@ mod tests {
             ),
         ];
         for case in &cases {
-            let svg = svg(case);
+            let (svg, _) = svg(case);
             let mut names: Vec<&str> = case
                 .edges
                 .iter()
@@ -236,7 +231,7 @@ mod tests {
     #[test]
     fn labels_are_escaped_and_confidence_is_drawn() {
         use Confidence::*;
-        let svg = svg(&picture(&[
+        let (svg, _) = svg(&picture(&[
             ("<script>x</script>", "target", Resolved),
             ("maybe", "target", Possible),
             ("named", "target", NameOnly),
@@ -265,9 +260,9 @@ mod tests {
             roots: vec!["target".into()],
             edges,
         };
-        let svg = svg(&picture);
+        let (svg, left_out) = svg(&picture);
         assert_eq!(boxes(&svg).len(), MAX_NODES);
-        assert_eq!(left_out(&picture), 301 - MAX_NODES);
+        assert_eq!(left_out, 301 - MAX_NODES);
         assert!(svg.contains("101 more node(s) left out"));
         // Every direct caller is nearer than any caller of a caller.
         for i in 0..150 {

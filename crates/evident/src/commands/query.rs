@@ -94,32 +94,18 @@ pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<
             GraphFormat::Dot | GraphFormat::Mermaid | GraphFormat::Svg
         )
     {
-        let edges: Vec<(String, String, Confidence)> = all
+        let edges = all
             .iter()
             .map(|site| {
-                let caller = site
-                    .qualified_name
-                    .clone()
-                    .unwrap_or_else(|| site.name.clone());
                 let confidence = Confidence::of(site.confidence.as_deref().unwrap_or("exact"));
-                (caller, symbol.clone(), confidence)
+                (node_name(site), symbol.clone(), confidence)
             })
             .collect();
-        let plain: Vec<(String, String)> = edges
-            .iter()
-            .map(|(a, b, _)| (a.clone(), b.clone()))
-            .collect();
-        print!(
-            "{}",
-            match args.format {
-                GraphFormat::Dot => render::dot(&plain),
-                GraphFormat::Mermaid => render::mermaid(&plain),
-                _ => svg_of(Picture {
-                    roots: vec![symbol.clone()],
-                    edges,
-                }),
-            }
-        );
+        let picture = Picture {
+            roots: vec![symbol.clone()],
+            edges,
+        };
+        print!("{}", draw(args.format, &picture));
         return Ok(found_anything(!all.is_empty()));
     }
     emit(
@@ -158,7 +144,7 @@ pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<Ex
             GraphFormat::Json => render::impact_json(&impact),
             GraphFormat::Dot => render::dot(&impact.edges),
             GraphFormat::Mermaid => render::mermaid(&impact.edges),
-            GraphFormat::Svg => svg_of(impact_picture(&impact)),
+            GraphFormat::Svg => draw(format, &impact_picture(&impact)),
         }
     );
     Ok(found_anything(
@@ -176,21 +162,8 @@ pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCo
     })?;
     match (json, args.format) {
         (true, _) | (false, GraphFormat::Json) => println!("{}", render::diff_json(&report)),
-        (false, GraphFormat::Svg) => print!("{}", svg_of(diff_picture(&report))),
-        (false, GraphFormat::Dot | GraphFormat::Mermaid) => {
-            let plain: Vec<(String, String)> = diff_picture(&report)
-                .edges
-                .into_iter()
-                .map(|(a, b, _)| (a, b))
-                .collect();
-            print!(
-                "{}",
-                if args.format == GraphFormat::Dot {
-                    render::dot(&plain)
-                } else {
-                    render::mermaid(&plain)
-                }
-            );
+        (false, format @ (GraphFormat::Dot | GraphFormat::Mermaid | GraphFormat::Svg)) => {
+            print!("{}", draw(format, &diff_picture(&report)));
         }
         (false, GraphFormat::Text) => print!("{}", render::diff_text(&report)),
     }
@@ -200,13 +173,12 @@ pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCo
 /// What a diff reaches: each touched definition, and each affected one by
 /// its chain back to it.
 fn diff_picture(report: &evident_index::DiffReport) -> Picture {
-    let name = |ev: &Evidence| ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone());
     let mut picture = Picture::default();
     for touched in &report.touched {
-        let target = name(&touched.evidence);
+        let target = node_name(&touched.evidence);
         picture.roots.push(target.clone());
         for affected in &touched.affected_definitions {
-            let mut chain = vec![name(affected)];
+            let mut chain = vec![node_name(affected)];
             chain.extend(affected.via.iter().flatten().cloned());
             chain.dedup();
             if chain.last() != Some(&target) {
@@ -230,30 +202,24 @@ pub fn graph(
 ) -> Result<ExitCode> {
     let index = open_index(&query_root(repo)?)?;
     let graph = index.call_graph(path)?;
-    let edges: Vec<(String, String)> = graph
-        .edges
-        .iter()
-        .map(|e| (e.caller.clone(), e.callee.clone()))
-        .collect();
     match if json { GraphFormat::Json } else { format } {
         GraphFormat::Json | GraphFormat::Text => {
             println!("{}", serde_json::to_string_pretty(&graph)?)
         }
-        GraphFormat::Dot => print!("{}", render::dot(&edges)),
-        GraphFormat::Mermaid => print!("{}", render::mermaid(&edges)),
-        GraphFormat::Svg => {
+        drawn => {
+            let edges = graph
+                .edges
+                .iter()
+                .map(|e| {
+                    let confidence = Confidence::of(&e.confidence);
+                    (e.caller.clone(), e.callee.clone(), confidence)
+                })
+                .collect();
             let picture = Picture {
                 roots: Vec::new(),
-                edges: graph
-                    .edges
-                    .iter()
-                    .map(|e| {
-                        let confidence = Confidence::of(&e.confidence);
-                        (e.caller.clone(), e.callee.clone(), confidence)
-                    })
-                    .collect(),
+                edges,
             };
-            print!("{}", svg_of(picture));
+            print!("{}", draw(drawn, &picture));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -273,27 +239,49 @@ fn impact_picture(impact: &evident_index::Impact) -> Picture {
         .map(|(caller, callee)| (caller.clone(), callee.clone(), Confidence::Resolved))
         .collect();
     if let Some(target) = roots.first() {
-        edges.extend(impact.possible.sites.iter().map(|site| {
-            let caller = site
-                .qualified_name
-                .clone()
-                .unwrap_or_else(|| site.name.clone());
-            (caller, target.clone(), Confidence::Possible)
-        }));
+        edges.extend(
+            impact
+                .possible
+                .sites
+                .iter()
+                .map(|site| (node_name(site), target.clone(), Confidence::Possible)),
+        );
     }
     Picture { roots, edges }
 }
 
-/// The SVG of `picture`, saying on stderr what was left out.
-fn svg_of(picture: Picture) -> String {
-    let left_out = crate::picture::left_out(&picture);
-    if left_out > 0 {
-        eprintln!(
-            "{left_out} node(s) left out: the {} nearest the roots are drawn",
-            crate::picture::MAX_NODES
-        );
+/// A node of a picture: the definition's qualified name, else its name.
+fn node_name(evidence: &Evidence) -> String {
+    evidence
+        .qualified_name
+        .clone()
+        .unwrap_or_else(|| evidence.name.clone())
+}
+
+/// `picture` as Graphviz, Mermaid or SVG (`--format`); an SVG that left
+/// nodes out says so on stderr too.
+fn draw(format: GraphFormat, picture: &Picture) -> String {
+    let plain = || -> Vec<(String, String)> {
+        picture
+            .edges
+            .iter()
+            .map(|(caller, callee, _)| (caller.clone(), callee.clone()))
+            .collect()
+    };
+    match format {
+        GraphFormat::Dot => render::dot(&plain()),
+        GraphFormat::Mermaid => render::mermaid(&plain()),
+        _ => {
+            let (svg, left_out) = crate::picture::svg(picture);
+            if left_out > 0 {
+                eprintln!(
+                    "{left_out} node(s) left out: the {} nearest the roots are drawn",
+                    crate::picture::MAX_NODES
+                );
+            }
+            svg
+        }
     }
-    crate::picture::svg(&picture)
 }
 
 pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {
