@@ -683,7 +683,7 @@ impl Index {
 
     /// `receiver.attribute` at `line`: definitions and attribute bindings
     /// found through the receiver's inferred type (loads the call graph's
-    /// symbol table, so only asked for attributes).
+    /// definitions it needs as it needs them).
     fn attribute_definitions(
         &self,
         file_id: i64,
@@ -693,7 +693,11 @@ impl Index {
     ) -> Result<Vec<Evidence>> {
         let conn = self.connection();
         let resolver = self.import_resolver()?;
-        let graph = crate::graph::calls::Graph::load(conn, &resolver)?;
+        let graph = crate::graph::calls::Graph::load(
+            conn,
+            &resolver,
+            crate::graph::calls::Loading::AsAsked,
+        )?;
         let scope = rows::scope_at(conn, file_id, line)?;
         let (ids, sites) = graph.attribute_targets(file_id, scope, receiver, attribute);
         if let Some(e) = graph.take_read_error() {

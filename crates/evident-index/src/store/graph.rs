@@ -20,6 +20,7 @@ pub(crate) struct SymbolRow<'a> {
     pub owner_path: Option<String>,
     /// One base class per line.
     pub bases: Option<String>,
+    pub declaration: bool,
 }
 
 pub(crate) struct ImportRow {
@@ -72,17 +73,50 @@ fn class_like_kinds() -> &'static str {
     })
 }
 
-/// Every definition.
-pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>)) -> Result<()> {
-    let mut stmt = conn.prepare(&format!(
+/// Which definitions [`for_each_symbol`] reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SymbolFilter<'a> {
+    All,
+    Id(i64),
+    File(i64),
+    Name(&'a str),
+    /// Those that name bases (classes; a partial index keeps this cheap).
+    WithBases,
+}
+
+/// The definitions `filter` selects, in id order (all of them in table order).
+pub(crate) fn for_each_symbol(
+    conn: &Connection,
+    filter: SymbolFilter<'_>,
+    mut f: impl FnMut(SymbolRow<'_>),
+) -> Result<()> {
+    let (condition, key): (&str, rusqlite::types::Value) = match filter {
+        SymbolFilter::All => ("", rusqlite::types::Value::Null),
+        SymbolFilter::Id(id) => ("WHERE s.id = ?1", id.into()),
+        SymbolFilter::File(file) => ("WHERE s.file_id = ?1 ORDER BY s.id", file.into()),
+        // The name index folds case: it finds the candidates, `=` keeps the exact ones.
+        SymbolFilter::Name(name) => (
+            "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY s.id",
+            name.to_string().into(),
+        ),
+        SymbolFilter::WithBases => (
+            "WHERE s.bases IS NOT NULL ORDER BY s.id",
+            rusqlite::types::Value::Null,
+        ),
+    };
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT s.id, s.file_id, s.parent_id, s.kind, s.name,
                 CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN {})
                 THEN s.qualified_name END,
-                s.bases
-         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id",
+                s.bases, s.declaration
+         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id {condition}",
         class_like_kinds()
     ))?;
-    let mut rows = stmt.query([])?;
+    let mut rows = if condition.contains("?1") {
+        stmt.query([key])?
+    } else {
+        stmt.query([])?
+    };
     while let Some(r) = rows.next()? {
         let name = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
         let kind = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
@@ -94,28 +128,38 @@ pub(crate) fn for_each_symbol(conn: &Connection, mut f: impl FnMut(SymbolRow<'_>
             name,
             owner_path: r.get(5)?,
             bases: r.get(6)?,
+            declaration: r.get::<_, i64>(7)? != 0,
         });
     }
     Ok(())
 }
 
 /// Each declaration (a prototype, a method declared in its class) with a
-/// definition of the same qualified name and kind:
-/// `(declaration, its language, definition, its language)`.
+/// definition of the same qualified name and kind, of every declaration or
+/// of one: `(declaration, its language, definition, its language)`, in id order.
 pub(crate) fn for_each_declaration_defined(
     conn: &Connection,
+    declaration: Option<i64>,
     mut f: impl FnMut(i64, &str, i64, &str),
 ) -> Result<()> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT d.id, fd.lang, s.id, fs.lang
          FROM symbols d JOIN files fd ON fd.id = d.file_id
          JOIN symbols s ON s.qualified_name = d.qualified_name AND s.kind = d.kind
               AND s.declaration = 0
          JOIN files fs ON fs.id = s.file_id
-         WHERE d.declaration = 1
+         WHERE d.declaration = 1 {}
          ORDER BY d.id, s.id",
-    )?;
-    let mut rows = stmt.query([])?;
+        if declaration.is_some() {
+            "AND d.id = ?1"
+        } else {
+            ""
+        }
+    ))?;
+    let mut rows = match declaration {
+        Some(id) => stmt.query([id])?,
+        None => stmt.query([])?,
+    };
     while let Some(r) = rows.next()? {
         let declared_in = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
         let defined_in = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
@@ -124,11 +168,24 @@ pub(crate) fn for_each_declaration_defined(
     Ok(())
 }
 
-/// Every import binding.
-pub(crate) fn for_each_import(conn: &Connection, mut f: impl FnMut(ImportRow)) -> Result<()> {
-    let mut stmt =
-        conn.prepare("SELECT file_id, module, name, alias, binding, target FROM imports")?;
-    let mut rows = stmt.query([])?;
+/// Every import binding, or one file's, in the order they were written.
+pub(crate) fn for_each_import(
+    conn: &Connection,
+    file: Option<i64>,
+    mut f: impl FnMut(ImportRow),
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT file_id, module, name, alias, binding, target FROM imports {} ORDER BY rowid",
+        if file.is_some() {
+            "WHERE file_id = ?1"
+        } else {
+            ""
+        }
+    ))?;
+    let mut rows = match file {
+        Some(id) => stmt.query([id])?,
+        None => stmt.query([])?,
+    };
     while let Some(r) = rows.next()? {
         f(ImportRow {
             file: r.get(0)?,
@@ -232,7 +289,13 @@ pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>
          DROP INDEX IF EXISTS edges_call; DROP INDEX IF EXISTS edges_callee;
          DROP INDEX IF EXISTS edges_file; DROP INDEX IF EXISTS externals_file;",
     )?;
-    let mut stmt = conn.prepare("SELECT id, file_id, enclosing_id, callee, line FROM calls")?;
+    every_call(conn)
+}
+
+/// Every call site, in id order.
+pub(crate) fn every_call(conn: &Connection) -> Result<Vec<CallSite>> {
+    let mut stmt =
+        conn.prepare("SELECT id, file_id, enclosing_id, callee, line FROM calls ORDER BY id")?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -192,6 +192,7 @@ const SECONDARY_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name);
+CREATE INDEX IF NOT EXISTS symbols_with_bases ON symbols(id) WHERE bases IS NOT NULL;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS imports_target ON imports(target);

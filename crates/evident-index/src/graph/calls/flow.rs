@@ -51,7 +51,7 @@ impl Graph<'_> {
         if let Some(found) = self.attributes.borrow().get(&class) {
             return found.clone();
         }
-        let Some(file) = self.symbols.get(&class).map(|c| c.file) else {
+        let Some(file) = self.symbol(class).map(|c| c.file) else {
             return Rc::default();
         };
         if !self.attribute_files.borrow_mut().insert(file) {
@@ -63,7 +63,7 @@ impl Graph<'_> {
         let mut by_class: FxHashMap<i64, Attributes> = FxHashMap::default();
         for (scope, names) in bindings.iter() {
             let scope_class =
-                scope.filter(|s| self.symbols.get(s).is_some_and(|s| s.kind.is_class_like()));
+                scope.filter(|s| self.symbol(*s).is_some_and(|s| s.kind.is_class_like()));
             let mut owner: Option<Option<i64>> = None;
             for (name, values) in names {
                 let (class, attribute) = match name.split_once('.') {
@@ -146,7 +146,7 @@ impl Graph<'_> {
     /// A resolved definition as a value: a class (a constructor stands for
     /// its class), or something callable.
     pub(super) fn value_of_definition(&self, id: i64) -> Value {
-        let Some(s) = self.symbols.get(&id) else {
+        let Some(s) = self.symbol(id) else {
             return Value::Callable(id);
         };
         if s.kind.is_class_like() {
@@ -156,7 +156,7 @@ impl Graph<'_> {
             return Value::Callable(id);
         };
         let class = s.parent.filter(|p| {
-            self.symbols.get(p).is_some_and(|c| {
+            self.symbol(*p).is_some_and(|c| {
                 c.kind.is_class_like()
                     && lang
                         .constructors
@@ -181,7 +181,7 @@ impl Graph<'_> {
         let body_is_scope = self.lang_of(file).is_some_and(|l| l.class_body_is_scope);
         let mut at = scope;
         loop {
-            let visible = match at.and_then(|id| self.symbols.get(&id)) {
+            let visible = match at.and_then(|id| self.symbol(id)) {
                 Some(s) => !s.kind.is_class_like() || implicit_this || body_is_scope && at == scope,
                 None => true,
             };
@@ -201,11 +201,7 @@ impl Graph<'_> {
                 }
                 // An implicit `this` reaches the members of the bases too.
                 if let Some(class) = at.filter(|_| implicit_this) {
-                    if self
-                        .symbols
-                        .get(&class)
-                        .is_some_and(|s| s.kind.is_class_like())
-                    {
+                    if self.symbol(class).is_some_and(|s| s.kind.is_class_like()) {
                         let inherited = self.member_of_bases(class, name);
                         if !inherited.is_empty() {
                             return inherited;
@@ -214,7 +210,7 @@ impl Graph<'_> {
                 }
             }
             match at {
-                Some(id) => at = self.symbols.get(&id).and_then(|s| s.parent),
+                Some(id) => at = self.symbol(id).and_then(|s| s.parent),
                 None if implicit_this => return self.member_of_owner(scope, name),
                 None => return Vec::new(),
             }
@@ -227,7 +223,7 @@ impl Graph<'_> {
     fn member_of_owner(&self, scope: Option<i64>, name: &str) -> Vec<(Option<i64>, Rc<str>)> {
         let mut at = scope;
         let method = loop {
-            match at.and_then(|id| self.symbols.get(&id).map(|s| (id, s))) {
+            match at.and_then(|id| self.symbol(id).map(|s| (id, s))) {
                 Some((_, s)) if s.kind == Kind::Method && s.qualified_name.is_some() => break s,
                 Some((_, s)) => at = s.parent,
                 None => return Vec::new(),
@@ -238,8 +234,8 @@ impl Graph<'_> {
         };
         let family = self.family(method.file);
         let mut found = Vec::new();
-        for class in self.by_name.get(owner.as_str()).into_iter().flatten() {
-            let Some(c) = self.symbols.get(class) else {
+        for class in self.table.named(owner.as_str()).iter() {
+            let Some(c) = self.symbol(*class) else {
                 continue;
             };
             if !c.kind.is_class_like() || !self.of_family(*class, family) {
@@ -258,7 +254,7 @@ impl Graph<'_> {
     /// `name`: its bindings of it.
     fn member_of_bases(&self, class: i64, name: &str) -> Vec<(Option<i64>, Rc<str>)> {
         for base in self.linearization(class).into_iter().skip(1) {
-            let Some(file) = self.symbols.get(&base).map(|b| b.file) else {
+            let Some(file) = self.symbol(base).map(|b| b.file) else {
                 continue;
             };
             if let Some(values) = self.bound_in(file, Some(base), name) {
@@ -419,7 +415,7 @@ impl Graph<'_> {
     }
 
     pub(super) fn returns_uncached(&self, function: i64) -> Vec<Value> {
-        let Some(s) = self.symbols.get(&function) else {
+        let Some(s) = self.symbol(function) else {
             return Vec::new();
         };
         let Some(returns) = self.bound_in(s.file, Some(function), "return") else {
@@ -503,7 +499,7 @@ impl Graph<'_> {
                 if sites.is_empty() {
                     // A container defined elsewhere: `from ops import OPS`.
                     for (id, _) in self.resolve_as_written(file, scope, container) {
-                        let Some(v) = self.symbols.get(&id) else {
+                        let Some(v) = self.symbol(id) else {
                             continue;
                         };
                         if matches!(v.kind, Kind::Variable | Kind::Constant | Kind::Property) {
@@ -639,7 +635,9 @@ impl Graph<'_> {
             let (Value::Instance(class) | Value::Class(class)) = *value else {
                 continue;
             };
-            let owner = self.symbols[&class].name.to_string();
+            let Some(owner) = self.symbol(class).map(|c| c.name.to_string()) else {
+                continue;
+            };
             found.extend(
                 self.method_of(Some(class), &owner, method, false, 0)
                     .into_iter()
@@ -681,7 +679,7 @@ impl Graph<'_> {
                 }
                 Value::Callable(function) => found.push((function, Confidence::Inferred)),
                 Value::Instance(class) => {
-                    let Some(c) = self.symbols.get(&class) else {
+                    let Some(c) = self.symbol(class) else {
                         continue;
                     };
                     let Some(method) = self.lang_of(c.file).and_then(|l| l.call_method) else {
@@ -737,7 +735,7 @@ impl Graph<'_> {
     ) -> Vec<(i64, Confidence)> {
         let mut out = Vec::with_capacity(found.len());
         for (id, confidence) in found {
-            let bound = self.symbols.get(&id).and_then(|s| {
+            let bound = self.symbol(id).and_then(|s| {
                 let bound = self.bound_in(s.file, s.parent, &binding_of(s)?)?;
                 Some((s.file, s.parent, bound))
             });
@@ -800,7 +798,11 @@ impl Graph<'_> {
                     .filter(|(_, c)| *c != Confidence::NameOnly)
                     // `models.Model`: the class the name names, not its constructor.
                     .map(|(id, _)| match self.value_of_definition(id) {
-                        Value::Class(class) if *self.symbols[&class].name == *attribute => class,
+                        Value::Class(class)
+                            if self.symbol(class).is_some_and(|c| *c.name == *attribute) =>
+                        {
+                            class
+                        }
                         _ => id,
                     }),
             );
@@ -939,7 +941,7 @@ impl Graph<'_> {
     /// after an edit stay in one file (`argument_calls`); what depends on it
     /// is remembered for that file's calls only.
     pub(super) fn argument_values(&self, function: i64, position: usize) -> Vec<Value> {
-        let Some(f) = self.symbols.get(&function) else {
+        let Some(f) = self.symbol(function) else {
             return Vec::new();
         };
         // Most functions are not called in their own file: their parameters
@@ -1019,7 +1021,7 @@ impl Graph<'_> {
         if let Some(found) = self.site_cache.borrow().get(&function) {
             return found.clone();
         }
-        let Some(f) = self.symbols.get(&function) else {
+        let Some(f) = self.symbol(function) else {
             return Rc::default();
         };
         let sites = match rows::calls_named_in(self.conn, f.file, &f.name, MAX_ARGUMENT_SITES) {
@@ -1036,7 +1038,7 @@ impl Graph<'_> {
 
     /// The name of the parameter at `position` of `function`.
     fn parameter_name(&self, function: i64, position: usize) -> Option<String> {
-        let file = self.symbols.get(&function)?.file;
+        let file = self.symbol(function)?.file;
         let wanted = Binding::Parameter.encode(&position.to_string());
         let bindings = self.bindings_of_file(file);
         let names = bindings.get(&Some(function))?;

@@ -32,7 +32,9 @@ impl Graph<'_> {
     /// order) that defines it, as an inferred edge.
     pub(super) fn inherited_method(&self, class: i64, name: &str) -> Vec<(i64, Confidence)> {
         for base in self.linearization(class).into_iter().skip(1) {
-            let owner = self.symbols[&base].name.to_string();
+            let Some(owner) = self.symbol(base).map(|b| b.name.to_string()) else {
+                continue;
+            };
             let found = self.method_of(Some(base), &owner, name, true, MAX_REEXPORT_DEPTH);
             if !found.is_empty() {
                 return found;
@@ -56,23 +58,19 @@ impl Graph<'_> {
 
     pub(super) fn subclasses_uncached(&self, class: i64) -> Vec<i64> {
         let by_base_name = self.subclasses.get_or_init(|| {
-            let mut ids: Vec<i64> = self
-                .symbols
-                .iter()
-                .filter(|(_, s)| s.kind.is_class_like() && !s.bases.is_empty())
-                .map(|(id, _)| *id)
-                .collect();
-            ids.sort_unstable();
             let mut map: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
-            for id in ids {
-                for base in &self.symbols[&id].bases {
+            for &id in self.table.with_bases() {
+                let Some(class) = self.symbol(id) else {
+                    continue;
+                };
+                for base in &class.bases {
                     let name = crate::lang::extract::last_identifier(base);
                     map.entry(Rc::from(name)).or_default().push(id);
                 }
             }
             map
         });
-        let Some(name) = self.symbols.get(&class).map(|c| c.name.clone()) else {
+        let Some(name) = self.symbol(class).map(|c| c.name.clone()) else {
             return Vec::new();
         };
         let mut subs: Vec<i64> = by_base_name
@@ -198,7 +196,7 @@ impl Graph<'_> {
     }
 
     pub(super) fn bases_uncached(&self, class: i64) -> Vec<i64> {
-        let Some(c) = self.symbols.get(&class) else {
+        let Some(c) = self.symbol(class) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -228,13 +226,12 @@ impl Graph<'_> {
                 continue;
             }
             // Resolution maps classes to constructors; step back to the class.
-            let class_id = match self.symbols.get(&id) {
+            let class_id = match self.symbol(id) {
                 Some(s) if !s.kind.is_class_like() => s.parent.unwrap_or(id),
                 _ => id,
             };
             if self
-                .symbols
-                .get(&class_id)
+                .symbol(class_id)
                 .is_some_and(|s| s.kind.is_class_like())
                 && !classes.contains(&class_id)
             {

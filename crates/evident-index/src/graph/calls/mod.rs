@@ -34,6 +34,10 @@ use crate::store::graph as rows;
 
 mod flow;
 mod hierarchy;
+mod table;
+
+pub(crate) use table::Loading;
+use table::{Symbol, Table};
 
 /// Above this many same-named definitions a name-only guess is no evidence.
 const NAME_ONLY_MAX: usize = 6;
@@ -115,57 +119,10 @@ impl Confidence {
     }
 }
 
-struct File {
-    path: String,
-    lang: &'static LanguageSpec,
-}
-
-struct Symbol {
-    file: i64,
-    parent: Option<i64>,
-    kind: Kind,
-    /// Interned: many definitions share a name.
-    name: Rc<str>,
-    /// Only for methods outside any class (Rust `impl`, Go receivers): their owner's path.
-    qualified_name: Option<String>,
-    bases: Vec<String>,
-}
-
-struct Import {
-    module: String,
-    name: Option<String>,
-    alias: Option<String>,
-    binding: Option<String>,
-    target: Option<String>,
-}
-
-impl Import {
-    /// The local name this import makes visible.
-    fn binding(&self) -> Option<&str> {
-        self.binding.as_deref()
-    }
-}
-
-/// The whole symbol table, in memory for one resolution pass.
+/// One resolution pass: the symbol table and what the pass learned.
 pub(crate) struct Graph<'r> {
     resolver: &'r Resolver,
-    files: FxHashMap<i64, File>,
-    file_by_path: FxHashMap<String, i64>,
-    files_by_dir: FxHashMap<String, Vec<i64>>,
-    symbols: FxHashMap<i64, Symbol>,
-    by_name: FxHashMap<Rc<str>, Vec<i64>>,
-    /// File → name → top-level definitions.
-    top_level: FxHashMap<i64, FxHashMap<Rc<str>, Vec<i64>>>,
-    /// Parent definition → name → children.
-    children: FxHashMap<i64, FxHashMap<Rc<str>, Vec<i64>>>,
-    /// `(owner type name, method name)`: methods by the type they belong to,
-    /// including Rust `impl` and Go receiver methods that no class encloses.
-    methods_by_owner: FxHashMap<Rc<str>, FxHashMap<Rc<str>, Vec<i64>>>,
-    imports: FxHashMap<i64, Vec<Import>>,
-    /// Declaration → the definitions of the same qualified name in a
-    /// language it may be defined in (a header's prototype → the `.c`
-    /// function): a call that reaches the declaration runs the definition.
-    defined_at: FxHashMap<i64, Vec<i64>>,
+    table: Table<'r>,
     conn: &'r Connection,
     /// File → its bindings, read from the index when first needed (a pass
     /// that resolves a few calls reads a few files'): see [`FileBindings`].
@@ -239,71 +196,14 @@ fn parent_dir(path: &str) -> &str {
 }
 
 impl<'r> Graph<'r> {
-    pub(crate) fn load(conn: &'r Connection, resolver: &'r Resolver) -> Result<Graph<'r>> {
-        let mut files = FxHashMap::default();
-        let mut file_by_path = FxHashMap::default();
-        let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
-        rows::for_each_file(conn, |id, path, lang_name| {
-            let Some(lang) = lang::by_name(&lang_name) else {
-                return;
-            };
-            files_by_dir
-                .entry(parent_dir(&path).to_string())
-                .or_default()
-                .push(id);
-            file_by_path.insert(path.clone(), id);
-            files.insert(id, File { path, lang });
-        })?;
-        let mut symbols =
-            FxHashMap::with_capacity_and_hasher(rows::symbol_count(conn)?, Default::default());
-        let mut interned: FxHashSet<Rc<str>> = FxHashSet::default();
-        rows::for_each_symbol(conn, |row| {
-            let name = match interned.get(row.name) {
-                Some(n) => n.clone(),
-                None => {
-                    let n: Rc<str> = Rc::from(row.name);
-                    interned.insert(n.clone());
-                    n
-                }
-            };
-            symbols.insert(
-                row.id,
-                Symbol {
-                    file: row.file,
-                    parent: row.parent,
-                    kind: Kind::parse(row.kind).unwrap_or(Kind::Function),
-                    name,
-                    qualified_name: row.owner_path,
-                    bases: row
-                        .bases
-                        .map(|b| b.lines().map(str::to_string).collect())
-                        .unwrap_or_default(),
-                },
-            );
-        })?;
-        let mut imports: FxHashMap<i64, Vec<Import>> = FxHashMap::default();
-        rows::for_each_import(conn, |row| {
-            imports.entry(row.file).or_default().push(Import {
-                module: row.module,
-                name: row.name,
-                alias: row.alias,
-                binding: row.binding,
-                target: row.target,
-            });
-        })?;
-
-        let mut defined_at: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
-        rows::for_each_declaration_defined(
-            conn,
-            |declaration, declared_in, definition, defined_in| {
-                let partners = lang::by_name(declared_in).map_or(&[][..], |l| l.defined_in);
-                if partners.contains(&defined_in) {
-                    defined_at.entry(declaration).or_default().push(definition);
-                }
-            },
-        )?;
-        let mut graph = Graph {
+    pub(crate) fn load(
+        conn: &'r Connection,
+        resolver: &'r Resolver,
+        loading: Loading,
+    ) -> Result<Graph<'r>> {
+        Ok(Graph {
             resolver,
+            table: Table::load(conn, loading)?,
             conn,
             file_bindings: Default::default(),
             attributes: Default::default(),
@@ -333,95 +233,37 @@ impl<'r> Graph<'r> {
             local_returns_cache: Default::default(),
             argument_cache: Default::default(),
             site_cache: Default::default(),
-            files,
-            file_by_path,
-            files_by_dir,
-            symbols,
-            by_name: FxHashMap::default(),
-            top_level: FxHashMap::default(),
-            children: FxHashMap::default(),
-            methods_by_owner: FxHashMap::default(),
-            imports,
-            defined_at,
-        };
-        graph.build_lookups();
-        Ok(graph)
+        })
     }
 
-    fn build_lookups(&mut self) {
-        let mut ids: Vec<i64> = self.symbols.keys().copied().collect();
-        ids.sort_unstable();
-        for id in ids {
-            let s = &self.symbols[&id];
-            let name = s.name.clone();
-            self.by_name.entry(name.clone()).or_default().push(id);
-            if let Some(p) = s.parent {
-                self.children
-                    .entry(p)
-                    .or_default()
-                    .entry(name.clone())
-                    .or_default()
-                    .push(id);
-            }
-            let parent_class = s
-                .parent
-                .and_then(|p| self.symbols.get(&p))
-                .filter(|p| p.kind.is_class_like());
-            // A member of its class; a method outside any class body (a Rust
-            // `impl`, a Go receiver, C++'s `void Foo::bar() {}`) of the type
-            // its qualified name says, and not in the file's scope by bare name.
-            let owner = match parent_class {
-                Some(class) => Some(class.name.clone()),
-                None if s.kind == Kind::Method => {
-                    self.owner_from_qualified(s).map(|o| Rc::from(o.as_str()))
-                }
-                None => None,
-            };
-            if let Some(owner) = owner {
-                self.methods_by_owner
-                    .entry(owner)
-                    .or_default()
-                    .entry(name)
-                    .or_default()
-                    .push(id);
-            } else if s.parent.is_none() && s.kind != Kind::Method {
-                self.top_level
-                    .entry(s.file)
-                    .or_default()
-                    .entry(name)
-                    .or_default()
-                    .push(id);
-            }
-        }
-    }
-
-    /// The first error met while reading bindings lazily, if any.
+    /// The first error met while reading the index lazily, if any.
     pub(crate) fn take_read_error(&self) -> Option<crate::error::Error> {
-        self.read_error.borrow_mut().take()
+        let own = self.read_error.borrow_mut().take();
+        own.or_else(|| self.table.read_error.borrow_mut().take())
     }
 
-    fn child(&self, parent: i64, name: &str) -> Option<&Vec<i64>> {
-        self.children.get(&parent)?.get(name)
+    fn symbol(&self, id: i64) -> Option<&Symbol> {
+        self.table.symbol(id)
     }
 
-    fn top(&self, file: i64, name: &str) -> Option<&Vec<i64>> {
-        self.top_level.get(&file)?.get(name)
+    fn child(&self, parent: i64, name: &str) -> Option<&[i64]> {
+        self.table.child(parent, name)
     }
 
-    fn owned(&self, owner: &str, name: &str) -> Option<&Vec<i64>> {
-        self.methods_by_owner.get(owner)?.get(name)
+    fn top(&self, file: i64, name: &str) -> Option<&[i64]> {
+        self.table.top(file, name)
     }
 
-    /// `Holder` in `crate::store::Holder::new`: the type a free-standing method belongs to.
+    fn owned(&self, owner: &str, name: &str) -> Option<&[i64]> {
+        self.table.owned(owner, name)
+    }
+
     fn owner_from_qualified(&self, s: &Symbol) -> Option<String> {
-        let sep = self.files.get(&s.file)?.lang.separator;
-        let mut parts = s.qualified_name.as_deref()?.rsplit(sep);
-        parts.next();
-        parts.next().map(str::to_string)
+        self.table.owner_from_qualified(s)
     }
 
     fn lang_of(&self, file: i64) -> Option<&'static LanguageSpec> {
-        self.files.get(&file).map(|f| f.lang)
+        self.table.files.get(&file).map(|f| f.lang)
     }
 
     /// The language family of a file: languages that resolve imports alike
@@ -438,14 +280,14 @@ impl<'r> Graph<'r> {
         id: i64,
         family: Option<std::mem::Discriminant<lang::ImportResolution>>,
     ) -> bool {
-        family.is_none() || self.symbols.get(&id).and_then(|s| self.family(s.file)) == family
+        family.is_none() || self.symbol(id).and_then(|s| self.family(s.file)) == family
     }
 
     /// The class a method belongs to, by nesting or (Rust, Go) by qualified name.
     fn owner_class(&self, enclosing: Option<i64>) -> Option<(Option<i64>, String)> {
         let mut at = enclosing;
         while let Some(id) = at {
-            let s = self.symbols.get(&id)?;
+            let s = self.symbol(id)?;
             if s.kind.is_class_like() {
                 return Some((Some(id), s.name.to_string()));
             }
@@ -467,7 +309,8 @@ impl<'r> Graph<'r> {
         let is_package_file =
             lang::for_path(file_name).is_some_and(|spec| spec.package_stems.contains(&stem));
         is_package_file && parent_dir(target).rsplit('/').next() == Some(name)
-            || !self.file_by_path.contains_key(target) && target.rsplit('/').next() == Some(name)
+            || !self.table.file_by_path.contains_key(target)
+                && target.rsplit('/').next() == Some(name)
     }
 
     /// Where a call nothing in the repository answers goes outside it:
@@ -543,9 +386,9 @@ impl<'r> Graph<'r> {
     /// `module.name` when there is one such import, else by the name alone.
     fn glob_outside_answering(&self, file: i64, name: &str) -> Option<String> {
         let lang = self.lang_of(file)?;
-        let outside: Vec<&Import> = self
-            .imports
-            .get(&file)?
+        let outside: Vec<&table::Import> = self
+            .table
+            .imports_of(file)
             .iter()
             .filter(|i| i.target.is_none() && i.name.as_deref() == Some("*"))
             .collect();
@@ -554,10 +397,9 @@ impl<'r> Graph<'r> {
         }
         let family = self.family(file);
         let defined_here = self
-            .by_name
-            .get(name)
-            .into_iter()
-            .flatten()
+            .table
+            .named(name)
+            .iter()
             .any(|id| self.of_family(*id, family));
         if defined_here {
             return None;
@@ -592,7 +434,7 @@ impl<'r> Graph<'r> {
     ) -> Option<(String, &'static str)> {
         let (class, _) = self.owner_class(enclosing)?;
         let class = class?;
-        let lang = self.lang_of(self.symbols.get(&class)?.file)?;
+        let lang = self.lang_of(self.symbol(class)?.file)?;
         // A mixin with no such base of its own gets it from the classes that
         // use it: the first subclass (breadth first) with a base outside.
         let base = self.outside_base_cached(class).or_else(|| {
@@ -614,7 +456,7 @@ impl<'r> Graph<'r> {
     fn imported_from_outside(&self, file: i64, segments: &[&str]) -> Option<String> {
         let lang = self.lang_of(file)?;
         let (head, rest) = segments.split_first()?;
-        let import = self.imports.get(&file)?.iter().find(|i| {
+        let import = self.table.imports_of(file).iter().find(|i| {
             i.target.is_none() && i.binding() == Some(head) && !i.module.starts_with('.')
         })?;
         // Path-like modules keep their slashes: `@acme/ui.button`, `net/http.Get`.
@@ -638,7 +480,7 @@ impl<'r> Graph<'r> {
         if depth >= MAX_BASE_DEPTH {
             return None;
         }
-        let class = self.symbols.get(&class)?;
+        let class = self.symbol(class)?;
         for base in &class.bases {
             let normalized = base.replace("::", ".");
             let segments: Vec<&str> = normalized.split('.').collect();
@@ -677,7 +519,7 @@ impl<'r> Graph<'r> {
         if self.classes_as_written.get() {
             return id;
         }
-        let Some(s) = self.symbols.get(&id) else {
+        let Some(s) = self.symbol(id) else {
             return id;
         };
         if !s.kind.is_class_like() {
@@ -703,11 +545,7 @@ impl<'r> Graph<'r> {
             self.classes_named_by_base(s, base)
                 .into_iter()
                 .map(|class| self.constructor_of(class))
-                .find(|ctor| {
-                    self.symbols
-                        .get(ctor)
-                        .is_some_and(|c| !c.kind.is_class_like())
-                })
+                .find(|ctor| self.symbol(*ctor).is_some_and(|c| !c.kind.is_class_like()))
         });
         self.constructor_depth.set(self.constructor_depth.get() - 1);
         inherited.unwrap_or(id)
@@ -716,7 +554,7 @@ impl<'r> Graph<'r> {
     /// What the top level of the file at `target` binds `name` to, when
     /// that is a definition (`export default helper`): as sure as the binding.
     fn bound_at_top_of(&self, target: &str, name: &str) -> Vec<(i64, Confidence)> {
-        let Some(&file) = self.file_by_path.get(target) else {
+        let Some(&file) = self.table.file_by_path.get(target) else {
             return Vec::new();
         };
         let Some(bound) = self.bound_in(file, None, name) else {
@@ -737,9 +575,14 @@ impl<'r> Graph<'r> {
     /// Top-level definitions named `name` in the file or package directory at
     /// `target`, following re-exports (`from .mod import name` in `__init__.py`).
     fn exported(&self, target: &str, name: &str, depth: usize) -> Vec<i64> {
-        let files: Vec<i64> = match self.file_by_path.get(target) {
+        let files: Vec<i64> = match self.table.file_by_path.get(target) {
             Some(id) => vec![*id],
-            None => self.files_by_dir.get(target).cloned().unwrap_or_default(),
+            None => self
+                .table
+                .files_by_dir
+                .get(target)
+                .cloned()
+                .unwrap_or_default(),
         };
         let mut found = Vec::new();
         for file in &files {
@@ -749,7 +592,7 @@ impl<'r> Graph<'r> {
         }
         if found.is_empty() && depth < MAX_REEXPORT_DEPTH {
             for file in files {
-                for import in self.imports.get(&file).into_iter().flatten() {
+                for import in self.table.imports_of(file).iter() {
                     let Some(next) = &import.target else {
                         continue;
                     };
@@ -761,7 +604,9 @@ impl<'r> Graph<'r> {
                             Some(original) => original,
                         };
                         // `from . import sub` names a module, not a definition in it.
-                        if self.file_by_path.get(next.as_str()) == self.file_by_path.get(target) {
+                        if self.table.file_by_path.get(next.as_str())
+                            == self.table.file_by_path.get(target)
+                        {
                             continue;
                         }
                         found.extend(self.exported(next, original, depth + 1));
@@ -791,7 +636,7 @@ impl<'r> Graph<'r> {
         // members are not in scope for its methods (except with an implicit `this`).
         let mut at = enclosing;
         while let Some(id) = at {
-            let Some(s) = self.symbols.get(&id) else {
+            let Some(s) = self.symbol(id) else {
                 break;
             };
             // A namespace reopened in another file: its members there too.
@@ -820,8 +665,13 @@ impl<'r> Graph<'r> {
             return exact(ids);
         }
         if lang.directory_is_package {
-            let dir = self.files.get(&file).map_or("", |f| parent_dir(&f.path));
+            let dir = self
+                .table
+                .files
+                .get(&file)
+                .map_or("", |f| parent_dir(&f.path));
             let same_package: Vec<i64> = self
+                .table
                 .files_by_dir
                 .get(dir)
                 .into_iter()
@@ -837,7 +687,7 @@ impl<'r> Graph<'r> {
                 return exact(&same_package);
             }
         }
-        for import in self.imports.get(&file).into_iter().flatten() {
+        for import in self.table.imports_of(file).iter() {
             if import.binding() != Some(name) {
                 continue;
             }
@@ -862,10 +712,9 @@ impl<'r> Graph<'r> {
             self.through_includes(file, name)
         } else {
             // Glob imports: `from x import *`, `use a::*`.
-            self.imports
-                .get(&file)
-                .into_iter()
-                .flatten()
+            self.table
+                .imports_of(file)
+                .iter()
                 .filter(|i| i.name.as_deref() == Some("*") && i.alias.is_none())
                 .filter_map(|i| i.target.as_deref())
                 .map(|target| self.exported(target, name, 0))
@@ -896,16 +745,15 @@ impl<'r> Graph<'r> {
         // Python `sum`.
         let family = self.consumer_file.get().and_then(|f| self.family(f));
         let candidates: Vec<i64> = self
-            .by_name
-            .get(name)
-            .into_iter()
-            .flatten()
+            .table
+            .named(name)
+            .iter()
             .copied()
             .filter(|id| self.of_family(*id, family))
             .filter(|id| {
                 // A declaration counts once, as its definition.
-                !self.defined_at.contains_key(id)
-                    && self.symbols.get(id).is_some_and(|s| {
+                self.table.defined_at(*id).is_empty()
+                    && self.symbol(*id).is_some_and(|s| {
                         keep(s)
                             && matches!(
                                 s.kind,
@@ -946,14 +794,14 @@ impl<'r> Graph<'r> {
             // Found by the owner's name: exact when it sits beside the class we
             // resolved (a Rust `impl` in the same file), a guess otherwise;
             // never a namesake class's in another language.
-            let class_file = class.and_then(|c| self.symbols.get(&c)).map(|c| c.file);
+            let class_file = class.and_then(|c| self.symbol(c)).map(|c| c.file);
             let family = class_file.and_then(|f| self.family(f));
             return ids
                 .iter()
                 .filter(|id| self.of_family(**id, family))
                 .map(|id| {
                     let beside =
-                        class_file.is_some() && class_file == self.symbols.get(id).map(|s| s.file);
+                        class_file.is_some() && class_file == self.symbol(*id).map(|s| s.file);
                     (
                         *id,
                         if beside && !via_base {
@@ -1006,17 +854,15 @@ impl<'r> Graph<'r> {
         let family = self.family(file);
         let is_scope = |s: &Symbol| matches!(s.kind, Kind::Namespace | Kind::Module);
         let mut scopes: Vec<i64> = self
-            .by_name
-            .get(head[0])?
+            .table
+            .named(head[0])
             .iter()
             .copied()
             .filter(|id| {
-                self.symbols.get(id).is_some_and(|s| {
+                self.symbol(*id).is_some_and(|s| {
                     is_scope(s)
                         && self.family(s.file) == family
-                        && s.parent
-                            .and_then(|p| self.symbols.get(&p))
-                            .is_none_or(is_scope)
+                        && s.parent.and_then(|p| self.symbol(p)).is_none_or(is_scope)
                 })
             })
             .collect();
@@ -1036,7 +882,9 @@ impl<'r> Graph<'r> {
         }
         let mut found = Vec::new();
         for id in scopes {
-            let s = &self.symbols[&id];
+            let Some(s) = self.symbol(id) else {
+                continue;
+            };
             if s.kind.is_class_like() {
                 found.extend(self.method_of(Some(id), &s.name, last, false, 0));
             } else if let Some(ids) = self.child(id, last) {
@@ -1052,15 +900,14 @@ impl<'r> Graph<'r> {
     /// Methods named `name` defined on a table or type of the file at
     /// `target` outside any class body (`function M.f()`), as guesses.
     fn members_of_file_tables(&self, target: &str, name: &str) -> Vec<(i64, Confidence)> {
-        let Some(&file) = self.file_by_path.get(target) else {
+        let Some(&file) = self.table.file_by_path.get(target) else {
             return Vec::new();
         };
-        self.by_name
-            .get(name)
-            .into_iter()
-            .flatten()
+        self.table
+            .named(name)
+            .iter()
             .filter(|id| {
-                self.symbols.get(id).is_some_and(|s| {
+                self.symbol(**id).is_some_and(|s| {
                     s.file == file && s.kind == Kind::Method && s.qualified_name.is_some()
                 })
             })
@@ -1071,18 +918,16 @@ impl<'r> Graph<'r> {
     /// The top-level definitions named `name` (or members of a namespace) in
     /// the files `file` includes, directly or not.
     fn through_includes(&self, file: i64, name: &str) -> Vec<i64> {
-        let Some(candidates) = self.by_name.get(name) else {
-            return Vec::new();
-        };
+        let candidates = self.table.named(name);
         let closure = self.include_closure(file);
         candidates
             .iter()
             .copied()
             .filter(|id| {
-                self.symbols.get(id).is_some_and(|s| {
+                self.symbol(*id).is_some_and(|s| {
                     closure.contains(&s.file)
                         && s.parent
-                            .and_then(|p| self.symbols.get(&p))
+                            .and_then(|p| self.symbol(p))
                             .is_none_or(|p| p.kind == Kind::Namespace)
                 })
             })
@@ -1101,14 +946,14 @@ impl<'r> Graph<'r> {
         closure.insert(file);
         let mut frontier = vec![file];
         while let Some(at) = frontier.pop() {
-            for import in self.imports.get(&at).into_iter().flatten() {
+            for import in self.table.imports_of(at).iter() {
                 if import.name.as_deref() != Some("*") {
                     continue;
                 }
                 let Some(&target) = import
                     .target
                     .as_ref()
-                    .and_then(|t| self.file_by_path.get(t))
+                    .and_then(|t| self.table.file_by_path.get(t))
                 else {
                     continue;
                 };
@@ -1126,15 +971,15 @@ impl<'r> Graph<'r> {
     fn defined(&self, found: Vec<(i64, Confidence)>) -> Vec<(i64, Confidence)> {
         // The common case, on every call resolved: one target, no declaration.
         if let [(id, _)] = found.as_slice() {
-            if !self.defined_at.contains_key(id) {
+            if self.table.defined_at(*id).is_empty() {
                 return found;
             }
         }
         let mut out: Vec<(i64, Confidence)> = Vec::with_capacity(found.len());
         for (id, confidence) in found {
-            match self.defined_at.get(&id) {
-                Some(definitions) => out.extend(definitions.iter().map(|d| (*d, confidence))),
-                None => out.push((id, confidence)),
+            match self.table.defined_at(id) {
+                [] => out.push((id, confidence)),
+                definitions => out.extend(definitions.iter().map(|d| (*d, confidence))),
             }
         }
         // One target once, at its surest confidence (a declaration and its
@@ -1235,7 +1080,7 @@ impl<'r> Graph<'r> {
                         .into_iter()
                         .map(|(id, c)| {
                             // An `impl` of the caller's own type in the caller's file.
-                            let same_file = self.symbols.get(&id).is_some_and(|s| s.file == file);
+                            let same_file = self.symbol(id).is_some_and(|s| s.file == file);
                             (
                                 id,
                                 if class.is_none() && same_file {
@@ -1277,7 +1122,7 @@ impl<'r> Graph<'r> {
         }
         // `m.f()` / `pkg.mod.f()` / `Alias::new()` through the file's imports.
         let head_text = head.join(lang.separator);
-        for import in self.imports.get(&file).into_iter().flatten() {
+        for import in self.table.imports_of(file).iter() {
             let Some(target) = &import.target else {
                 continue;
             };
@@ -1293,9 +1138,11 @@ impl<'r> Graph<'r> {
                 Some(item) if item != "*" && !self.is_module_named(target, item) => self
                     .exported(target, item, 0)
                     .into_iter()
-                    .filter(|id| self.symbols.get(id).is_some_and(|s| s.kind.is_class_like()))
+                    .filter(|id| self.symbol(*id).is_some_and(|s| s.kind.is_class_like()))
                     .flat_map(|class| {
-                        let owner = self.symbols[&class].name.to_string();
+                        let owner = self
+                            .symbol(class)
+                            .map_or(String::new(), |c| c.name.to_string());
                         self.method_of(Some(class), &owner, last, false, 0)
                     })
                     .collect(),
@@ -1320,7 +1167,12 @@ impl<'r> Graph<'r> {
         // Rust module paths: `crate::a::f()`, `super::f()`, another crate
         // of the workspace: `evident_index::store::f()`.
         if lang.module_path_heads.contains(&head[0]) || self.resolver.is_rust_crate(head[0]) {
-            let path = self.files.get(&file).map(|f| f.path.as_str()).unwrap_or("");
+            let path = self
+                .table
+                .files
+                .get(&file)
+                .map(|f| f.path.as_str())
+                .unwrap_or("");
             if let Some(target) = self.resolver.resolve(lang, path, &head_text, None) {
                 let ids = self.exported(&target, last, 0);
                 if !ids.is_empty() {
@@ -1337,18 +1189,17 @@ impl<'r> Graph<'r> {
         let owner = *head.last().unwrap_or(&"");
         let owner_ids = self.resolve_bare(file, enclosing, owner);
         for (owner_id, confidence) in &owner_ids {
-            let class = match self.symbols.get(owner_id) {
+            let class = match self.symbol(*owner_id) {
                 Some(s) if s.kind.is_class_like() => Some(*owner_id),
                 Some(s) => s.parent.filter(|p| {
-                    self.symbols
-                        .get(p)
+                    self.symbol(*p)
                         .is_some_and(|p| p.kind.is_class_like() && &*p.name == owner)
                 }),
                 None => None,
             };
             if class.is_some()
                 || matches!(
-                    self.symbols.get(owner_id).map(|s| s.kind),
+                    self.symbol(*owner_id).map(|s| s.kind),
                     Some(Kind::Struct | Kind::Enum | Kind::Trait)
                 )
             {
@@ -1680,7 +1531,12 @@ pub(crate) fn resolve_calls(
         return Ok(0);
     }
     let t = std::time::Instant::now();
-    let graph = Graph::load(conn, resolver)?;
+    let loading = if everything {
+        Loading::Everything
+    } else {
+        Loading::AsAsked
+    };
+    let graph = Graph::load(conn, resolver, loading)?;
     if std::env::var_os("EVIDENT_PROFILE").is_some() {
         eprintln!(
             "profile:   graph load: {:.1} ms for {} calls",
