@@ -66,6 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
     resolve = {label: [] for label in builds}
     for _ in range(COLD_ROUNDS):
         for label, binary in builds.items():
+            index_bench.empty_parse_cache()
             seconds, stderr = run(binary, copies[label], "--rebuild")
             cold[label].append(seconds)
             m = re.search(r"profile: resolve calls: ([0-9.]+) ms", stderr)

@@ -138,6 +138,7 @@ def skipped_by_reason(summary):
 
 def report(name, evident, root, extra=(), cap_kib=None, ctags=True):
     shutil.rmtree(root / ".evident", ignore_errors=True)
+    index_bench.empty_parse_cache()
     wall, peak, code, out = measure([evident, "--json", "index", *extra, str(root)], root, cap_kib)
     if code != 0:
         print(f"{name:<28} evident index exit {code} after {wall:.1f} s, peak RSS {peak / 1024:.0f} MiB"

@@ -27,6 +27,7 @@ use crate::lang::imports::Resolver;
 use crate::search::chunk::{self, Chunk};
 use crate::store;
 use crate::store::files::{self, NewFile, StoredFile};
+use crate::store::parse_cache::{ParseCache, ParseCacheSettings};
 use crate::walk::git::{blob_id, GitIdentities};
 use crate::walk::{self, Candidate, Format, Skipped};
 
@@ -53,6 +54,10 @@ pub struct IndexOptions {
     /// Set to stop after the batch in progress (Ctrl-C).
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<dyn Progress>>,
+    /// The per-user cache of parse results to use (`None`: parse every
+    /// changed file; the command line passes the user's, see
+    /// [`ParseCacheSettings::for_user`]).
+    pub parse_cache: Option<ParseCacheSettings>,
 }
 
 /// What a run did.
@@ -61,8 +66,10 @@ pub struct Summary {
     pub root: PathBuf,
     /// Files in the index after the run.
     pub files: u64,
-    /// Files parsed in this run.
+    /// Files parsed in this run (or whose facts came from the parse cache).
     pub parsed: u64,
+    /// Of the files parsed, those whose facts the per-user parse cache had.
+    pub from_cache: u64,
     /// Files whose content was unchanged.
     pub unchanged: u64,
     /// Files whose content was read in this run (parsed, or hashed to find
@@ -260,6 +267,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     }
     profile.phase("removals and re-resolution");
 
+    let parse_cache = options.parse_cache.as_ref().map(ParseCache::open);
     let cancel = options.cancel.clone().unwrap_or_default();
     let progress = options.progress.clone();
     if let Some(p) = &progress {
@@ -280,6 +288,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         let resolver = &resolver;
         let fallbacks = fallbacks.as_str();
         let cancel_flag = &cancel;
+        let parse_cache = parse_cache.as_ref();
         scope.spawn(move || {
             // A pool of our own: its workers block on the channel, which must
             // never stall another user of rayon's global pool.
@@ -292,7 +301,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
                             Outcome::Cancelled
                         } else {
                             let stored = stored.get(&candidate.rel);
-                            process(candidate, *id, stored, resolver, fallbacks)
+                            process(candidate, *id, stored, resolver, fallbacks, parse_cache)
                         };
                         // The writer hung up (an error or Ctrl-C): stop quietly.
                         let _ = sender.send(outcome);
@@ -350,6 +359,11 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     }
     write_result?;
     profile.phase("parse and write");
+    if let Some(cache) = &parse_cache {
+        summary.from_cache = cache.hits.load(Ordering::Relaxed);
+        cache.settle();
+        profile.phase("parse cache");
+    }
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted);
     }
@@ -432,13 +446,15 @@ fn outcome_path(outcome: &Outcome) -> Option<&str> {
 
 /// Reads, identifies and (when the content changed) parses one file. `known`
 /// is its blob id when git's index vouches for the working copy: a file whose
-/// id is the stored one is not read at all.
+/// id is the stored one is not read at all. A file the parse cache has facts
+/// for (same build, path and bytes) is not parsed.
 fn process(
     candidate: &Candidate,
     known: Option<&str>,
     stored: Option<&StoredFile>,
     resolver: &Resolver,
     fallbacks: &str,
+    parse_cache: Option<&ParseCache>,
 ) -> Outcome {
     let touched = |s: &StoredFile, size: u64, read: bool| Outcome::Touched {
         rel: candidate.rel.clone(),
@@ -480,7 +496,18 @@ fn process(
                     .fallback
                     .is_some_and(|f| fallbacks.split(' ').any(|l| l == f)),
             };
-            let facts = extract::extract_in(spec, &candidate.rel, &source, &context);
+            let extract = || extract::extract_in(spec, &candidate.rel, &source, &context);
+            let facts = match parse_cache {
+                Some(cache) => {
+                    let key = cache.key(spec.name, &candidate.rel, &hash, &context);
+                    cache.get(&key).unwrap_or_else(|| {
+                        let facts = extract();
+                        cache.put(&key, &facts);
+                        facts
+                    })
+                }
+                None => extract(),
+            };
             let targets = facts
                 .imports
                 .iter()

@@ -36,6 +36,8 @@ struct SettingsFile {
     embed: ModelSettings,
     #[serde(default)]
     agent: AgentSettings,
+    #[serde(default)]
+    cache: CacheSettings,
 }
 
 /// `[index]`: what is indexed.
@@ -61,6 +63,14 @@ pub struct SecretsSettings {
 pub struct DocsSettings {
     #[serde(default)]
     pub dirs: Vec<String>,
+}
+
+/// `[cache]`: the per-user parse cache (the user's file only: it is the
+/// user's disk). `max_mib = 0` turns it off.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSettings {
+    pub max_mib: Option<u64>,
 }
 
 /// Which kind of server (or the built-in embedder) a model is reached through.
@@ -160,6 +170,7 @@ pub struct Settings {
     pub model: ModelSettings,
     pub embed: ModelSettings,
     pub agent: AgentSettings,
+    pub cache: CacheSettings,
 }
 
 impl Settings {
@@ -175,19 +186,7 @@ impl Settings {
         user_dir: Option<&Path>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Settings> {
-        let repo_path = root.join(CONFIG_FILE);
-        let repo = read(&repo_path)?;
-        for (table, settings) in [("model", &repo.model), ("embed", &repo.embed)] {
-            if settings.api_key.is_some() {
-                return Err(Error::Config {
-                    path: repo_path,
-                    message: format!(
-                        "[{table}] api_key does not belong in a repository's config (it is shared); \
-                         put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key"
-                    ),
-                });
-            }
-        }
+        let repo = read_repository(root)?;
         let user = match user_dir {
             Some(dir) => read_user(&dir.join("config.toml"))?,
             None => SettingsFile::default(),
@@ -209,13 +208,14 @@ impl Settings {
                 .overlay(user.embed)
                 .overlay(from_env("EVIDENT_EMBED_MODEL")),
             agent: repo.agent.overlay(user.agent),
+            cache: user.cache,
         })
     }
 
     /// The repository's file alone: what the index needs (`[index]`,
     /// `[secrets]`, `[docs]`), with every table still checked.
     pub fn repository(root: &Path) -> Result<Settings> {
-        let repo = read(&root.join(CONFIG_FILE))?;
+        let repo = read_repository(root)?;
         Ok(Settings {
             index: repo.index,
             secrets: repo.secrets,
@@ -223,6 +223,7 @@ impl Settings {
             model: repo.model,
             embed: repo.embed,
             agent: repo.agent,
+            cache: CacheSettings::default(),
         })
     }
 }
@@ -234,6 +235,30 @@ pub fn user_config_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))?;
     Some(base.join("evident"))
+}
+
+/// The repository's file, refusing what belongs to the user alone.
+fn read_repository(root: &Path) -> Result<SettingsFile> {
+    let path = root.join(CONFIG_FILE);
+    let repo = read(&path)?;
+    let user_only = |message: String| Error::Config {
+        path: path.clone(),
+        message,
+    };
+    for (table, settings) in [("model", &repo.model), ("embed", &repo.embed)] {
+        if settings.api_key.is_some() {
+            return Err(user_only(format!(
+                "[{table}] api_key does not belong in a repository's config (it is shared); \
+                 put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key"
+            )));
+        }
+    }
+    if repo.cache != CacheSettings::default() {
+        return Err(user_only(
+            "[cache] is about the user's own disk: put it in ~/.config/evident/config.toml".into(),
+        ));
+    }
+    Ok(repo)
 }
 
 /// One file; a missing file says nothing.
@@ -368,5 +393,43 @@ mod tests {
                 .contains("[secrets] describes a repository"),
             "{error}"
         );
+    }
+
+    /// `[cache]` is read from the user's file; a repository's may not move
+    /// or size the user's disk.
+    #[test]
+    fn the_parse_cache_is_the_users_setting() {
+        let none = |_: &str| None;
+        let (repo, user) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(
+            &user.path().join("config.toml"),
+            "[cache]
+max_mib = 0
+",
+        );
+        let settings = Settings::load_from(repo.path(), Some(user.path()), &none).unwrap();
+        assert_eq!(settings.cache.max_mib, Some(0));
+        assert_eq!(
+            crate::ParseCacheSettings::for_user(settings.cache.max_mib),
+            None,
+            "0 turns it off"
+        );
+        write(
+            &repo.path().join(CONFIG_FILE),
+            "[cache]
+max_mib = 10
+",
+        );
+        for error in [
+            Settings::load_from(repo.path(), Some(user.path()), &none).unwrap_err(),
+            Settings::repository(repo.path()).unwrap_err(),
+        ] {
+            assert!(
+                error
+                    .to_string()
+                    .contains("[cache] is about the user's own disk"),
+                "{error}"
+            );
+        }
     }
 }

@@ -859,3 +859,81 @@ fn exact_symbols(index: &Index, name: &str) -> Vec<evident_index::Evidence> {
     };
     index.symbols(name, &query).unwrap()
 }
+
+fn with_parse_cache(dir: &Path) -> IndexOptions {
+    IndexOptions {
+        parse_cache: Some(evident_index::ParseCacheSettings {
+            dir: dir.to_path_buf(),
+            max_bytes: 1 << 30,
+        }),
+        ..IndexOptions::default()
+    }
+}
+
+/// Another copy of a repository (a clone, a worktree, the same branch
+/// checked out elsewhere) takes every source file's facts from the parse
+/// cache, and its index equals one built by parsing, row for row. Bytes
+/// parsed before at a path come from the cache again after an edit is undone
+/// (a branch switched back); new bytes are parsed.
+#[test]
+fn the_parse_cache_serves_another_copy_and_changes_no_row() {
+    let cache = tempfile::tempdir().unwrap();
+    let options = with_parse_cache(cache.path());
+    let (_first_dir, first) = fixture_repo();
+    let cold = index_repo(&first, &options).unwrap();
+    assert_eq!(cold.from_cache, 0);
+    // Documents are cut into sections, not parsed: only source files are cached.
+    let sources = walkdir_count(&first, |p| evident_index::lang::for_path(p).is_some());
+    assert!(sources > 10, "{sources} source files");
+
+    let (_second_dir, second) = fixture_repo();
+    let warm = index_repo(&second, &options).unwrap();
+    assert_eq!(warm.parsed, cold.parsed);
+    assert_eq!(
+        warm.from_cache, sources,
+        "every source file's facts come from the cache"
+    );
+    common::assert_equals_rebuild(&second, "a copy indexed from the parse cache");
+
+    let path = second.join("app/main.py");
+    let original = std::fs::read_to_string(&path).unwrap();
+    write(
+        &second,
+        "app/main.py",
+        &format!("{original}\ndef added():\n    return 1\n"),
+    );
+    let edited = index_repo(&second, &options).unwrap();
+    assert_eq!(
+        (edited.parsed, edited.from_cache),
+        (1, 0),
+        "new bytes are parsed"
+    );
+    write(&second, "app/main.py", &original);
+    let undone = index_repo(&second, &options).unwrap();
+    assert_eq!(
+        (undone.parsed, undone.from_cache),
+        (1, 1),
+        "bytes parsed before are not"
+    );
+    common::assert_equals_rebuild(&second, "after an edit undone through the cache");
+}
+
+/// Files under `root` (outside `.evident`) that `keep` accepts by path.
+fn walkdir_count(root: &Path, keep: impl Fn(&str) -> bool) -> u64 {
+    fn walk(dir: &Path, root: &Path, keep: &dyn Fn(&str) -> bool, n: &mut u64) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.ends_with(".evident") {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, root, keep, n);
+            } else if keep(&path.strip_prefix(root).unwrap().to_string_lossy()) {
+                *n += 1;
+            }
+        }
+    }
+    let mut n = 0;
+    walk(root, root, &keep, &mut n);
+    n
+}

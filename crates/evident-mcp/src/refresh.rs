@@ -216,8 +216,14 @@ impl Refresher {
         std::thread::spawn(move || {
             let started_at = SystemTime::now();
             let started = Instant::now();
+            // The user's parse cache, as `evident index` uses it (a broken
+            // settings file fails the run below, with its message).
+            let parse_cache = evident_index::Settings::load(&self.root)
+                .ok()
+                .and_then(|s| evident_index::ParseCacheSettings::for_user(s.cache.max_mib));
             let options = IndexOptions {
                 progress: Some(progress),
+                parse_cache,
                 ..IndexOptions::default()
             };
             // A panic must not leave the run marked as running forever.

@@ -156,6 +156,13 @@ pub fn summary(s: &Summary) -> String {
             sibling.display()
         );
     }
+    if s.from_cache > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of the {} parsed came from the parse cache (the same bytes at the same path, parsed before)",
+            s.from_cache, s.parsed
+        );
+    }
     for skipped in s.skipped.iter().take(10) {
         let _ = writeln!(out, "  skipped {}: {}", skipped.rel, skipped.reason);
     }
@@ -197,6 +204,7 @@ pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
         "root": s.root,
         "files": s.files,
         "parsed": s.parsed,
+        "parsed_from_cache": s.from_cache,
         "unchanged": s.unchanged,
         "removed": s.removed,
         "definitions": s.definitions,

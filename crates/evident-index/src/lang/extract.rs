@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
 
@@ -18,7 +19,7 @@ const MAX_DOC_CHARS: usize = 2000;
 const MAX_CALLEE_CHARS: usize = 200;
 
 /// A definition found in a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
     pub kind: Kind,
     pub name: String,
@@ -38,7 +39,7 @@ pub struct Definition {
 }
 
 /// One import binding: `from module import name as alias`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
     pub start_line: u32,
     pub end_line: u32,
@@ -81,7 +82,7 @@ pub fn import_binding(
 }
 
 /// A call site.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub line: u32,
     pub callee: String,
@@ -155,7 +156,7 @@ impl Binding {
 /// A name bound in a scope: `x = Cls(...)`, `b = f`, `x: Foo`, a parameter's
 /// annotation, or (name `return`) what a function returns. A name written
 /// `self.x` is an attribute of the enclosing method's class.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assignment {
     pub line: u32,
     pub name: String,
@@ -166,7 +167,7 @@ pub struct Assignment {
 }
 
 /// What one file contributes to the index.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     /// The module path that prefixes qualified names.
     pub module: String,
@@ -178,6 +179,8 @@ pub struct FileFacts {
     pub has_syntax_errors: bool,
     /// The language the file was read as, when not the one its extension
     /// names (a `.h` read as C++: the spec's `fallback`).
+    /// (Kept apart in the parse cache: a name, not the table's own string.)
+    #[serde(skip)]
     pub read_as: Option<&'static str>,
     pub line_count: u32,
     /// Set when the file gave more than [`MAX_FACTS_PER_FILE`] definitions or

@@ -6,6 +6,7 @@
 pub(crate) mod chunks;
 pub(crate) mod files;
 pub(crate) mod graph;
+pub mod parse_cache;
 pub(crate) mod reads;
 mod scores;
 pub(crate) mod vectors;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use evident_index::{Embedder, IndexOptions, Settings};
+use evident_index::{Embedder, IndexOptions, ParseCacheSettings, Settings};
 
 use super::{progress_bar, stop_after_batch_on_ctrl_c};
 use crate::cli::{EmbedCommandArgs, IndexArgs};
@@ -18,12 +18,14 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
     };
     // One Ctrl-C handler per process: indexing and the embedding step share it.
     let cancel = stop_after_batch_on_ctrl_c();
+    let settings = Settings::load(&root)?;
     let options = IndexOptions {
         rebuild: args.rebuild,
         max_file_size: args.max_file_size,
         batch_size: args.batch_size,
         cancel: Some(cancel.clone()),
         progress: progress_bar(args.quiet || json),
+        parse_cache: ParseCacheSettings::for_user(settings.cache.max_mib),
     };
     let summary = evident_index::index_repo(&root, &options)?;
     if !json && !args.quiet {
