@@ -78,6 +78,9 @@ pub struct Summary {
     /// The index this one started from: another worktree's of the same
     /// repository, copied when this one did not exist yet.
     pub seeded_from: Option<PathBuf>,
+    /// Files new to the walked file set (a file the last run walked but
+    /// could not index is not new).
+    pub added: u64,
     /// Files removed from the index (deleted, now ignored or skipped).
     pub removed: u64,
     pub definitions: u64,
@@ -122,6 +125,10 @@ struct Parsed {
     targets: Vec<Option<String>>,
     chunks: Vec<Chunk>,
 }
+
+/// Meta key: the files the last complete run walked but could not index
+/// (binary, unreadable), one per line: part of its file set, not of its rows.
+const FAILED_CANDIDATES: &str = "failed_candidates";
 
 /// Brings `<root>/.evident/index.db` up to date with the files under `root`.
 pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
@@ -181,11 +188,16 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         .filter(|(path, _)| !present.contains(path.as_str()))
         .map(|(path, s)| (path, s.id))
         .collect();
+    // Files the last run could not index (binary, unreadable) were in its
+    // file set too: seen again, they add nothing to it.
+    let failed_before = store::meta(&conn, FAILED_CANDIDATES)?.unwrap_or_default();
+    let failed_before: HashSet<&str> = failed_before.lines().collect();
     let added = walked
         .candidates
         .iter()
-        .filter(|c| !stored.contains_key(&c.rel))
+        .filter(|c| !stored.contains_key(&c.rel) && !failed_before.contains(c.rel.as_str()))
         .count();
+    let failed_gone = failed_before.iter().any(|p| !present.contains(p));
     // A file is looked at when it is new or its stat data moved. Its id then
     // comes from git's index where git vouches for the working copy (the file
     // is not read when that is the stored id), else from its bytes. Asking
@@ -239,7 +251,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // First transaction: forget removed files, record skips, and re-resolve
     // stored imports when the file set changed (a new file can satisfy an
     // import, a deleted one can break it).
-    let file_set_changed = added > 0 || !removed.is_empty();
+    let file_set_changed = added > 0 || !removed.is_empty() || failed_gone;
     let skips_changed = files::skipped(&conn)? != walked.skipped;
     // Edges are resolved after every batch is written; a run that stopped
     // before that leaves them stale, and the next run resolves them all.
@@ -277,6 +289,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let mut summary = Summary {
         root: root.clone(),
         removed: removed.len() as u64,
+        added: added as u64,
         created,
         seeded_from,
         ..Summary::default()
@@ -383,6 +396,8 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         store::set_meta(&tx, "indexed_at", &now.to_string())?;
         store::set_meta(&tx, "root", &root.to_string_lossy())?;
         store::set_meta(&tx, "run_state", "complete")?;
+        let failed_now: Vec<&str> = failed.iter().map(|f| f.rel.as_str()).collect();
+        store::set_meta(&tx, FAILED_CANDIDATES, &failed_now.join("\n"))?;
         store::set_meta(&tx, "max_file_size", &config.max_file_size.to_string())?;
         tx.commit()?;
     }

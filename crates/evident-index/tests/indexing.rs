@@ -937,3 +937,50 @@ fn walkdir_count(root: &Path, keep: impl Fn(&str) -> bool) -> u64 {
     walk(root, root, &keep, &mut n);
     n
 }
+
+/// A file the index cannot hold (binary bytes in a `.py`) is walked on every
+/// run, yet it is no new file each time: an edit re-resolves the edited
+/// file's calls only, as in a repository without it, rather than every
+/// import of every file. Deleting it does change the file set (and an
+/// import's target).
+#[test]
+fn a_file_that_cannot_be_indexed_is_no_new_file_on_every_run() {
+    let files = [
+        ("lib.py", "def helper():\n    return 1\n"),
+        (
+            "a.py",
+            "from lib import helper\n\ndef a():\n    return helper()\n",
+        ),
+        (
+            "b.py",
+            "from lib import helper\n\ndef b():\n    return helper() + helper()\n",
+        ),
+        // Its import's target is `blob.py` while that file is walked.
+        (
+            "c.py",
+            "from blob import thing\n\ndef c():\n    return thing()\n",
+        ),
+    ];
+    let resolved_after_edit = |with_binary: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        evident_testkit::fs::write_all(root, &files);
+        if with_binary {
+            std::fs::write(root.join("blob.py"), b"x = 1\n\0\0\0\n").unwrap();
+        }
+        index(root);
+        write(root, "a.py", &format!("# edited\n{}", files[1].1));
+        let edit = index(root);
+        if with_binary {
+            assert_eq!(edit.skipped.len(), 1, "{:?}", edit.skipped);
+            assert_eq!(edit.added, 0, "the binary file is not new: {edit:?}");
+            // Leaving the file set, it changes what `c.py` imports.
+            std::fs::remove_file(root.join("blob.py")).unwrap();
+            index(root);
+            common::assert_equals_rebuild(root, "after deleting the binary file");
+        }
+        edit.resolved_calls
+    };
+    assert_eq!(resolved_after_edit(false), 1);
+    assert_eq!(resolved_after_edit(true), 1);
+}

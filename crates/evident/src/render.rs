@@ -207,6 +207,7 @@ pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
         "parsed_from_cache": s.from_cache,
         "unchanged": s.unchanged,
         "removed": s.removed,
+        "added": s.added,
         "definitions": s.definitions,
         "imports": s.imports,
         "calls": s.calls,

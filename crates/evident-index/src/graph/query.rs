@@ -408,25 +408,13 @@ impl Index {
                 .enumerate()
                 .map(|(i, id)| (*id, i))
                 .collect();
-            // One query per depth level for the whole frontier, on one covering index.
+            // One query per depth level for the whole frontier, sites in
+            // (path, line) order. Breadth-first order: then by the callee's
+            // place in the frontier (a stable sort keeps the sites' order).
             let mut rows = rows::incoming_calls(conn, &frontier)?;
-            // Breadth-first order: by the callee's place in the frontier, then
-            // by site (path, line). Each file's path is read and compared once:
-            // sites sort by their file's rank among the paths.
-            let mut paths: Vec<(String, i64)> = Vec::new();
-            let mut file_ids: Vec<i64> = rows.iter().map(|r| r.file).collect();
-            file_ids.sort_unstable();
-            file_ids.dedup();
-            for id in file_ids {
-                paths.push((names.file(id)?.0.clone(), id));
-            }
-            paths.sort_unstable();
-            let rank: HashMap<i64, usize> = paths
-                .iter()
-                .enumerate()
-                .map(|(i, (_, id))| (*id, i))
-                .collect();
-            rows.sort_unstable_by_key(|r| (order[&r.callee], rank[&r.file], r.line, r.call));
+            rows.sort_by_key(|r| order[&r.callee]);
+            // The last level's callers are walked no further: no chains to keep.
+            let last_level = depth + 1 == max_depth;
             let mut next: Vec<i64> = Vec::new();
             for rows::IncomingCall {
                 callee,
@@ -437,19 +425,27 @@ impl Index {
                 enclosing,
             } in rows
             {
-                let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
                 let node = match enclosing {
                     Some(id) => Node::Definition(id),
                     None => Node::Module(file_id),
                 };
-                let mut chain = Vec::with_capacity(callee_chain.len() + 1);
-                chain.push(node);
-                chain.extend(callee_chain.iter().copied());
                 let listed = walk.nodes.len() < limit;
                 let site_listed = sites.is_some_and(|page| page.contains(walk.site_count));
                 if sites.is_some() {
                     walk.site_count += 1;
                 }
+                if last_level && !listed && !site_listed {
+                    // Counted; nothing of it is printed or walked from.
+                    if seen.insert(node) {
+                        walk.files.insert(file_id);
+                        walk.omitted += 1;
+                    }
+                    continue;
+                }
+                let callee_chain = chain_of.get(&callee).cloned().unwrap_or_default();
+                let mut chain = Vec::with_capacity(callee_chain.len() + 1);
+                chain.push(node);
+                chain.extend(callee_chain.iter().copied());
                 if site_listed || sites.is_none() && listed {
                     let caller = names.node(node)?.qualified_name.clone();
                     let callee_name = names.node(callee_chain[0])?.qualified_name.clone();

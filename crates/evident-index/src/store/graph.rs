@@ -569,10 +569,13 @@ pub(crate) struct IncomingCall {
     pub enclosing: Option<i64>,
 }
 
+/// The calls into `callees`, by site: path, line, then call.
 pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<IncomingCall>> {
     let mut stmt = conn.prepare_cached(
         "SELECT g.callee_id, g.file_id, g.line, g.call_id, g.confidence, g.caller_id
-         FROM edges g WHERE g.callee_id IN (SELECT value FROM json_each(?1))",
+         FROM edges g JOIN files f ON f.id = g.file_id
+         WHERE g.callee_id IN (SELECT value FROM json_each(?1))
+         ORDER BY f.path, g.line, g.call_id",
     )?;
     let ids = serde_json::to_string(callees).unwrap_or_else(|_| "[]".into());
     let rows = stmt.query_map([ids], |r| {
