@@ -49,7 +49,11 @@ def fetch(version: str) -> pathlib.Path:
     WORK.mkdir(parents=True, exist_ok=True)
     deb = next(WORK.glob(f"linux-source-6.1_{version}_all.deb"), None)
     if deb is None:
-        subprocess.run(["apt-get", "download", "-q", f"linux-source-6.1={version}"], cwd=WORK, check=True)
+        download = ["apt-get", "download", "-q", f"linux-source-6.1={version}"]
+        if subprocess.run(download, cwd=WORK).returncode != 0:
+            # Package lists older than the version: refresh them once.
+            subprocess.run(["apt-get", "update", "-q"], check=True)
+            subprocess.run(download, cwd=WORK, check=True)
         deb = next(WORK.glob(f"linux-source-6.1_{version}_all.deb"))
     staging = WORK / f"staging-{version}"
     shutil.rmtree(staging, ignore_errors=True)
