@@ -984,3 +984,71 @@ fn a_file_that_cannot_be_indexed_is_no_new_file_on_every_run() {
     assert_eq!(resolved_after_edit(false), 1);
     assert_eq!(resolved_after_edit(true), 1);
 }
+
+/// A definition that keeps its qualified name and kind across an edit keeps
+/// its id, so the edges into it from other files are not rewritten; one
+/// whose key now occurs twice gets a new id. The index still equals a
+/// rebuild, definitions reordered or not.
+#[test]
+fn an_edited_files_definitions_keep_their_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "lib.py",
+                "def a():\n    return 1\n\ndef b():\n    return a()\n\nclass C:\n    def m(self):\n        return b()\n",
+            ),
+            (
+                "use.py",
+                "from lib import a, b, C\n\ndef f():\n    return a() + b() + C().m()\n",
+            ),
+        ],
+    );
+    index(root);
+    let ids = |root: &Path| -> Vec<(String, i64)> {
+        let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT qualified_name, id FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'lib.py') ORDER BY qualified_name, id")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        rows
+    };
+    let before = ids(root);
+    // `b` before `a`, a new `g`, and `C.m` defined twice.
+    write(
+        root,
+        "lib.py",
+        "def g():\n    return 0\n\ndef b():\n    return a() + g()\n\ndef a():\n    return 2\n\n\
+         class C:\n    def m(self):\n        return b()\n    def m(self):\n        return a()\n",
+    );
+    index(root);
+    let after = ids(root);
+    let id_of = |rows: &[(String, i64)], name: &str| -> Vec<i64> {
+        rows.iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+            .collect()
+    };
+    for kept in ["lib.a", "lib.b", "lib.C"] {
+        assert_eq!(
+            id_of(&after, kept),
+            id_of(&before, kept),
+            "{kept} keeps its id"
+        );
+    }
+    let old_max = before.iter().map(|(_, id)| *id).max().unwrap();
+    let new_m = id_of(&after, "lib.C.m");
+    assert_eq!(new_m.len(), 2);
+    assert!(
+        new_m.iter().all(|id| *id > old_max),
+        "a key now twice: new ids {new_m:?}"
+    );
+    assert!(id_of(&after, "lib.g")[0] > old_max);
+    common::assert_equals_rebuild(root, "after reordering, adding and doubling definitions");
+}

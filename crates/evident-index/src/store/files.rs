@@ -126,6 +126,10 @@ pub(crate) fn delete_file(tx: &Transaction, id: i64) -> Result<()> {
 /// Writes one file's rows (replacing the old ones of `existing`), in the caller's transaction.
 pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -> Result<()> {
     let facts = p.facts;
+    let mut ids = match existing {
+        Some(id) => SymbolIds::kept_from(tx, id, facts)?,
+        None => SymbolIds::default(),
+    };
     let file_id = match existing {
         Some(id) => {
             delete_rows(tx, id)?;
@@ -175,12 +179,13 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
     {
         let mut insert = tx.prepare_cached(
             "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
-                                 start_line, end_line, declaration)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                 start_line, end_line, declaration, id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?;
         for d in &facts.definitions {
             // Parents precede children in source order, so their ids exist.
             let parent = d.parent.map(|i| symbol_ids[i]);
+            let id = ids.next(&d.qualified_name, d.kind.as_str());
             insert.execute(params![
                 file_id,
                 parent,
@@ -192,7 +197,8 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
                 (!d.bases.is_empty()).then(|| d.bases.join("\n")),
                 d.start_line,
                 d.end_line,
-                d.declaration
+                d.declaration,
+                id
             ])?;
             symbol_ids.push(tx.last_insert_rowid());
         }
@@ -270,6 +276,59 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
         }
     }
     Ok(())
+}
+
+/// The ids a rewritten file's definitions get. One that keeps its qualified
+/// name and kind keeps its id, so the edges into it from other files stay
+/// as they are (an edit of the file that defines `kmalloc` would otherwise
+/// rewrite thousands of callers' edges). A key that occurs more than once,
+/// before or now, gets new ids, in source order; new ids come after every
+/// id in use, so none meets a kept one. A new file's ids are SQLite's.
+#[derive(Default)]
+struct SymbolIds {
+    kept: HashMap<(String, String), i64>,
+    next_new: Option<i64>,
+}
+
+impl SymbolIds {
+    fn kept_from(tx: &Transaction, file_id: i64, facts: &FileFacts) -> Result<SymbolIds> {
+        let mut new_keys: HashMap<(&str, &str), usize> = HashMap::new();
+        for d in &facts.definitions {
+            *new_keys
+                .entry((d.qualified_name.as_str(), d.kind.as_str()))
+                .or_default() += 1;
+        }
+        let mut old: HashMap<(String, String), Option<i64>> = HashMap::new();
+        for (id, name, kind) in super::graph::definition_keys(tx, file_id)? {
+            old.entry((name, kind))
+                .and_modify(|e| *e = None)
+                .or_insert(Some(id));
+        }
+        let kept = old
+            .into_iter()
+            .filter_map(|(key, id)| Some((key, id?)))
+            .filter(|((name, kind), _)| new_keys.get(&(name.as_str(), kind.as_str())) == Some(&1))
+            .collect();
+        let max: i64 =
+            tx.query_row("SELECT coalesce(max(id), 0) FROM symbols", [], |r| r.get(0))?;
+        Ok(SymbolIds {
+            kept,
+            next_new: Some(max + 1),
+        })
+    }
+
+    /// The id for the next definition, `None` for SQLite's choice.
+    fn next(&mut self, qualified_name: &str, kind: &str) -> Option<i64> {
+        let next_new = self.next_new.as_mut()?;
+        if let Some(id) = self
+            .kept
+            .get(&(qualified_name.to_string(), kind.to_string()))
+        {
+            return Some(*id);
+        }
+        *next_new += 1;
+        Some(*next_new - 1)
+    }
 }
 
 /// Removes a file's rows from every table but `files`.

@@ -1391,7 +1391,8 @@ impl Invalidation {
             .filter(|(_, _, name, kind)| !matches!(new_ids.get(&key(name, kind)), Some(Some(_))))
             .map(|e| e.0)
             .collect();
-        moves.retain(|(call, _, _)| !partial.contains(call));
+        // A definition that kept its id keeps its edges as they are.
+        moves.retain(|(call, old, new)| !partial.contains(call) && old != new);
         rows::remap_edges(conn, &moves)?;
         self.calls.extend(partial);
         Ok(())
