@@ -204,7 +204,8 @@ def main():
     for branch in (args.old_version, args.version):
         git(tree, "checkout", "-q", branch)
         wall, rss, out, _ = measured(index_cmd, tree, env)
-        summary = next((l for l in out.splitlines() if l.startswith("indexed ")), "")
+        summary = "\n".join(l for l in out.splitlines()
+                             if l.startswith("indexed ") or "from the parse cache" in l)
         rows.append((f"evident index after `git checkout {branch}`", wall, rss))
         switches.append((branch, wall, summary))
         db = sqlite3.connect(tree / ".evident" / "index.db")
@@ -223,7 +224,8 @@ def main():
         try:
             wall, rss, out, _ = measured(index_cmd, worktree, env)
             rows.append((f"evident index of a second worktree at {version}", wall, rss))
-            summary = "\n".join(l for l in out.splitlines() if l.startswith(("indexed ", "  started from")))
+            summary = "\n".join(l for l in out.splitlines()
+                                 if l.startswith(("indexed ", "  started from")) or "from the parse cache" in l)
             worktree_runs.append((version, wall, summary))
         finally:
             git(tree, "worktree", "remove", "--force", str(worktree))

@@ -71,6 +71,9 @@ type Names = FxHashMap<Rc<str>, Vec<i64>>;
 
 type Frozen<K, V> = FrozenMap<K, V, FxBuildHasher>;
 
+/// Method name → methods, of one owner type (filled as asked).
+type Methods = Frozen<Rc<str>, Vec<i64>>;
+
 pub(super) struct Table<'c> {
     conn: &'c Connection,
     /// Every row is here: a miss is an answer, not a question for the index.
@@ -93,7 +96,7 @@ pub(super) struct Table<'c> {
     files_read: RefCell<FxHashSet<i64>>,
     /// Owner type name → method name → methods, including Rust `impl` and Go
     /// receiver methods that no class encloses.
-    methods_by_owner: Frozen<Rc<str>, Box<Frozen<Rc<str>, Vec<i64>>>>,
+    methods_by_owner: Frozen<Rc<str>, Box<Methods>>,
     imports: Frozen<i64, Vec<Import>>,
     /// Declaration → the definitions of the same qualified name in a
     /// language it may be defined in (a header's prototype → the `.c`
@@ -445,13 +448,11 @@ mod tests {
     use crate::graph::calls::{Confidence, Graph};
     use crate::lang::imports::Resolver;
 
-    /// Resolves every call of an index, one pass: each call's targets and
-    /// what it names outside the repository.
-    fn resolve_all(
-        conn: &Connection,
-        resolver: &Resolver,
-        loading: Loading,
-    ) -> Vec<(i64, Vec<(i64, Confidence)>, Option<(String, &'static str)>)> {
+    /// A call, its targets, and what it names outside the repository.
+    type Resolved = (i64, Vec<(i64, Confidence)>, Option<(String, &'static str)>);
+
+    /// Resolves every call of an index, one pass.
+    fn resolve_all(conn: &Connection, resolver: &Resolver, loading: Loading) -> Vec<Resolved> {
         let graph = Graph::load(conn, resolver, loading).unwrap();
         let out = rows::every_call(conn)
             .unwrap()
