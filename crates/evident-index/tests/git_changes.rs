@@ -1,7 +1,8 @@
 //! Change detection in git work trees: file identities are git's blob ids,
 //! files git vouches for are not read, a branch switch parses only what
-//! differs, and a second worktree starts from the first one's index. Each
-//! run must still equal a rebuild, row for row.
+//! differs (and, with the parse cache, parses nothing it has seen), and a
+//! second worktree starts from the first one's index. Each run must still
+//! equal a rebuild, row for row.
 
 use std::path::Path;
 
@@ -154,6 +155,38 @@ fn a_branch_switch_parses_only_the_files_that_differ() {
     );
     assert_eq!(back.files, first.files);
     assert_equals_rebuild(&root, "after switching back to `main`");
+}
+
+/// With the parse cache, switching back to a branch parses nothing: the
+/// files that differ come from the cache, and the index still equals a
+/// rebuild. A switch to bytes never seen parses them.
+#[test]
+fn a_switch_back_takes_what_differs_from_the_parse_cache() {
+    let (_tmp, root) = two_branches();
+    let cache = tempfile::tempdir().unwrap();
+    let options = IndexOptions {
+        parse_cache: Some(evident_index::ParseCacheSettings {
+            dir: cache.path().to_path_buf(),
+            max_bytes: 1 << 30,
+        }),
+        ..IndexOptions::default()
+    };
+    index_repo(&root, &options).unwrap();
+    git(&root, &["checkout", "-q", "other"]);
+    let switched = index_repo(&root, &options).unwrap();
+    assert_eq!(
+        (switched.parsed, switched.from_cache),
+        (2, 0),
+        "{switched:?}"
+    );
+    git(&root, &["checkout", "-q", "main"]);
+    let back = index_repo(&root, &options).unwrap();
+    assert_eq!((back.parsed, back.from_cache), (2, 2), "{back:?}");
+    assert_equals_rebuild(&root, "after switching back through the parse cache");
+    git(&root, &["checkout", "-q", "other"]);
+    let again = index_repo(&root, &options).unwrap();
+    assert_eq!((again.parsed, again.from_cache), (2, 2), "{again:?}");
+    assert_equals_rebuild(&root, "after switching again through the parse cache");
 }
 
 #[test]
