@@ -292,10 +292,15 @@ pub(crate) fn all_calls_without_edges(conn: &Connection) -> Result<Vec<CallSite>
     every_call(conn)
 }
 
-/// Every call site, in id order.
+/// Every call site, by file path, then in its file's order: the order a
+/// pass meets calls in, which what it learns on the way (cycles cut, outside
+/// values named) may depend on, must not depend on the order files were
+/// written in (a resumed run, a branch switch).
 pub(crate) fn every_call(conn: &Connection) -> Result<Vec<CallSite>> {
-    let mut stmt =
-        conn.prepare("SELECT id, file_id, enclosing_id, callee, line FROM calls ORDER BY id")?;
+    let mut stmt = conn.prepare(
+        "SELECT c.id, c.file_id, c.enclosing_id, c.callee, c.line
+         FROM calls c JOIN files f ON f.id = c.file_id ORDER BY f.path, c.id",
+    )?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -362,8 +367,9 @@ pub(crate) fn take_dirty_calls(conn: &Connection) -> Result<Vec<CallSite>> {
          DELETE FROM externals WHERE call_id IN (SELECT id FROM dirty_calls);",
     )?;
     let mut stmt = conn.prepare(
-        "SELECT c.id, c.file_id, c.enclosing_id, c.callee, c.line FROM calls c
-         WHERE c.id IN (SELECT id FROM dirty_calls)",
+        "SELECT c.id, c.file_id, c.enclosing_id, c.callee, c.line
+         FROM calls c JOIN files f ON f.id = c.file_id
+         WHERE c.id IN (SELECT id FROM dirty_calls) ORDER BY f.path, c.id",
     )?;
     let rows = stmt.query_map([], call_site)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -190,8 +190,16 @@ impl Graph<'_> {
         if let Some(found) = self.base_lists.borrow().get(&class) {
             return found.clone();
         }
+        // Bases found while an evaluation was cut (a cycle through this
+        // class) are partial: remembered, they would depend on which call
+        // met the class first.
+        let outer = self.truncated.replace(false);
         let found: Rc<[i64]> = self.bases_uncached(class).into();
-        self.base_lists.borrow_mut().insert(class, found.clone());
+        let cut = self.truncated.get();
+        self.truncated.set(outer || cut);
+        if !cut {
+            self.base_lists.borrow_mut().insert(class, found.clone());
+        }
         found
     }
 
