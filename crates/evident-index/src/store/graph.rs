@@ -21,6 +21,7 @@ pub(crate) struct SymbolRow<'a> {
     /// One base class per line.
     pub bases: Option<String>,
     pub declaration: bool,
+    pub start_line: u32,
 }
 
 pub(crate) struct ImportRow {
@@ -41,12 +42,12 @@ pub(crate) struct CallSite {
     pub line: u32,
 }
 
-/// Every file: id, path, language name.
-pub(crate) fn for_each_file(
+/// Every file by path: id, path, language name.
+pub(crate) fn for_each_file_by_path(
     conn: &Connection,
     mut f: impl FnMut(i64, String, String),
 ) -> Result<()> {
-    let mut stmt = conn.prepare("SELECT id, path, lang FROM files")?;
+    let mut stmt = conn.prepare("SELECT id, path, lang FROM files ORDER BY path")?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         f(r.get(0)?, r.get(1)?, r.get(2)?);
@@ -84,7 +85,9 @@ pub(crate) enum SymbolFilter<'a> {
     WithBases,
 }
 
-/// The definitions `filter` selects, in id order (all of them in table order).
+/// The definitions `filter` selects, in their canonical order: by path, then
+/// line, then id (all of them in table order). Lists in id order would
+/// depend on the order files were written in, and resolution on them.
 pub(crate) fn for_each_symbol(
     conn: &Connection,
     filter: SymbolFilter<'_>,
@@ -93,14 +96,17 @@ pub(crate) fn for_each_symbol(
     let (condition, key): (&str, rusqlite::types::Value) = match filter {
         SymbolFilter::All => ("", rusqlite::types::Value::Null),
         SymbolFilter::Id(id) => ("WHERE s.id = ?1", id.into()),
-        SymbolFilter::File(file) => ("WHERE s.file_id = ?1 ORDER BY s.id", file.into()),
+        SymbolFilter::File(file) => (
+            "WHERE s.file_id = ?1 ORDER BY s.start_line, s.id",
+            file.into(),
+        ),
         // The name index folds case: it finds the candidates, `=` keeps the exact ones.
         SymbolFilter::Name(name) => (
-            "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY s.id",
+            "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line, s.id",
             name.to_string().into(),
         ),
         SymbolFilter::WithBases => (
-            "WHERE s.bases IS NOT NULL ORDER BY s.id",
+            "WHERE s.bases IS NOT NULL ORDER BY f.path, s.start_line, s.id",
             rusqlite::types::Value::Null,
         ),
     };
@@ -108,8 +114,9 @@ pub(crate) fn for_each_symbol(
         "SELECT s.id, s.file_id, s.parent_id, s.kind, s.name,
                 CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN {})
                 THEN s.qualified_name END,
-                s.bases, s.declaration
-         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id {condition}",
+                s.bases, s.declaration, s.start_line
+         FROM symbols s JOIN files f ON f.id = s.file_id
+         LEFT JOIN symbols p ON p.id = s.parent_id {condition}",
         class_like_kinds()
     ))?;
     let mut rows = if condition.contains("?1") {
@@ -129,6 +136,7 @@ pub(crate) fn for_each_symbol(
             owner_path: r.get(5)?,
             bases: r.get(6)?,
             declaration: r.get::<_, i64>(7)? != 0,
+            start_line: r.get(8)?,
         });
     }
     Ok(())

@@ -49,6 +49,7 @@ pub(super) struct Symbol {
     pub bases: Vec<String>,
     /// A declaration (a prototype): its definitions may be elsewhere.
     pub declaration: bool,
+    pub start_line: u32,
 }
 
 pub(super) struct Import {
@@ -66,7 +67,7 @@ impl Import {
     }
 }
 
-/// Name → definitions, in id order.
+/// Name → definitions, in the canonical order (path, line, id).
 type Names = FxHashMap<Rc<str>, Vec<i64>>;
 
 type Frozen<K, V> = FrozenMap<K, V, FxBuildHasher>;
@@ -102,7 +103,7 @@ pub(super) struct Table<'c> {
     /// language it may be defined in (a header's prototype → the `.c`
     /// function): a call that reaches the declaration runs the definition.
     defined_at: Frozen<i64, Vec<i64>>,
-    /// Class-like definitions that name bases, in id order.
+    /// Class-like definitions that name bases, in the canonical order.
     with_bases: OnceCell<Vec<i64>>,
     /// The first error reading the index; the pass reports it.
     pub read_error: RefCell<Option<Error>>,
@@ -113,7 +114,8 @@ impl<'c> Table<'c> {
         let mut files = FxHashMap::default();
         let mut file_by_path = FxHashMap::default();
         let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
-        rows::for_each_file(conn, |id, path, lang_name| {
+        // By path: a package's files in a fixed order, whatever their ids.
+        rows::for_each_file_by_path(conn, |id, path, lang_name| {
             let Some(lang) = lang::by_name(&lang_name) else {
                 return;
             };
@@ -169,8 +171,14 @@ impl<'c> Table<'c> {
         })?;
         self.defined_at = defined_at.into();
 
+        // Every list in the canonical order (path, line, id), as the lazy
+        // reads give it: never in the order files happened to be written.
         let mut ids: Vec<i64> = self.all_symbols.keys().copied().collect();
-        ids.sort_unstable();
+        ids.sort_unstable_by_key(|id| {
+            let s = &self.all_symbols[id];
+            let path = self.files.get(&s.file).map_or("", |f| f.path.as_str());
+            (path, s.start_line, *id)
+        });
         let mut by_name: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
         let mut children: FxHashMap<i64, Box<Names>> = FxHashMap::default();
         let mut top_level: FxHashMap<i64, Box<Names>> = FxHashMap::default();
@@ -227,6 +235,7 @@ impl<'c> Table<'c> {
                 .map(|b| b.lines().map(str::to_string).collect())
                 .unwrap_or_default(),
             declaration: row.declaration,
+            start_line: row.start_line,
         }
     }
 
@@ -265,7 +274,7 @@ impl<'c> Table<'c> {
         self.read_symbols.get(&id)?.as_ref()
     }
 
-    /// Every definition named `name`, in id order.
+    /// Every definition named `name`, in the canonical order (path, line, id).
     pub fn named(&self, name: &str) -> &[i64] {
         if let Some(ids) = self.by_name.get(name) {
             return ids;
@@ -401,7 +410,7 @@ impl<'c> Table<'c> {
         self.defined_at.insert(id, found)
     }
 
-    /// Class-like definitions that name bases, in id order.
+    /// Class-like definitions that name bases, in the canonical order.
     pub fn with_bases(&self) -> &[i64] {
         self.with_bases.get_or_init(|| {
             self.read(SymbolFilter::WithBases)
