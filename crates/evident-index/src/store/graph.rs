@@ -93,21 +93,24 @@ pub(crate) fn for_each_symbol(
     filter: SymbolFilter<'_>,
     mut f: impl FnMut(SymbolRow<'_>),
 ) -> Result<()> {
-    let (condition, key): (&str, rusqlite::types::Value) = match filter {
-        SymbolFilter::All => ("", rusqlite::types::Value::Null),
-        SymbolFilter::Id(id) => ("WHERE s.id = ?1", id.into()),
+    // Files are joined only to order by path (a join per row of a full read costs).
+    let (condition, key): (&str, Option<rusqlite::types::Value>) = match filter {
+        SymbolFilter::All => ("", None),
+        SymbolFilter::Id(id) => ("WHERE s.id = ?1", Some(id.into())),
         SymbolFilter::File(file) => (
             "WHERE s.file_id = ?1 ORDER BY s.start_line, s.id",
-            file.into(),
+            Some(file.into()),
         ),
         // The name index folds case: it finds the candidates, `=` keeps the exact ones.
         SymbolFilter::Name(name) => (
-            "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line, s.id",
-            name.to_string().into(),
+            "JOIN files f ON f.id = s.file_id
+             WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line, s.id",
+            Some(name.to_string().into()),
         ),
         SymbolFilter::WithBases => (
-            "WHERE s.bases IS NOT NULL ORDER BY f.path, s.start_line, s.id",
-            rusqlite::types::Value::Null,
+            "JOIN files f ON f.id = s.file_id
+             WHERE s.bases IS NOT NULL ORDER BY f.path, s.start_line, s.id",
+            None,
         ),
     };
     let mut stmt = conn.prepare_cached(&format!(
@@ -115,14 +118,12 @@ pub(crate) fn for_each_symbol(
                 CASE WHEN s.kind = 'method' AND (p.id IS NULL OR p.kind NOT IN {})
                 THEN s.qualified_name END,
                 s.bases, s.declaration, s.start_line
-         FROM symbols s JOIN files f ON f.id = s.file_id
-         LEFT JOIN symbols p ON p.id = s.parent_id {condition}",
+         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id {condition}",
         class_like_kinds()
     ))?;
-    let mut rows = if condition.contains("?1") {
-        stmt.query([key])?
-    } else {
-        stmt.query([])?
+    let mut rows = match key {
+        Some(key) => stmt.query([key])?,
+        None => stmt.query([])?,
     };
     while let Some(r) = rows.next()? {
         let name = r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;

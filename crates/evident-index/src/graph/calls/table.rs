@@ -93,8 +93,6 @@ pub(super) struct Table<'c> {
     top_level: Frozen<i64, Box<Names>>,
     /// Parent definition → its children (a parent without children has no entry).
     children: Frozen<i64, Box<Names>>,
-    /// Files whose definitions are all in `top_level` and `children`.
-    files_read: RefCell<FxHashSet<i64>>,
     /// Owner type name → method name → methods, including Rust `impl` and Go
     /// receiver methods that no class encloses.
     methods_by_owner: Frozen<Rc<str>, Box<Methods>>,
@@ -138,7 +136,6 @@ impl<'c> Table<'c> {
             by_name: Frozen::default(),
             top_level: Frozen::default(),
             children: Frozen::default(),
-            files_read: Default::default(),
             methods_by_owner: Frozen::default(),
             imports: Frozen::default(),
             defined_at: Frozen::default(),
@@ -174,10 +171,21 @@ impl<'c> Table<'c> {
         // Every list in the canonical order (path, line, id), as the lazy
         // reads give it: never in the order files happened to be written.
         let mut ids: Vec<i64> = self.all_symbols.keys().copied().collect();
-        ids.sort_unstable_by_key(|id| {
+        // A file's place among the paths, once, not a path per comparison.
+        let mut paths: Vec<(&str, i64)> = self
+            .files
+            .iter()
+            .map(|(id, f)| (f.path.as_str(), *id))
+            .collect();
+        paths.sort_unstable();
+        let rank: FxHashMap<i64, usize> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, (_, id))| (*id, i))
+            .collect();
+        ids.sort_by_cached_key(|id| {
             let s = &self.all_symbols[id];
-            let path = self.files.get(&s.file).map_or("", |f| f.path.as_str());
-            (path, s.start_line, *id)
+            (rank.get(&s.file).copied(), s.start_line, *id)
         });
         let mut by_name: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
         let mut children: FxHashMap<i64, Box<Names>> = FxHashMap::default();
@@ -288,7 +296,8 @@ impl<'c> Table<'c> {
 
     /// Reads every definition of `file`, filling its top level and its parents' children.
     fn read_file(&self, file: i64) {
-        if self.complete || !self.files_read.borrow_mut().insert(file) {
+        // A file read once has its top level (if empty) in `top_level`.
+        if self.complete || self.top_level.get(&file).is_some() {
             return;
         }
         let mut top: Names = FxHashMap::default();
