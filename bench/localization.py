@@ -1,52 +1,74 @@
 #!/usr/bin/env python3
-"""Localization: a commit message as the query, its parent as the tree; where
-are the changed files and functions? evident's search against a plain Okapi
-BM25 over whole files, re-implemented here, on the same records in one run.
+"""Localization: a commit message (or an issue-style text) as the query, its
+parent as the tree; where are the changed files and functions? evident's
+search against a plain Okapi BM25 over whole files, re-implemented here, on
+the same records in one run, over every set in ../shared/eval/localization/.
 
-Usage: python3 bench/localization.py [--no-build | --evident PATH] [--all] [--limit N]
-       [--mode bm25|hybrid|vector] [--group chunk|file|definition] [--records FILE] [--bundle FILE]
-       [--variant 'LABEL=SEARCH OPTIONS' ...]
+Usage: python3 bench/localization.py [--no-build | --evident PATH] [--sets click,httpx,...]
+       [--limit N] [--all] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
 
-Variants run more `evident search` configurations on each record's index
-(one checkout and one index per record), each reported under its label: the
-ablation tables in BENCHMARKS.md come from one run.
+Sets: the seven of `../shared/eval/localization/` (Python: click, httpx,
+jinja; Rust: ripgrep, axum; JavaScript: express; Go: cobra) and the
+issue-style texts of `bench/localization_written.jsonl`, written from a
+record's diff before evident's results for it were looked at. By default only
+records whose message names no changed function (`leaks_identifier: false`)
+count; `--all` takes every record. `--limit N` takes the first N of each set.
 
-Records: `../shared/eval/localization/click.jsonl` (283 commits of click; see
-its README). By default only the 224 whose message names no changed function
-(`leaks_identifier: false`) count; `--all` takes every record. The records are
-split by position into two fixed halves, A (even) and B (odd): tune on A,
-report both.
+Tuning and reporting (hold out by corpus): defaults were tuned on half A of
+the TUNED sets only. The report gives, separately: that tuning half; half B
+of the tuned sets; the held-out sets (every record); the written texts; and
+per set and half, per query length, and per variant (the ablation).
 
-Ranking files: each system's ranked list, reduced to the first appearance of
-each `.py` path; test files stay candidates, gold files are never tests.
-Functions: evident's definition results in order (qualified names made
-relative to their module); the baseline ranks functions and methods (from
-Python's `ast`) with the same BM25 over their source.
-Metrics: file MRR, Acc@1/5/10 (a gold file among the first k), function
-Acc@5 (a gold function among the first 5).
+Ranking files: evident's ranked list as a user gets it (every path it
+returns, documents and tests included); the baseline ranks the files with
+the set's source extensions. Functions: evident's `--group definition`
+results in order; the baseline ranks the functions and methods that
+universal-ctags finds, with the same BM25 over their lines. A function
+matches a gold one when the file is the same and the last segment of the
+name is (gold names outside Python come from a heuristic scan: see the
+sets' README).
+Metrics: file Acc@1/5/10 and MRR@10 (a gold file among the first k),
+function Acc@5.
 
-The baseline: whole `.py` files as documents, code-aware tokens (words, their
+The baseline: whole files as documents, code-aware tokens (words, their
 snake_case and camelCase parts, lowercased), k1 = 1.2, b = 0.75.
 """
-import ast
 import collections
+import hashlib
 import json
 import math
 import pathlib
 import re
 import shutil
+import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import index as index_bench  # noqa: E402  (setup, ROOT, WORK)
 
 SHARED = index_bench.ROOT.parent / "shared" / "eval" / "localization"
+WRITTEN = pathlib.Path(__file__).resolve().parent / "localization_written.jsonl"
 K1, B = 1.2, 0.75
 RESULTS = 100
 
+# name: (records file, source extensions of the set's language)
+SETS = {
+    "click": ("click.jsonl", (".py",)),
+    "httpx": ("httpx.curated.jsonl", (".py",)),
+    "jinja": ("jinja.curated.jsonl", (".py",)),
+    "ripgrep": ("ripgrep.curated.jsonl", (".rs",)),
+    "axum": ("axum.curated.jsonl", (".rs",)),
+    "express": ("express.curated.jsonl", (".js", ".mjs", ".cjs", ".ts")),
+    "cobra": ("cobra.curated.jsonl", (".go",)),
+}
+# The sets whose half A the defaults were tuned on; the others are held out whole.
+TUNED = {"click", "ripgrep", "express"}
+
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+FUNCTION_KINDS = {"function", "method", "member", "func", "constructor"}
 
 
 def tokens(text):
@@ -89,147 +111,229 @@ class BM25:
         return [k for _, k in scores]
 
 
-def python_files(tree):
-    return sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py") if ".git" not in p.parts and ".evident" not in p.parts)
+def source_files(tree, extensions):
+    skip = {".git", ".evident", "node_modules"}
+    return sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")
+                  if p.suffix in extensions and p.is_file() and not skip & set(p.relative_to(tree).parts))
 
 
-def functions_of(tree, rel):
-    """(qualname, source) of every function and method, `Class.method` style."""
-    text = (tree / rel).read_text(errors="replace")
-    try:
-        module = ast.parse(text)
-    except SyntaxError:
+def ctags_functions(tree, paths):
+    """((path, name), source lines) of every function and method universal-ctags finds; one
+    without an end line (an older ctags, some languages) runs to the next tag of its file."""
+    if not paths:
         return []
-    lines = text.splitlines()
-    out = []
+    out = subprocess.run(["ctags", "--output-format=json", "--fields=+nKe", "-f", "-", "-L", "-"],
+                         cwd=tree, input="\n".join(paths), capture_output=True, text=True)
+    tags = collections.defaultdict(list)
+    for line in out.stdout.splitlines():
+        try:
+            tag = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if tag.get("_type") == "tag" and "line" in tag:
+            tags[tag["path"]].append(tag)
+    found = []
+    for path, in_file in tags.items():
+        lines = (tree / path).read_text(errors="replace").splitlines()
+        starts = sorted({t["line"] for t in in_file})
+        for tag in in_file:
+            if tag.get("kind") not in FUNCTION_KINDS or tag["name"].startswith("AnonymousFunction"):
+                continue
+            end = tag.get("end") or next((s - 1 for s in starts if s > tag["line"]), len(lines))
+            found.append(((path, tag["name"]), "\n".join(lines[tag["line"] - 1:end])))
+    return found
 
-    def walk(node, prefix):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = f"{prefix}{child.name}"
-                if not isinstance(child, ast.ClassDef):
-                    out.append((name, "\n".join(lines[child.lineno - 1:child.end_lineno])))
-                walk(child, f"{name}.")
 
-    walk(module, "")
-    return out
+def last_segment(name):
+    name = re.sub(r"<.*", "", name)
+    return re.split(r"\.|::", name)[-1].strip()
 
 
-def module_of(rel):
-    stem = rel[:-3] if rel.endswith(".py") else rel
-    if stem.endswith("/__init__"):
-        stem = stem[: -len("/__init__")]
-    return stem.replace("/", ".")
-
-
-def evident_rank(evident, tree, query, options):
+def evident_search(evident, tree, query, options):
+    started = time.perf_counter()
     out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), *options],
                          cwd=tree, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
     if out.returncode != 0:
         # A refused query (too long, say) finds nothing: that is what a user gets.
-        print(f"  evident refused the query: {out.stderr.strip()}", file=sys.stderr)
-        return None, [], []
+        print(f"  evident refused the query: {out.stderr.strip()[:200]}", file=sys.stderr)
+        return None, [], [], elapsed
     hits = json.loads(out.stdout)
     files, functions = [], []
     for h in hits:
-        if h["path"].endswith(".py") and h["path"] not in files:
+        if h["path"] not in files:
             files.append(h["path"])
         if h["kind"] in ("function", "method"):
-            qualified = h.get("qualified_name") or h["name"]
-            module = module_of(h["path"])
-            local = qualified[len(module) + 1:] if qualified.startswith(module + ".") else h["name"]
-            key = (h["path"], local)
+            key = (h["path"], h["name"])
             if key not in functions:
                 functions.append(key)
-    return True, files, functions
+    return True, files, functions, elapsed
 
 
 def score(files, functions, record):
     gold = set(record["gold_files"])
-    gold_functions = {(g["file"], g["qualname"]) for g in record["gold_functions"]}
-    rank = next((i + 1 for i, f in enumerate(files) if f in gold), None)
+    gold_functions = {(g["file"], last_segment(g["qualname"])) for g in record["gold_functions"]}
+    rank = next((i + 1 for i, f in enumerate(files[:10]) if f in gold), None)
     return {
         "mrr": 1 / rank if rank else 0.0,
         "acc1": float(bool(rank and rank <= 1)),
         "acc5": float(bool(rank and rank <= 5)),
         "acc10": float(bool(rank and rank <= 10)),
-        "fn5": float(any(f in gold_functions for f in functions[:5])),
+        "fn5": float(any((p, last_segment(n)) in gold_functions for p, n in functions[:5])),
     }
+
+
+def half_of(record):
+    if "half" in record:
+        return record["half"]
+    return "A" if hashlib.sha256(record["commit"].encode()).digest()[0] % 2 == 0 else "B"
+
+
+def length_of(query):
+    words = len(query.split())
+    return "short (<= 12 words)" if words <= 12 else "medium (13-50)" if words <= 50 else "long (> 50)"
+
+
+def load_records(args):
+    out = []
+    chosen = args.sets.split(",") if args.sets else list(SETS)
+    for name in chosen:
+        records = [json.loads(line) for line in open(SHARED / SETS[name][0])]
+        records = [r for r in records if args.all or not r.get("leaks_identifier")]
+        if args.limit:
+            records = records[: args.limit]
+        for r in records:
+            r["set"], r["written"] = name, False
+        out += records
+    if not args.no_written and WRITTEN.exists():
+        for line in open(WRITTEN):
+            r = json.loads(line)
+            if r["set"] in chosen:
+                r["written"] = True
+                out.append(r)
+    return out
+
+
+def checkout(name, bundle):
+    repo = index_bench.WORK / "localization" / name
+    if not repo.exists():
+        repo.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(bundle), str(repo)], check=True)
+        # An index from another build (another schema) is not this run's.
+    shutil.rmtree(repo / ".evident", ignore_errors=True)
+    return repo
+
+
+def run_record(evident, repo, record, variants):
+    subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)
+    subprocess.run(["git", "clean", "-q", "-fdx", "-e", ".evident"], cwd=repo, check=True)
+    subprocess.run([evident, "index", "--quiet", "."], cwd=repo, check=True, capture_output=True)
+    result = {"set": record["set"], "commit": record["commit"], "half": half_of(record),
+              "written": record["written"], "length": length_of(record["query"]), "scores": {},
+              "latency": None}
+    fn_options = ["--group", "definition"]
+    for name, options in variants:
+        answered, files, _, elapsed = evident_search(evident, repo, record["query"], options)
+        if name == "evident":
+            result["latency"] = elapsed
+        definition = [*options, *fn_options] if "--group" not in options else None
+        functions = evident_search(evident, repo, record["query"], definition)[2] if definition else []
+        result["scores"][name] = {**score(files, functions, record), "refused": answered is None}
+    extensions = SETS[record["set"]][1]
+    paths = source_files(repo, extensions)
+    file_rank = BM25([(p, (repo / p).read_text(errors="replace")) for p in paths]).rank(record["query"])
+    fn_rank = BM25(ctags_functions(repo, paths)).rank(record["query"])
+    result["scores"]["bm25 baseline"] = {**score(file_rank, fn_rank, record), "refused": False}
+    return result
+
+
+def table(title, results, names):
+    if not results:
+        return
+    print(f"\n{title} ({len(results)} records)")
+    width = max(16, *(len(n) + 2 for n in names))
+    print(f"{'system':<{width}}{'Acc@1':>8}{'Acc@5':>8}{'Acc@10':>8}{'MRR@10':>8}{'fn Acc@5':>10}")
+    for name in names:
+        rows = [r["scores"][name] for r in results if name in r["scores"]]
+        if not rows:
+            continue
+        mean = {k: sum(r[k] for r in rows) / len(rows) for k in ("acc1", "acc5", "acc10", "mrr", "fn5")}
+        print(f"{name:<{width}}{mean['acc1']:>8.3f}{mean['acc5']:>8.3f}{mean['acc10']:>8.3f}"
+              f"{mean['mrr']:>8.3f}{mean['fn5']:>10.3f}")
+
+
+def report(results, variants):
+    names = [v[0] for v in variants] + ["bm25 baseline"]
+    honest = [r for r in results if not r["written"]]
+    table("Tuning half: half A of the tuned sets (" + ", ".join(sorted(TUNED)) + ")",
+          [r for r in honest if r["set"] in TUNED and r["half"] == "A"], names)
+    table("Half B of the tuned sets", [r for r in honest if r["set"] in TUNED and r["half"] == "B"], names)
+    table("Held-out sets, every record (" + ", ".join(s for s in SETS if s not in TUNED) + ")",
+          [r for r in honest if r["set"] not in TUNED], names)
+    table("Issue-style texts written from diffs (bench/localization_written.jsonl)",
+          [r for r in results if r["written"]], names)
+    for length in ("short (<= 12 words)", "medium (13-50)", "long (> 50)"):
+        table(f"Query length {length}, held-out sets and half B", [
+            r for r in honest if r["length"] == length and (r["set"] not in TUNED or r["half"] == "B")], names)
+    print("\nPer set and half (evident / bm25 baseline: Acc@1, Acc@5, MRR@10, fn Acc@5)")
+    for name in SETS:
+        for half in ("A", "B"):
+            rows = [r for r in honest if r["set"] == name and r["half"] == half]
+            if not rows:
+                continue
+            cells = []
+            for system in ("evident", "bm25 baseline"):
+                s = [r["scores"][system] for r in rows]
+                cells.append(" ".join(f"{sum(x[k] for x in s) / len(s):.3f}" for k in ("acc1", "acc5", "mrr", "fn5")))
+            tuned = "tuned" if name in TUNED and half == "A" else "held out"
+            print(f"  {name:<8} {half} {len(rows):>4} ({tuned:>8})  {cells[0]}  /  {cells[1]}")
+    latencies = collections.defaultdict(list)
+    for r in results:
+        if r["latency"] is not None:
+            latencies[r["set"]].append(r["latency"] * 1000)
+    print("\nevident search latency per query (the process, start to exit), ms: p50 / p95")
+    for name, values in latencies.items():
+        values.sort()
+        p95 = values[min(len(values) - 1, int(0.95 * len(values)))]
+        print(f"  {name:<8} {statistics.median(values):7.1f} / {p95:7.1f}  ({len(values)} queries)")
 
 
 def main():
     args, evident = index_bench.setup(lambda p: (
         p.add_argument("--all", action="store_true", help="count records whose message names a changed function too"),
-        p.add_argument("--limit", type=int, help="only the first N records (a quick look)"),
-        p.add_argument("--mode", default="hybrid", choices=["bm25", "hybrid", "vector"]),
-        p.add_argument("--group", default="chunk", choices=["chunk", "file", "definition"]),
-        p.add_argument("--records", default=str(SHARED / "click.jsonl")),
-        p.add_argument("--bundle", default=str(SHARED / "click.bundle")),
+        p.add_argument("--limit", type=int, help="only the first N records of each set (a quick look)"),
+        p.add_argument("--sets", help="comma-separated set names (default: all)"),
+        p.add_argument("--no-written", action="store_true", help="leave out the written issue-style texts"),
+        p.add_argument("--save", help="write every record's scores to this JSON file"),
         p.add_argument("--variant", action="append", default=[], metavar="LABEL=OPTIONS",
                        help="also run `evident search OPTIONS` on the same index, reported as LABEL "
-                            "(repeatable; for ablations: 'no calls=--group definition --signal calls=0')"),
+                            "(repeatable; for ablations: 'no mentions=--signal mentions=0')"),
     ))
-    records = [json.loads(line) for line in open(args.records)]
-    records = [r for r in records if args.all or not r["leaks_identifier"]]
-    if args.limit:
-        records = records[: args.limit]
-    repo = index_bench.WORK / "localization" / "click"
-    if not repo.exists():
-        repo.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "clone", "-q", "--no-checkout", args.bundle, str(repo)], check=True)
-    variants = [("evident", ["--mode", args.mode, "--group", args.group])]
-    for v in args.variant:
-        label, _, options = v.partition("=")
-        options = options.split()
-        for flag, value in [("--mode", args.mode), ("--group", args.group)]:
-            if flag not in options:
-                options = [flag, value, *options]
-        variants.append((label.strip(), options))
-    totals = {name: [collections.defaultdict(float), collections.defaultdict(float)]
-              for name in [v[0] for v in variants] + ["bm25 baseline"]}
-    counts = [0, 0]
-    refused = 0
-    # An index from another build (another schema) is not this run's.
-    shutil.rmtree(repo / ".evident", ignore_errors=True)
+    variants = [("evident", [])] + [(label.strip(), options.split())
+                                    for label, _, options in (v.partition("=") for v in args.variant)]
+    records = load_records(args)
+    results = []
+    repos = {}
     for i, record in enumerate(records):
-        half = i % 2
-        subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)
-        subprocess.run(["git", "clean", "-q", "-fdx", "-e", ".evident"], cwd=repo, check=True)
-        subprocess.run([evident, "index", "--quiet", "."], cwd=repo, check=True, capture_output=True)
-        scores = []
-        for name, options in variants:
-            answered, files, functions = evident_rank(evident, repo, record["query"], options)
-            refused += answered is None
-            scores.append((name, score(files, functions, record)))
-        mine = scores[0][1]
-        paths = python_files(repo)
-        file_rank = BM25([(p, (repo / p).read_text(errors="replace")) for p in paths]).rank(record["query"])
-        fn_docs = [((p, q), src) for p in paths for q, src in functions_of(repo, p)]
-        fn_rank = BM25(fn_docs).rank(record["query"])
-        base = score(file_rank, fn_rank, record)
-        for name, s in scores + [("bm25 baseline", base)]:
-            for k, v in s.items():
-                totals[name][half][k] += v
-        counts[half] += 1
-        print(f"{i + 1}/{len(records)} {record['commit'][:8]} evident MRR {mine['mrr']:.2f} baseline {base['mrr']:.2f}",
-              file=sys.stderr)
-    label = "all records" if args.all else "leaks_identifier: false"
-    print(f"click, {len(records)} records ({label}), evident search --mode {args.mode} --group {args.group}; "
-          "halves A (even) and B (odd)")
-    if refused:
-        print(f"evident refused {refused} of the queries (each scored as finding nothing)")
+        name = record["set"]
+        if name not in repos:
+            repos[name] = checkout(name, SHARED / f"{name}.bundle")
+        result = run_record(evident, repos[name], record, variants)
+        results.append(result)
+        mine, base = result["scores"]["evident"], result["scores"]["bm25 baseline"]
+        print(f"{i + 1}/{len(records)} {name} {record['commit'][:8]} evident MRR {mine['mrr']:.2f} "
+              f"baseline {base['mrr']:.2f}", file=sys.stderr)
+    label = "every record" if args.all else "leaks_identifier: false"
+    print(f"{len(records)} records ({label}); evident search (defaults: hybrid, --group file) and "
+          "--group definition for functions")
     for name, options in variants[1:]:
         print(f"{name}: evident search {' '.join(options)}")
-    width = max(16, *(len(name) + 2 for name in totals))
-    print(f"{'system':<{width}}{'half':<6}{'n':>5}{'file MRR':>10}{'Acc@1':>8}{'Acc@5':>8}{'Acc@10':>8}{'fn Acc@5':>10}")
-    for name, halves in totals.items():
-        rows = [("A", halves[0], counts[0]), ("B", halves[1], counts[1]),
-                ("all", {k: halves[0][k] + halves[1][k] for k in halves[0]}, sum(counts))]
-        for half, t, n in rows:
-            if not n:
-                continue
-            print(f"{name:<16}{half:<6}{n:>5}{t['mrr'] / n:>10.3f}{t['acc1'] / n:>8.3f}{t['acc5'] / n:>8.3f}"
-                  f"{t['acc10'] / n:>8.3f}{t['fn5'] / n:>10.3f}")
+    refused = sum(s["refused"] for r in results for s in r["scores"].values())
+    if refused:
+        print(f"evident refused {refused} queries (each scored as finding nothing)")
+    report(results, variants)
+    if args.save:
+        pathlib.Path(args.save).write_text(json.dumps(results))
 
 
 if __name__ == "__main__":

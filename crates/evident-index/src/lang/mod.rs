@@ -9,6 +9,7 @@ pub mod extract;
 pub mod imports;
 mod js_project;
 pub mod locals;
+pub mod roles;
 
 use std::sync::OnceLock;
 
@@ -148,6 +149,9 @@ pub struct LanguageSpec {
     /// this language does not, or, with a marker, with no more errors.
     pub fallback: Option<&'static str>,
     pub fallback_markers: &'static [&'static str],
+    /// File names (globs, with case) that are tests in this language, beyond
+    /// the names every language shares ([`roles`]).
+    pub test_files: &'static [&'static str],
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -313,6 +317,7 @@ const DEFAULTS: LanguageSpec = LanguageSpec {
     includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],
+    test_files: &[],
 };
 
 /// C's standard library and the common POSIX calls: builtins of C and C++.
@@ -678,6 +683,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "memoryview",
         ],
         call_method: Some("__call__"),
+        test_files: &["tests.py"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -710,6 +716,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("str"),
         builtin_types: &["String", "Vec"],
         call_method: None,
+        test_files: &["tests.rs"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -878,6 +885,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: &["String", "StringBuilder"],
         call_method: None,
+        test_files: &["*Test.java", "*Tests.java", "*IT.java", "Test*.java"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -904,6 +912,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "protected:",
             "using namespace ",
         ],
+        test_files: &["*_unittest.c"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -925,6 +934,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         defined_in: &["cpp", "c"],
         blank_identifiers: C_ATTRIBUTE_MACROS,
         includes_are_transitive: true,
+        test_files: &["*_unittest.cc", "*_unittest.cpp"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -969,6 +979,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "List", "Dictionary", "StringBuilder"],
+        test_files: &["*Test.cs", "*Tests.cs"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1068,6 +1079,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "Array", "Hash", "Integer", "Float"],
+        test_files: &["*_spec.rb"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1153,6 +1165,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "ArrayObject",
             "stdClass",
         ],
+        test_files: &["*Test.php"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1208,6 +1221,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "StringBuilder"],
+        test_files: &["*Test.kt", "*Tests.kt"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1254,6 +1268,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "Array", "Dictionary", "Set"],
+        test_files: &["*Tests.swift", "*Test.swift"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1292,6 +1307,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         string_type: Some("String"),
         builtin_types: &["String", "List", "Seq", "Vector", "Map", "Set"],
+        test_files: &["*Test.scala", "*Spec.scala", "*Suite.scala"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -1358,6 +1374,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
             "utf8",
         ],
         string_type: Some("string"),
+        test_files: &["*_spec.lua"],
         ..DEFAULTS
     },
 ];

@@ -4,11 +4,14 @@
 //! a list of quoted alphanumeric terms.
 
 pub mod chunk;
+pub(crate) mod mentions;
 pub mod signals;
+pub mod spans;
 pub mod vectors;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
+use crate::lang::roles::{self, FileRole};
 use crate::query::Index;
 use crate::search::chunk::{identifiers, split_identifier};
 use crate::search::signals::Signals;
@@ -340,6 +343,13 @@ impl Index {
                 rank += 1;
             }
         }
+        let spans = spans::read(text);
+        let mentions = if signals.mentions > 0.0 {
+            mentions::resolve(self.connection(), &spans)?
+        } else {
+            Vec::new()
+        };
+        self.add_mentioned(&mut candidates, &mentions, q, path_filter.as_ref())?;
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
@@ -350,19 +360,10 @@ impl Index {
                 .map(|(r, _)| signals.vector / (q.rrf_k + r as f64 + 1.0));
             bm25.unwrap_or(0.0) + vector.unwrap_or(0.0)
         };
-        // Tests and documents rank below the code unless the query asks for
-        // them: "where do I look" is the code.
-        let wants_tests = query_asks_for(&terms, TEST_WORDS);
-        let wants_docs = query_asks_for(&terms, DOC_WORDS);
-        let weight = |c: &Candidate| {
-            if !wants_tests && is_test_path(&c.row.path) {
-                1.0 - signals.tests
-            } else if !wants_docs && is_documentation(&c.row) {
-                1.0 - signals.docs
-            } else {
-                1.0
-            }
-        };
+        // Tests, documents and the rest rank below the code unless the
+        // query asks for them: "where do I look" is the code.
+        let roles = RoleWeights::new(&terms, &signals);
+        let weight = |c: &Candidate| roles.weight(&c.row).1;
         let mut ranked: Vec<(u8, f64, Candidate)> = candidates
             .into_iter()
             .map(|c| {
@@ -412,6 +413,7 @@ impl Index {
                     chunks: 1,
                     symbols: c.row.symbol_id.into_iter().collect(),
                     borrowed: Vec::new(),
+                    named: None,
                     best: c,
                 });
             }
@@ -424,6 +426,7 @@ impl Index {
             }
             self.borrow_along_links(&mut groups, q.group, &signals)?;
         }
+        credit_mentions(&mut groups, &mentions, &spans, q.group, &signals, &weight);
         groups.sort_by(|a, b| a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score)));
         groups.truncate(q.limit);
         let mut reader = self.reader();
@@ -439,13 +442,9 @@ impl Index {
                 1 => reasons.push("same name, other spelling".to_string()),
                 _ => {}
             }
-            if weight(&c) != 1.0 {
-                let what = if is_documentation(&c.row) {
-                    "documentation"
-                } else {
-                    "a test file"
-                };
-                reasons.push(format!("{what}: counts {:.2}", weight(&c)));
+            let (role, counts) = roles.weight(&c.row);
+            if counts != 1.0 {
+                reasons.push(format!("{}: counts {counts:.2}", role.as_str()));
             }
             if let Some((rank, score)) = c.bm25 {
                 reasons.push(format!("bm25 #{} ({score:.3})", rank + 1));
@@ -471,6 +470,9 @@ impl Index {
                     group.chunks
                 ));
             }
+            if let Some(named) = &group.named {
+                reasons.push(named.clone());
+            }
             for (signal, amount) in &group.borrowed {
                 reasons.push(format!("+{amount:.3} from {signal}"));
             }
@@ -493,6 +495,63 @@ impl Index {
 }
 
 impl Index {
+    /// The chunks of what the query names that the lists did not bring: a
+    /// file named by a traceback may share no word with the query's prose.
+    /// One chunk per mention: the definition's, else the one holding the
+    /// frame's line, else the file's first.
+    fn add_mentioned(
+        &self,
+        candidates: &mut Vec<Candidate>,
+        mentions: &[mentions::Mention],
+        q: &SearchQuery,
+        path_filter: Option<&PathFilter>,
+    ) -> Result<()> {
+        let missing: Vec<&mentions::Mention> = mentions
+            .iter()
+            .filter(|m| path_filter.is_none_or(|f| f.matches(&m.path)))
+            .filter(|m| {
+                !candidates.iter().any(|c| {
+                    c.row.file_id == m.file_id
+                        && (m.symbol.is_none() || c.row.symbol_id == m.symbol)
+                })
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut files: Vec<i64> = missing.iter().map(|m| m.file_id).collect();
+        files.sort_unstable();
+        files.dedup();
+        let mut rows = chunks::chunks_of_files(self.connection(), &files)?;
+        rows.retain(|r| q.kind.is_none_or(|k| k.as_str() == r.kind));
+        let mut taken = std::collections::HashSet::new();
+        for m in missing {
+            let of_file = || rows.iter().filter(|r| r.file_id == m.file_id);
+            let pick = of_file()
+                .position(|r| m.symbol.is_some() && r.symbol_id == m.symbol)
+                .or_else(|| {
+                    let line = m.line?;
+                    of_file().position(|r| r.start <= line && line <= r.end)
+                })
+                .or_else(|| of_file().position(|_| true));
+            let Some(offset) = pick else { continue };
+            let index = rows
+                .iter()
+                .position(|r| r.file_id == m.file_id)
+                .unwrap_or(0)
+                + offset;
+            if taken.insert(rows[index].id) {
+                let row = &rows[index];
+                candidates.push(Candidate {
+                    row: row.clone(),
+                    bm25: None,
+                    vector: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Structure as a signal ([`signals`]): each group borrows from the
     /// groups it is linked to, by calls and classes (between the definitions
     /// of their chunks) and, for files, by imports.
@@ -566,62 +625,94 @@ impl Index {
     }
 }
 
-/// Query words that ask for tests themselves.
-const TEST_WORDS: &[&str] = &[
-    "test", "tests", "testing", "pytest", "unittest", "spec", "fixture",
-];
-
-/// Query words that ask for documentation.
-const DOC_WORDS: &[&str] = &[
-    "doc",
-    "docs",
-    "documentation",
-    "document",
-    "documented",
-    "readme",
-    "changelog",
-    "guide",
-    "tutorial",
-    "example",
-    "examples",
-];
-
-fn query_asks_for(terms: &[String], words: &[&str]) -> bool {
-    terms.iter().any(|t| words.contains(&t.as_str()))
-}
-
-/// Documentation: a document's section (Markdown, reStructuredText, ...), or
-/// code under a `docs`, `doc`, `examples` or `example` directory (what a
-/// project shows, not what it runs).
-fn is_documentation(row: &ChunkRow) -> bool {
-    row.kind == Kind::Doc.as_str() || is_documentation_path(&row.path)
-}
-
-pub fn is_documentation_path(path: &str) -> bool {
-    let mut dirs = path.split('/').rev().skip(1);
-    dirs.any(|d| matches!(d, "docs" | "doc" | "examples" | "example"))
-}
-
-/// A test by the conventions most languages share: under a `test`,
-/// `tests`, `__tests__` or `spec` directory, or named `test_*`, `*_test`,
-/// `*.test.*`, `*.spec.*`, `*Test`, `*Tests`, `conftest`.
-pub fn is_test_path(path: &str) -> bool {
-    let mut segments = path.split('/').rev();
-    let file = segments.next().unwrap_or("");
-    if segments.any(|d| matches!(d, "test" | "tests" | "__tests__" | "spec" | "specs")) {
-        return true;
+/// Each group gains `mentions ×` how surely the query names it `×` the best
+/// score the words gave any group, at its file's weight (a test, a
+/// document). Spans naming one group are independent evidence: together
+/// they name it with 1 − Π(1 − strength). A file is named by what names it
+/// or a definition in it; a definition (or a chunk) by what names it, and a
+/// little (0.3) by what names its file alone.
+fn credit_mentions(
+    groups: &mut [Group],
+    mentions: &[mentions::Mention],
+    spans: &[spans::Span],
+    group: SearchGroup,
+    signals: &Signals,
+    weight: &dyn Fn(&Candidate) -> f64,
+) {
+    if mentions.is_empty() || signals.mentions == 0.0 {
+        return;
     }
-    let stem = file.split('.').next().unwrap_or("");
-    let dotted = file
-        .split('.')
-        .skip(1)
-        .any(|part| part == "test" || part == "spec");
-    dotted
-        || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || stem == "conftest"
+    let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
+    let top = if top > 0.0 { top } else { 1.0 };
+    for g in groups.iter_mut() {
+        let mut unnamed = 1.0;
+        let mut named: Vec<String> = Vec::new();
+        for m in mentions.iter().filter(|m| m.file_id == g.best.row.file_id) {
+            let share = match (group, m.symbol) {
+                (SearchGroup::File, _) => 1.0,
+                (_, Some(symbol)) if g.symbols.contains(&symbol) => 1.0,
+                (_, None) => 0.3,
+                _ => continue,
+            };
+            unnamed *= 1.0 - (m.strength * share).min(1.0);
+            let span = &spans[m.span];
+            let said = format!("{} `{}`", span.kind.as_str(), span.text);
+            if !named.contains(&said) {
+                named.push(said);
+            }
+        }
+        let strength = 1.0 - unnamed;
+        if strength > 0.0 {
+            let gained = signals.mentions * strength * top * weight(&g.best);
+            g.score += gained;
+            g.named = Some(format!(
+                "+{gained:.3} named in the query: {}",
+                named.join(", ")
+            ));
+        }
+    }
+}
+
+/// What each file role counts for one query ([`crate::lang::roles`]): a
+/// role the query asks for by name counts whole, the others lose their
+/// signal's share.
+struct RoleWeights<'a> {
+    terms: &'a [String],
+    signals: &'a Signals,
+    seen: std::cell::RefCell<std::collections::HashMap<String, FileRole>>,
+}
+
+impl<'a> RoleWeights<'a> {
+    fn new(terms: &'a [String], signals: &'a Signals) -> Self {
+        RoleWeights {
+            terms,
+            signals,
+            seen: Default::default(),
+        }
+    }
+
+    fn weight(&self, row: &ChunkRow) -> (FileRole, f64) {
+        let mut seen = self.seen.borrow_mut();
+        let role = *seen
+            .entry(row.path.clone())
+            .or_insert_with(|| roles::role_of(&row.path));
+        // A document's section in a file no rule names is documentation.
+        let role = if role == FileRole::Source && row.kind == Kind::Doc.as_str() {
+            FileRole::Documentation
+        } else {
+            role
+        };
+        if roles::asked_for(role, self.terms) {
+            return (role, 1.0);
+        }
+        let share = match role {
+            FileRole::Source => 0.0,
+            FileRole::Test => self.signals.tests,
+            FileRole::Documentation | FileRole::Example => self.signals.docs,
+            FileRole::Changelog | FileRole::Benchmark | FileRole::Generated => self.signals.aside,
+        };
+        (role, 1.0 - share)
+    }
 }
 
 /// One result: a chunk, a file or a definition, standing for its best chunk.
@@ -637,6 +728,8 @@ struct Group {
     symbols: Vec<i64>,
     /// What each structural signal added.
     borrowed: Vec<(&'static str, f64)>,
+    /// What the query's spans that name it added, said for `--explain`.
+    named: Option<String>,
     best: Candidate,
 }
 
@@ -686,44 +779,6 @@ impl PathFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tests_are_known_by_their_paths() {
-        for test in [
-            "tests/test_core.py",
-            "src/__tests__/a.js",
-            "pkg/store_test.go",
-            "web/app.spec.ts",
-            "src/test/java/AppTest.java",
-            "conftest.py",
-            "lib/test_utils.py",
-        ] {
-            assert!(is_test_path(test), "{test}");
-        }
-        for code in [
-            "src/click/testing.py",
-            "src/contest.py",
-            "latest/app.py",
-            "attest.py",
-        ] {
-            assert!(!is_test_path(code), "{code}");
-        }
-        assert!(query_asks_for(
-            &query_terms("fix the flaky test"),
-            TEST_WORDS
-        ));
-        assert!(!query_asks_for(
-            &query_terms("fix the option parser"),
-            TEST_WORDS
-        ));
-        assert!(query_asks_for(&query_terms("update the docs"), DOC_WORDS));
-        for doc in ["docs/conf.py", "examples/repo/repo.py", "doc/api/x.js"] {
-            assert!(is_documentation_path(doc), "{doc}");
-        }
-        for code in ["src/docs.py", "src/example.py", "lib/documents/x.py"] {
-            assert!(!is_documentation_path(code), "{code}");
-        }
-    }
 
     #[test]
     fn queries_become_quoted_terms_only() {

@@ -13,13 +13,18 @@ use crate::error::{Error, Result};
 use crate::search::SearchGroup;
 
 /// The weights. A borrowing weight `w` adds `w ×` a linked result's score;
-/// `tests` and `docs` take that share off a test's or a document's score
-/// when the query does not ask for tests or documentation; `vector` is the
+/// `tests`, `docs` and `aside` take that share off the score of a test,
+/// a document or an example, and a change log, a benchmark or generated or
+/// vendored code ([`crate::lang::roles`]) when the query does not ask for
+/// them; `vector` is the
 /// nearest-vector list's share of hybrid fusion (the full-text list has 1).
 /// `name`, `signature`, `body` and `path` are BM25F's column weights (a
 /// chunk's name; its signature and doc comment; its body; its file's path),
 /// and `length` normalises a group's summed score by its chunk count
 /// (`sum / chunks^length`: 0 keeps the sum, 1 makes it the mean).
+/// `mentions`: a result the query names (a traceback's frame, a path, a
+/// dotted name: [`crate::search::mentions`]) gains `mentions ×` how surely it
+/// is named `×` the best score the words gave any result.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
     pub calls: f64,
@@ -27,12 +32,14 @@ pub struct Signals {
     pub imports: f64,
     pub tests: f64,
     pub docs: f64,
+    pub aside: f64,
     pub vector: f64,
     pub name: f64,
     pub signature: f64,
     pub body: f64,
     pub path: f64,
     pub length: f64,
+    pub mentions: f64,
 }
 
 /// The names `--signal` takes, in the order `evident search --help` lists them.
@@ -42,12 +49,14 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "imports",
     "tests",
     "docs",
+    "aside",
     "vector",
     "name",
     "signature",
     "body",
     "path",
     "length",
+    "mentions",
 ];
 
 impl Signals {
@@ -64,12 +73,14 @@ impl Signals {
             imports: 0.0,
             tests: 0.8,
             docs: 0.5,
+            aside: 0.9,
             vector: 1.0,
             name: 10.0,
             signature: 5.0,
             body: 2.0,
             path: 1.0,
             length: 0.0,
+            mentions: 1.0,
         };
         match group {
             SearchGroup::Chunk => {}
@@ -111,12 +122,14 @@ impl Signals {
             "imports" => &mut next.imports,
             "tests" => &mut next.tests,
             "docs" => &mut next.docs,
+            "aside" => &mut next.aside,
             "vector" => &mut next.vector,
             "name" => &mut next.name,
             "signature" => &mut next.signature,
             "body" => &mut next.body,
             "path" => &mut next.path,
             "length" => &mut next.length,
+            "mentions" => &mut next.mentions,
             other => {
                 return Err(bad(format!(
                     "no signal is named {other:?}; the signals are {}",
@@ -124,7 +137,7 @@ impl Signals {
                 )))
             }
         };
-        if matches!(name.trim(), "tests" | "docs") && value > 1.0 {
+        if matches!(name.trim(), "tests" | "docs" | "aside") && value > 1.0 {
             return Err(bad("a share taken off is at most 1".into()));
         }
         *slot = value;
@@ -196,7 +209,7 @@ mod tests {
             .set("speed=1")
             .unwrap_err()
             .to_string()
-            .contains("calls, class, imports, tests, docs, vector"));
+            .contains("calls, class, imports, tests, docs, aside, vector"));
     }
 
     #[test]

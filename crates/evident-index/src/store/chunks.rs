@@ -6,6 +6,7 @@ use rusqlite::{params_from_iter, Connection};
 use crate::error::Result;
 
 /// A chunk as ranking needs it.
+#[derive(Clone)]
 pub(crate) struct ChunkRow {
     pub id: i64,
     pub path: String,
@@ -163,5 +164,60 @@ pub(crate) fn sections(conn: &Connection, path: &str) -> Result<Vec<(String, u32
          WHERE f.path = ?1 AND c.kind = 'doc' GROUP BY c.qualified_name ORDER BY min(c.start_line)",
     )?;
     let rows = stmt.query_map([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every file's id and path: what the spans of a query are resolved
+/// against ([`crate::search::mentions`]).
+pub(crate) fn file_paths(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT id, path FROM files")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A definition a query may name.
+pub(crate) struct NamedDefinition {
+    pub id: i64,
+    pub file_id: i64,
+    pub qualified: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The definitions named exactly `name` (case-sensitive), through the
+/// name index; at most `limit`.
+pub(crate) fn definitions_named(
+    conn: &Connection,
+    name: &str,
+    limit: usize,
+) -> Result<Vec<NamedDefinition>> {
+    // `symbols_name` is case-insensitive: the NOCASE term lets SQLite use it.
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, file_id, qualified_name, start_line, end_line FROM symbols
+         WHERE name = ?1 COLLATE NOCASE AND name = ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(rusqlite::params![name, limit as i64], |r| {
+        Ok(NamedDefinition {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            qualified: r.get(2)?,
+            start: r.get(3)?,
+            end: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The chunks of some files, each file's in line order.
+pub(crate) fn chunks_of_files(conn: &Connection, file_ids: &[i64]) -> Result<Vec<ChunkRow>> {
+    if file_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = id_list(file_ids);
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+         WHERE c.file_id IN ({list}) ORDER BY c.file_id, c.start_line, c.id"
+    ))?;
+    let rows = stmt.query_map([], chunk_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -1,0 +1,346 @@
+//! The spans of a query ([`spans`]) resolved against the index, the way the
+//! CLI resolves a PATH or a SYMBOL argument: a path by its trailing
+//! components (`/usr/lib/python3/site-packages/click/core.py` is the
+//! repository's `src/click/core.py`), a dotted name by the longest prefix
+//! that is a module (`httpx._client.Client` is `Client` in `httpx/_client.py`)
+//! and then by qualified-name suffix, a frame by its file and then its
+//! function. A span that names an indexed file or definition is a mention:
+//! evidence for it, weighed by how surely the span names it.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use crate::error::Result;
+use crate::search::spans::{Span, SpanKind};
+use crate::store::chunks::{self, NamedDefinition};
+
+/// A file or a definition a span names.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mention {
+    pub file_id: i64,
+    pub path: String,
+    pub symbol: Option<i64>,
+    /// A frame's line, in the file as the writer had it.
+    pub line: Option<u32>,
+    /// How surely the span names it, 0 to 1.
+    pub strength: f64,
+    /// The span, by index into the query's spans.
+    pub span: usize,
+}
+
+/// How surely each kind of span names what it resolves to. A traceback or a
+/// written path names a file outright; a name written as code, less so (it
+/// may be the caller's); a name in a code block is often the user's own
+/// code's call into the library; an exception's type is raised in many
+/// places and defined in one, seldom the one to change.
+fn strength_of(kind: SpanKind, segments: usize) -> f64 {
+    match kind {
+        SpanKind::Frame | SpanKind::Path => 1.0,
+        SpanKind::Name if segments > 1 => 0.7,
+        SpanKind::Name => 0.5,
+        SpanKind::Code => 0.4,
+        SpanKind::Error => 0.3,
+    }
+}
+
+/// A name that more definitions than this share names none of them.
+const MAX_AMBIGUITY: usize = 3;
+
+/// The mentions of `spans`, each span's in order.
+pub(crate) fn resolve(conn: &Connection, spans: &[Span]) -> Result<Vec<Mention>> {
+    if spans.is_empty() {
+        return Ok(Vec::new());
+    }
+    let files = FileTable::new(chunks::file_paths(conn)?);
+    let mut out = Vec::new();
+    for (i, span) in spans.iter().enumerate() {
+        let found = match span.kind {
+            SpanKind::Frame => resolve_frame(conn, &files, span)?,
+            SpanKind::Path => files
+                .for_path(span.path.as_deref().unwrap_or(""))
+                .into_iter()
+                .map(|f| (f, None, 1.0))
+                .collect(),
+            SpanKind::Name | SpanKind::Code | SpanKind::Error => {
+                resolve_name(conn, &files, span.name.as_deref().unwrap_or(""))?
+            }
+        };
+        let segments = span.name.as_deref().map_or(1, |n| n.split('.').count());
+        let strength = strength_of(span.kind, segments) / found.len().max(1) as f64;
+        for (file, symbol, share) in found {
+            out.push(Mention {
+                file_id: files.ids[file],
+                path: files.paths[file].clone(),
+                symbol,
+                line: span.line,
+                strength: strength * share,
+                span: i,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `(file, definition, share)`: what one span resolved to.
+type Found = Vec<(usize, Option<i64>, f64)>;
+
+/// A frame: its file, then its function in that file (the one enclosing
+/// its line when several share the name). A frame outside the repository
+/// (a library's, the user's script) names nothing.
+fn resolve_frame(conn: &Connection, files: &FileTable, span: &Span) -> Result<Found> {
+    let candidates = files.for_path(span.path.as_deref().unwrap_or(""));
+    let Some(name) = span.name.as_deref() else {
+        return Ok(candidates.into_iter().map(|f| (f, None, 0.8)).collect());
+    };
+    let mut out = Vec::new();
+    for file in candidates {
+        let defs: Vec<NamedDefinition> = definitions_for(conn, name)?
+            .into_iter()
+            .filter(|d| d.file_id == files.ids[file])
+            .collect();
+        let enclosing = span
+            .line
+            .and_then(|l| defs.iter().find(|d| d.start <= l && l <= d.end));
+        match enclosing.or(defs.first()) {
+            Some(d) => out.push((file, Some(d.id), 1.0)),
+            None => out.push((file, None, 0.8)),
+        }
+    }
+    Ok(out)
+}
+
+/// The definitions whose qualified name ends with `name`'s segments
+/// (`Context.invoke` is `click.core.Context.invoke`), by their last one.
+fn definitions_for(conn: &Connection, name: &str) -> Result<Vec<NamedDefinition>> {
+    let segments: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
+    let Some(last) = segments.last() else {
+        return Ok(Vec::new());
+    };
+    // Qualified names use `.` or `::`; the tail after the last segment's name must agree.
+    let mut defs = chunks::definitions_named(conn, last, 64)?;
+    defs.retain(|d| {
+        let qualified = d.qualified.replace("::", ".");
+        let tail = segments.join(".");
+        qualified == tail || qualified.ends_with(&format!(".{tail}"))
+    });
+    Ok(defs)
+}
+
+/// A dotted name: the longest prefix that is a module names a file, and the
+/// rest a definition in it (or the file itself when nothing is left); else
+/// the definitions its segments end, the longest tail first (at least two
+/// segments, when it has them, before the last alone is tried).
+fn resolve_name(conn: &Connection, files: &FileTable, name: &str) -> Result<Found> {
+    let segments: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
+    if segments.is_empty() {
+        return Ok(Vec::new());
+    }
+    for split in (1..=segments.len()).rev() {
+        let modules = files.for_module(&segments[..split]);
+        if modules.is_empty() || modules.len() > MAX_AMBIGUITY {
+            continue;
+        }
+        let rest = &segments[split..];
+        if rest.is_empty() {
+            return Ok(modules.into_iter().map(|f| (f, None, 1.0)).collect());
+        }
+        let defs = definitions_for(conn, &rest.join("."))?;
+        let inside: Found = defs
+            .iter()
+            .filter_map(|d| {
+                let file = modules.iter().find(|&&f| files.ids[f] == d.file_id)?;
+                Some((*file, Some(d.id), 1.0))
+            })
+            .collect();
+        if !inside.is_empty() && inside.len() <= MAX_AMBIGUITY {
+            return Ok(inside);
+        }
+    }
+    let shortest = if segments.len() > 1 { 2 } else { 1 };
+    for take in (shortest..=segments.len()).rev() {
+        let tail = segments[segments.len() - take..].join(".");
+        let defs = definitions_for(conn, &tail)?;
+        if !defs.is_empty() {
+            if defs.len() > MAX_AMBIGUITY {
+                return Ok(Vec::new());
+            }
+            return Ok(defs
+                .iter()
+                .filter_map(|d| Some((files.index_of(d.file_id)?, Some(d.id), 1.0)))
+                .collect());
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// The index's files, looked up by file name and by module name.
+struct FileTable {
+    ids: Vec<i64>,
+    paths: Vec<String>,
+    by_file_name: HashMap<String, Vec<usize>>,
+    /// A file's module name: its stem, or its directory's name for a stem
+    /// that stands for its directory (`pkg/__init__.py`, `mod.rs`, `index.js`).
+    by_module: HashMap<String, Vec<usize>>,
+    by_id: HashMap<i64, usize>,
+}
+
+impl FileTable {
+    fn new(rows: Vec<(i64, String)>) -> FileTable {
+        let mut table = FileTable {
+            ids: Vec::with_capacity(rows.len()),
+            paths: Vec::with_capacity(rows.len()),
+            by_file_name: HashMap::new(),
+            by_module: HashMap::new(),
+            by_id: HashMap::new(),
+        };
+        for (i, (id, path)) in rows.into_iter().enumerate() {
+            let file_name = path.rsplit('/').next().unwrap_or(&path).to_string();
+            table.by_file_name.entry(file_name).or_default().push(i);
+            if let Some(module) = module_components(&path).last() {
+                table
+                    .by_module
+                    .entry(module.to_string())
+                    .or_default()
+                    .push(i);
+            }
+            table.by_id.insert(id, i);
+            table.ids.push(id);
+            table.paths.push(path);
+        }
+        table
+    }
+
+    fn index_of(&self, file_id: i64) -> Option<usize> {
+        self.by_id.get(&file_id).copied()
+    }
+
+    /// The files a written path names: those sharing its longest run of
+    /// trailing components, when that run is the whole of one of the two
+    /// or at least two components (a directory and the file agree).
+    fn for_path(&self, path: &str) -> Vec<usize> {
+        let wanted: Vec<&str> = path
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+            .collect();
+        let Some(file_name) = wanted.last() else {
+            return Vec::new();
+        };
+        let Some(candidates) = self.by_file_name.get(*file_name) else {
+            return Vec::new();
+        };
+        let shared = |i: usize| {
+            let have: Vec<&str> = self.paths[i].split('/').collect();
+            let common = wanted
+                .iter()
+                .rev()
+                .zip(have.iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let enough = common == wanted.len() || common == have.len() || common >= 2;
+            enough.then_some(common)
+        };
+        let best = candidates.iter().filter_map(|&i| shared(i)).max();
+        let found: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| best.is_some() && shared(i) == best)
+            .collect();
+        if found.len() > MAX_AMBIGUITY {
+            return Vec::new();
+        }
+        found
+    }
+
+    /// The files whose module path ends with `segments` (`click.core`:
+    /// `src/click/core.py`; `router`: `lib/router/index.js`).
+    fn for_module(&self, segments: &[&str]) -> Vec<usize> {
+        let Some(last) = segments.last() else {
+            return Vec::new();
+        };
+        let Some(candidates) = self.by_module.get(*last) else {
+            return Vec::new();
+        };
+        candidates
+            .iter()
+            .copied()
+            .filter(|&i| module_components(&self.paths[i]).ends_with(segments))
+            .collect()
+    }
+}
+
+/// A file's path as module components: directories, then the stem unless it
+/// stands for its directory (the language's package stems).
+fn module_components(path: &str) -> Vec<&str> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let Some(file) = parts.pop() else {
+        return parts;
+    };
+    let stem = file.split('.').next().unwrap_or(file);
+    let stands_for_directory =
+        crate::lang::for_path(path).is_some_and(|spec| spec.package_stems.contains(&stem));
+    if !stands_for_directory || parts.is_empty() {
+        parts.push(stem);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(paths: &[&str]) -> FileTable {
+        FileTable::new(
+            paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i as i64, p.to_string()))
+                .collect(),
+        )
+    }
+
+    fn named(t: &FileTable, found: Vec<usize>) -> Vec<&str> {
+        found.into_iter().map(|i| t.paths[i].as_str()).collect()
+    }
+
+    #[test]
+    fn paths_resolve_by_their_trailing_components() {
+        let t = table(&[
+            "src/click/core.py",
+            "src/click/types.py",
+            "tests/core.py",
+            "setup.py",
+            "docs/conf.py",
+            "lib/router/index.js",
+        ]);
+        let at = |p: &str| named(&t, t.for_path(p));
+        assert_eq!(
+            at("/usr/lib/python3/site-packages/click/core.py"),
+            ["src/click/core.py"]
+        );
+        assert_eq!(at("src/click/types.py"), ["src/click/types.py"]);
+        assert_eq!(at("/home/u/proj/setup.py"), ["setup.py"]);
+        // Only the file name agrees: two files, neither the whole path.
+        assert!(at("/home/u/other/core.py").is_empty());
+        assert!(at("/home/u/app/conf.py").is_empty());
+        assert_eq!(at("core.py"), ["src/click/core.py", "tests/core.py"]);
+    }
+
+    #[test]
+    fn modules_resolve_through_package_stems() {
+        let t = table(&[
+            "src/click/core.py",
+            "src/click/__init__.py",
+            "lib/router/index.js",
+            "crates/core/flags/mod.rs",
+            "httpx/_client.py",
+        ]);
+        let module = |s: &[&str]| named(&t, t.for_module(s));
+        assert_eq!(module(&["click", "core"]), ["src/click/core.py"]);
+        assert_eq!(module(&["click"]), ["src/click/__init__.py"]);
+        assert_eq!(module(&["router"]), ["lib/router/index.js"]);
+        assert_eq!(module(&["flags"]), ["crates/core/flags/mod.rs"]);
+        assert_eq!(module(&["httpx", "_client"]), ["httpx/_client.py"]);
+        assert!(module(&["other", "core"]).is_empty());
+    }
+}

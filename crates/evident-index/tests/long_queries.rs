@@ -1,0 +1,207 @@
+//! Long queries read for what they are: traceback frames, paths and dotted
+//! names resolved against the index, and file roles (tests, test helpers,
+//! documentation, change logs) ranked under the source for a bug report.
+//! Each test also runs with the signal off, so it shows what the signal does.
+
+use evident_index::{index_repo, Evidence, Index, IndexOptions, SearchGroup, SearchQuery, Signals};
+use evident_testkit::fs::write_in as write;
+
+fn ranked(index: &Index, query: &str, group: SearchGroup, signal: &str) -> Vec<Evidence> {
+    let mut signals = Signals::for_group(group);
+    for assignment in signal.split_whitespace() {
+        signals.set(assignment).unwrap();
+    }
+    let q = SearchQuery {
+        group,
+        limit: 20,
+        signals: Some(signals),
+        ..SearchQuery::new(query)
+    };
+    index.search(&q).unwrap()
+}
+
+fn first(index: &Index, query: &str, signal: &str) -> String {
+    ranked(index, query, SearchGroup::File, signal)
+        .first()
+        .map(|e| e.path.clone())
+        .unwrap_or_default()
+}
+
+/// A repository where the words of every report below match a decoy
+/// better than the file its traceback names: the decoy says the prose's
+/// words and the names the trace shows (settle, conn, frame, pop, wire).
+fn polyglot() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let decoy = "timeout while reading the response body; the response body timeout; \
+                 settle the wire conn frame: pop it, return it; index error, empty list";
+    write(
+        root,
+        "py/app/decoy.py",
+        &format!("def handle():\n    \"\"\"{decoy}\"\"\"\n    return 1\n"),
+    );
+    write(
+        root,
+        "py/app/wire.py",
+        "def settle(frame):\n    return frame.pop()\n",
+    );
+    write(
+        root,
+        "js/lib/decoy.js",
+        &format!("// {decoy}\nfunction handle() {{ return 1 }}\nmodule.exports = handle\n"),
+    );
+    write(
+        root,
+        "js/lib/wire.js",
+        "function settle(frame) {\n  return frame.pop()\n}\nmodule.exports = settle\n",
+    );
+    write(
+        root,
+        "rs/src/decoy.rs",
+        &format!("/// {decoy}\npub fn handle() -> u32 {{\n    1\n}}\n"),
+    );
+    write(
+        root,
+        "rs/src/wire.rs",
+        "pub fn settle(frame: &mut Vec<u8>) -> Option<u8> {\n    frame.pop()\n}\n",
+    );
+    write(
+        root,
+        "go/decoy.go",
+        &format!("package wire\n\n// {decoy}\nfunc Handle() int {{\n\treturn 1\n}}\n"),
+    );
+    write(root, "go/wire.go", "package wire\n\ntype Conn struct{}\n\nfunc (c *Conn) Settle(frame []byte) byte {\n\treturn frame[0]\n}\n");
+    write(root, "java/com/acme/Decoy.java", &format!("package com.acme;\n\n/** {decoy} */\nclass Decoy {{\n  int handle() {{ return 1; }}\n}}\n"));
+    write(
+        root,
+        "java/com/acme/Wire.java",
+        "package com.acme;\n\nclass Wire {\n  byte settle(byte[] frame) { return frame[0]; }\n}\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    dir
+}
+
+const PROSE: &str =
+    "Timeout while reading the response body. The response body timeout fires early:";
+
+#[test]
+fn a_traceback_names_its_file_in_five_languages() {
+    let dir = polyglot();
+    let index = Index::open(dir.path()).unwrap();
+    let traces = [
+        (
+            "py/app/wire.py",
+            "Traceback (most recent call last):\n  File \"/home/u/venv/lib/site-packages/app/wire.py\", line 2, in settle\n    return frame.pop()\nIndexError: pop from empty list",
+        ),
+        (
+            "js/lib/wire.js",
+            "TypeError: frame.pop is not a function\n    at settle (/srv/app/node_modules/pkg/lib/wire.js:2:16)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        ),
+        (
+            "rs/src/wire.rs",
+            "thread 'main' panicked at rs/src/wire.rs:2:5:\nstack backtrace:\n   0: wire::settle\n             at /home/u/code/rs/src/wire.rs:2:5",
+        ),
+        (
+            "go/wire.go",
+            "panic: runtime error: index out of range [0] with length 0\n\ngoroutine 1 [running]:\nexample.com/wire.(*Conn).Settle(...)\n\t/home/u/src/example.com/go/wire.go:6 +0x1d",
+        ),
+        (
+            "java/com/acme/Wire.java",
+            "Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: 0\n\tat com.acme.Wire.settle(Wire.java:4)\n\tat com.acme.Main.main(Main.java:9)",
+        ),
+    ];
+    for (named, trace) in traces {
+        let query = format!("{PROSE}\n\n{trace}");
+        assert_eq!(first(&index, &query, ""), named, "{trace}");
+        assert_ne!(
+            first(&index, &query, "mentions=0"),
+            named,
+            "without the frames the prose wins: {trace}"
+        );
+        let explained = ranked(&index, &query, SearchGroup::File, "");
+        let reason = explained[0].reason.clone().unwrap_or_default();
+        assert!(reason.contains("named in the query: frame"), "{reason}");
+    }
+}
+
+#[test]
+fn a_frame_names_its_definition() {
+    let dir = polyglot();
+    let index = Index::open(dir.path()).unwrap();
+    let query = format!("{PROSE}\n  File \"/opt/app/wire.py\", line 2, in settle");
+    let found = ranked(&index, &query, SearchGroup::Definition, "");
+    assert_eq!(found[0].name, "settle");
+    assert_eq!(found[0].path, "py/app/wire.py");
+}
+
+#[test]
+fn written_paths_and_dotted_names_name_their_files() {
+    let dir = polyglot();
+    let index = Index::open(dir.path()).unwrap();
+    for (named, said) in [
+        ("py/app/wire.py", "The bug is in app/wire.py, I think."),
+        ("py/app/wire.py", "Calling app.wire.settle twice breaks it."),
+        ("go/wire.go", "`Conn.Settle` returns the wrong byte."),
+        ("js/lib/wire.js", "see lib/wire.js"),
+    ] {
+        let query = format!("{PROSE} {said}");
+        assert_eq!(first(&index, &query, ""), named, "{said}");
+        assert_ne!(first(&index, &query, "mentions=0"), named, "{said}");
+    }
+    // A path that names a file of another project names nothing here.
+    let query = format!("{PROSE} It fails in /usr/lib/python3/json/wire.py");
+    assert_eq!(
+        first(&index, &query, ""),
+        first(&index, &query, "mentions=0")
+    );
+}
+
+#[test]
+fn test_helpers_docs_and_change_logs_rank_under_the_source_they_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let words = "parse the duration option: a negative duration option is accepted";
+    write(
+        root,
+        "src/pkg/options.py",
+        "def to_number(text):\n    # a negative duration option is refused\n    value = float(text)\n    return value\n",
+    );
+    write(
+        root,
+        "src/pkg/testing/helpers.py",
+        &format!("def run_with(option):\n    \"\"\"{words}; {words}\"\"\"\n    return option\n"),
+    );
+    write(
+        root,
+        "docs/options.rst",
+        &format!("Options\n=======\n\n{words}. {words}.\n"),
+    );
+    write(
+        root,
+        "CHANGES.rst",
+        &format!("Version 1.2\n-----------\n\n- {words}\n- {words}\n"),
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let report = "A negative duration option is accepted: parsing `--timeout -5` gives -5 instead of an error";
+    assert_eq!(first(&index, report, ""), "src/pkg/options.py");
+    let order: Vec<String> = ranked(&index, report, SearchGroup::File, "tests=0 docs=0 aside=0")
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_ne!(order[0], "src/pkg/options.py", "the words alone: {order:?}");
+    let explained = ranked(&index, report, SearchGroup::File, "");
+    let roles: Vec<String> = explained.iter().filter_map(|e| e.reason.clone()).collect();
+    for role in [
+        "a test file: counts",
+        "documentation: counts",
+        "a change log: counts",
+    ] {
+        assert!(roles.iter().any(|r| r.contains(role)), "{role}: {roles:#?}");
+    }
+    // Asked for by name, a role counts whole.
+    assert_eq!(
+        first(&index, "the docs of the duration option", ""),
+        "docs/options.rst"
+    );
+}
