@@ -5,7 +5,7 @@ search against a plain Okapi BM25 over whole files, re-implemented here, on
 the same records in one run, over every set in ../shared/eval/localization/.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--sets click,httpx,...]
-       [--limit N] [--all] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
+       [--limit N] [--half A|B] [--all] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
 
 Sets: the seven of `../shared/eval/localization/` (Python: click, httpx,
 jinja; Rust: ripgrep, axum; JavaScript: express; Go: cobra) and the
@@ -202,6 +202,8 @@ def load_records(args):
         records = [r for r in records if args.all or not r.get("leaks_identifier")]
         if args.limit:
             records = records[: args.limit]
+        if args.half:
+            records = [r for r in records if half_of(r) == args.half]
         for r in records:
             r["set"], r["written"] = name, False
         out += records
@@ -232,8 +234,10 @@ def run_record(evident, repo, record, variants):
               "written": record["written"], "length": length_of(record["query"]), "scores": {},
               "latency": None}
     fn_options = ["--group", "definition"]
+    result["latencies"] = {}
     for name, options in variants:
         answered, files, _, elapsed = evident_search(evident, repo, record["query"], options)
+        result["latencies"][name] = elapsed
         if name == "evident":
             result["latency"] = elapsed
         definition = [*options, *fn_options] if "--group" not in options else None
@@ -291,6 +295,11 @@ def report(results, variants):
     for r in results:
         if r["latency"] is not None:
             latencies[r["set"]].append(r["latency"] * 1000)
+    for name, _ in variants[1:]:
+        values = sorted(r["latencies"][name] * 1000 for r in results if name in r.get("latencies", {}))
+        if values:
+            print(f"\n{name}: latency p50 {statistics.median(values):.0f} ms, max {values[-1]:.0f} ms "
+                  f"({len(values)} queries)")
     print("\nevident search latency per query (the process, start to exit), ms: p50 / p95")
     for name, values in latencies.items():
         values.sort()
@@ -303,6 +312,7 @@ def main():
         p.add_argument("--all", action="store_true", help="count records whose message names a changed function too"),
         p.add_argument("--limit", type=int, help="only the first N records of each set (a quick look)"),
         p.add_argument("--sets", help="comma-separated set names (default: all)"),
+        p.add_argument("--half", choices=["A", "B"], help="only this half's records (tuning: A of the tuned sets)"),
         p.add_argument("--no-written", action="store_true", help="leave out the written issue-style texts"),
         p.add_argument("--save", help="write every record's scores to this JSON file"),
         p.add_argument("--variant", action="append", default=[], metavar="LABEL=OPTIONS",

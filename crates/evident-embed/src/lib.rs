@@ -13,7 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod fetch;
 mod static_model;
+pub use fetch::{fetch_teacher_once, is_fetched};
 pub use static_model::{
     distill, distill_once, is_static_model, static_dir_for, StaticEmbedder, STATIC_DIMENSIONS,
 };
@@ -57,6 +59,8 @@ pub enum EmbedError {
     Mismatch { dir: PathBuf, message: String },
     #[error("embedding failed: {0}")]
     Inference(String),
+    #[error("fetching the default embedder into {dir} failed: {message}")]
+    Fetch { dir: PathBuf, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, EmbedError>;

@@ -47,6 +47,8 @@ pub fn hermetic(bin: &str) -> Command {
     if let Some(cache) = model_cache() {
         cmd.env("EVIDENT_MODEL_CACHE", cache);
     }
+    // No test downloads a model unless it asks to (`env_remove`).
+    cmd.env("EVIDENT_FETCH_MODELS", "0");
     cmd
 }
 

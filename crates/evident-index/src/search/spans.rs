@@ -114,10 +114,17 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid")
 });
 
-/// The spans of a query, in the order they appear; one per distinct span.
+/// A query's spans are read up to this many: each is looked up in the index.
+pub const MAX_SPANS: usize = 64;
+
+/// The spans of a query, in the order they appear; one per distinct span,
+/// the first [`MAX_SPANS`].
 pub fn read(text: &str) -> Vec<Span> {
     let mut spans: Vec<Span> = Vec::new();
     let mut push = |span: Span| {
+        if spans.len() >= MAX_SPANS {
+            return;
+        }
         // One span per thing said; an error line's type is not a name again.
         let again = |s: &Span| {
             (s.kind == span.kind || (s.kind == SpanKind::Error && span.kind == SpanKind::Name))

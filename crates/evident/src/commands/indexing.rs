@@ -65,6 +65,7 @@ fn embed_after_index(
             return Ok(render::embed_summary_value(&summary, &name));
         }
     }
+    model::fetch_default_if_missing(args, &settings);
     let embedder = match model::embedder(args, &settings) {
         Ok(Some(embedder)) => embedder,
         Ok(None) => return Ok(serde_json::json!({"skipped": model::NO_EMBEDDER})),
