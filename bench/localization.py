@@ -5,7 +5,7 @@ search against a plain Okapi BM25 over whole files, re-implemented here, on
 the same records in one run, over every set in ../shared/eval/localization/.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--sets click,httpx,...]
-       [--limit N] [--half A|B] [--all] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
+       [--limit N] [--half A|B] [--all] [--written-only] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
 
 Sets: the seven of `../shared/eval/localization/` (Python: click, httpx,
 jinja; Rust: ripgrep, axum; JavaScript: express; Go: cobra) and the
@@ -197,7 +197,7 @@ def length_of(query):
 def load_records(args):
     out = []
     chosen = args.sets.split(",") if args.sets else list(SETS)
-    for name in chosen:
+    for name in [] if args.written_only else chosen:
         records = [json.loads(line) for line in open(SHARED / SETS[name][0])]
         records = [r for r in records if args.all or not r.get("leaks_identifier")]
         if args.limit:
@@ -314,6 +314,7 @@ def main():
         p.add_argument("--sets", help="comma-separated set names (default: all)"),
         p.add_argument("--half", choices=["A", "B"], help="only this half's records (tuning: A of the tuned sets)"),
         p.add_argument("--no-written", action="store_true", help="leave out the written issue-style texts"),
+        p.add_argument("--written-only", action="store_true", help="only the written issue-style texts"),
         p.add_argument("--save", help="write every record's scores to this JSON file"),
         p.add_argument("--variant", action="append", default=[], metavar="LABEL=OPTIONS",
                        help="also run `evident search OPTIONS` on the same index, reported as LABEL "

@@ -30,15 +30,8 @@ pub fn fetch_teacher_once(dir: &Path, say: &mut dyn FnMut(&str)) -> Result<()> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent).map_err(|e| failed(e.to_string()))?;
     }
-    let lock_path = dir.with_extension("lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| failed(format!("{}: {e}", lock_path.display())))?;
-    lock.lock()
-        .map_err(|e| failed(format!("{}: {e}", lock_path.display())))?;
+    let _lock = crate::static_model::lock_beside(dir)
+        .map_err(|e| failed(format!("{}: {e}", dir.with_extension("lock").display())))?;
     if is_fetched(dir) {
         return Ok(());
     }

@@ -58,13 +58,7 @@ pub fn is_static_model(dir: &Path) -> bool {
 /// `say` hears one line before the work starts.
 pub fn distill_once(teacher: &Path, out: &Path, say: &mut dyn FnMut(&str)) -> Result<()> {
     let lock_path = out.with_extension("lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| bad(&lock_path, e.to_string()))?;
-    lock.lock().map_err(|e| bad(&lock_path, e.to_string()))?;
+    let _lock = lock_beside(out).map_err(|e| bad(&lock_path, e.to_string()))?;
     if is_static_model(out) {
         return Ok(());
     }
@@ -74,6 +68,18 @@ pub fn distill_once(teacher: &Path, out: &Path, say: &mut dyn FnMut(&str)) -> Re
         out.display()
     ));
     distill(teacher, out)
+}
+
+/// An exclusive lock on `DIR.lock` beside `dir`, held until the file is
+/// dropped: processes that would make `dir` at once take turns.
+pub(crate) fn lock_beside(dir: &Path) -> std::io::Result<std::fs::File> {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.with_extension("lock"))?;
+    lock.lock()?;
+    Ok(lock)
 }
 
 #[derive(Serialize, Deserialize)]

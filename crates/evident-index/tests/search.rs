@@ -780,7 +780,7 @@ fn an_embedder_that_fails_midway_keeps_what_was_done_and_resumes() {
 }
 
 #[test]
-fn vector_and_hybrid_ranking_fuse_by_reciprocal_rank() {
+fn vector_and_hybrid_ranking_fuse_by_scores_or_reciprocal_rank() {
     let dir = repo();
     let root = dir.path();
     embed(root, &BagOfWords::new()).unwrap();
@@ -811,6 +811,23 @@ fn vector_and_hybrid_ranking_fuse_by_reciprocal_rank() {
     assert!(cosine > 0.0 && cosine <= 1.0 + 1e-6);
 
     q.mode = evident_index::SearchMode::Hybrid;
+    // By normalised scores (the default): BM25 over the best BM25 (so the
+    // first of that list has 1) plus the vector share (1 for chunks) × the
+    // min-max normalised cosine (0 to 1).
+    let by_scores = index.search(&q).unwrap();
+    for ev in &by_scores {
+        let reason = ev.reason.as_deref().unwrap();
+        assert!(reason.contains("fused"), "{reason}");
+        let score = ev.score.unwrap();
+        assert!((0.0..=2.0 + 1e-9).contains(&score), "{score} {reason}");
+        if reason.contains("bm25 #1 ") {
+            assert!(score >= 1.0 - 1e-9, "{score} {reason}");
+        }
+    }
+    // By reciprocal ranks (`fusion=0`).
+    let mut signals = Signals::for_group(SearchGroup::Chunk);
+    signals.set("fusion=0").unwrap();
+    q.signals = Some(signals);
     let fused = index.search(&q).unwrap();
     let top = &fused[0];
     let reason = top.reason.as_deref().unwrap();

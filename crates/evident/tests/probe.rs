@@ -264,7 +264,7 @@ fn embed_then_hybrid_search_through_an_embedding_server() {
     assert_eq!(results[0]["name"], "get_collection_name");
     let reason = results[0]["reason"].as_str().unwrap();
     assert!(
-        reason.contains("vector #") && reason.contains("rrf"),
+        reason.contains("vector #") && reason.contains("fused"),
         "{reason}"
     );
 
