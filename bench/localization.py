@@ -5,7 +5,7 @@ search against a plain Okapi BM25 over whole files, re-implemented here, on
 the same records in one run, over every set in ../shared/eval/localization/.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--sets click,httpx,...]
-       [--limit N] [--half A|B] [--all] [--written-only] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
+       [--limit N] [--half A|B] [--all] [--written-only] [--embed-model minilm] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
 
 Sets: the seven of `../shared/eval/localization/` (Python: click, httpx,
 jinja; Rust: ripgrep, axum; JavaScript: express; Go: cobra) and the
@@ -52,6 +52,7 @@ SHARED = index_bench.ROOT.parent / "shared" / "eval" / "localization"
 WRITTEN = pathlib.Path(__file__).resolve().parent / "localization_written.jsonl"
 K1, B = 1.2, 0.75
 RESULTS = 100
+EMBED = []  # `--embed-provider local --embed-model NAME`, from --embed-model
 
 # name: (records file, source extensions of the set's language)
 SETS = {
@@ -151,7 +152,7 @@ def last_segment(name):
 
 def evident_search(evident, tree, query, options):
     started = time.perf_counter()
-    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), *options],
+    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), *EMBED, *options],
                          cwd=tree, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if out.returncode != 0:
@@ -216,8 +217,8 @@ def load_records(args):
     return out
 
 
-def checkout(name, bundle):
-    repo = index_bench.WORK / "localization" / name
+def checkout(name, bundle, work):
+    repo = work / name
     if not repo.exists():
         repo.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(bundle), str(repo)], check=True)
@@ -230,6 +231,8 @@ def run_record(evident, repo, record, variants):
     subprocess.run(["git", "checkout", "-q", "-f", record["base_commit"]], cwd=repo, check=True)
     subprocess.run(["git", "clean", "-q", "-fdx", "-e", ".evident"], cwd=repo, check=True)
     subprocess.run([evident, "index", "--quiet", "."], cwd=repo, check=True, capture_output=True)
+    if EMBED:
+        subprocess.run([evident, "embed", *EMBED], cwd=repo, check=True, capture_output=True)
     result = {"set": record["set"], "commit": record["commit"], "half": half_of(record),
               "written": record["written"], "length": length_of(record["query"]), "scores": {},
               "latency": None}
@@ -316,10 +319,17 @@ def main():
         p.add_argument("--no-written", action="store_true", help="leave out the written issue-style texts"),
         p.add_argument("--written-only", action="store_true", help="only the written issue-style texts"),
         p.add_argument("--save", help="write every record's scores to this JSON file"),
+        p.add_argument("--work", default=str(index_bench.WORK / "localization"),
+                       help="where the checkouts live (one run at a time per folder)"),
+        p.add_argument("--embed-model", help="embed each index with `--embed-provider local --embed-model "
+                                             "NAME` (minilm: the model the default table is distilled from) "
+                                             "and search with it"),
         p.add_argument("--variant", action="append", default=[], metavar="LABEL=OPTIONS",
                        help="also run `evident search OPTIONS` on the same index, reported as LABEL "
                             "(repeatable; for ablations: 'no mentions=--signal mentions=0')"),
     ))
+    if args.embed_model:
+        EMBED.extend(["--embed-provider", "local", "--embed-model", args.embed_model])
     variants = [("evident", [])] + [(label.strip(), options.split())
                                     for label, _, options in (v.partition("=") for v in args.variant)]
     records = load_records(args)
@@ -328,7 +338,7 @@ def main():
     for i, record in enumerate(records):
         name = record["set"]
         if name not in repos:
-            repos[name] = checkout(name, SHARED / f"{name}.bundle")
+            repos[name] = checkout(name, SHARED / f"{name}.bundle", pathlib.Path(args.work))
         result = run_record(evident, repos[name], record, variants)
         results.append(result)
         mine, base = result["scores"]["evident"], result["scores"]["bm25 baseline"]

@@ -341,7 +341,10 @@ fn a_first_index_on_a_clean_home_fetches_the_default_embedder_and_ends_with_vect
             .starts_with("local:all-MiniLM-L6-v2-static#"),
         "{embedding} {stderr}"
     );
-    assert!(embedding["with_vectors"].as_u64().unwrap() >= 4, "{embedding}");
+    assert!(
+        embedding["with_vectors"].as_u64().unwrap() >= 4,
+        "{embedding}"
+    );
     let teacher = cache.path().join("all-MiniLM-L6-v2");
     assert!(teacher.join(".complete").is_file());
     assert!(evident_embed::is_static_model(

@@ -528,24 +528,16 @@ impl Index {
         rows.retain(|r| q.kind.is_none_or(|k| k.as_str() == r.kind));
         let mut taken = std::collections::HashSet::new();
         for m in missing {
-            let of_file = || rows.iter().filter(|r| r.file_id == m.file_id);
-            let pick = of_file()
-                .position(|r| m.symbol.is_some() && r.symbol_id == m.symbol)
-                .or_else(|| {
-                    let line = m.line?;
-                    of_file().position(|r| r.start <= line && line <= r.end)
-                })
-                .or_else(|| of_file().position(|_| true));
-            let Some(offset) = pick else { continue };
-            let index = rows
+            let of_file: Vec<&ChunkRow> = rows.iter().filter(|r| r.file_id == m.file_id).collect();
+            let holds_line = |r: &&&ChunkRow| m.line.is_some_and(|l| r.start <= l && l <= r.end);
+            let pick = of_file
                 .iter()
-                .position(|r| r.file_id == m.file_id)
-                .unwrap_or(0)
-                + offset;
-            if taken.insert(rows[index].id) {
-                let row = &rows[index];
+                .find(|r| m.symbol.is_some() && r.symbol_id == m.symbol)
+                .or_else(|| of_file.iter().find(holds_line))
+                .or(of_file.first());
+            if let Some(row) = pick.filter(|r| taken.insert(r.id)) {
                 candidates.push(Candidate {
-                    row: row.clone(),
+                    row: (*row).clone(),
                     bm25: None,
                     vector: None,
                 });
@@ -761,7 +753,9 @@ impl Fusion {
     fn score(&self, c: &Candidate) -> f64 {
         if !self.by_scores {
             let bm25 = c.bm25.map(|(r, _)| 1.0 / (self.k + r as f64 + 1.0));
-            let vector = c.vector.map(|(r, _)| self.vector / (self.k + r as f64 + 1.0));
+            let vector = c
+                .vector
+                .map(|(r, _)| self.vector / (self.k + r as f64 + 1.0));
             return bm25.unwrap_or(0.0) + vector.unwrap_or(0.0);
         }
         let bm25 = c

@@ -60,7 +60,7 @@ static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?"#).expect("valid")
 });
 static JVM_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)")
+    Regex::new(r"\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.[A-Za-z][A-Za-z0-9]{0,5}):(\d+)\)")
         .expect("valid")
 });
 /// `path.ext:line[:col]`: a location in most other traces and in compilers' messages.
@@ -182,7 +182,10 @@ fn frames_in(line: &str, previous: Option<&str>) -> Vec<Span> {
         let name = c.get(3).map(|m| m.as_str().to_string());
         return vec![frame(&c[1], &c[2], name, line)];
     }
-    if let Some(c) = JVM_FRAME.captures(line) {
+    if let Some(c) = JVM_FRAME
+        .captures(line)
+        .filter(|c| has_known_extension(&c[3]))
+    {
         // The package is the directory: `a.b.C.m(C.java:3)` is `a/b/C.java`.
         let owner = c[1].trim_end_matches('.');
         let package: Vec<&str> = owner
