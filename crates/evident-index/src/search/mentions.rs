@@ -93,10 +93,11 @@ fn resolve_frame(conn: &Connection, files: &FileTable, span: &Span) -> Result<Fo
     let Some(name) = span.name.as_deref() else {
         return Ok(candidates.into_iter().map(|f| (f, None, 0.8)).collect());
     };
+    let named = definitions_for(conn, name)?;
     let mut out = Vec::new();
     for file in candidates {
-        let defs: Vec<NamedDefinition> = definitions_for(conn, name)?
-            .into_iter()
+        let defs: Vec<&NamedDefinition> = named
+            .iter()
             .filter(|d| d.file_id == files.ids[file])
             .collect();
         let enclosing = span
@@ -118,11 +119,12 @@ fn definitions_for(conn: &Connection, name: &str) -> Result<Vec<NamedDefinition>
         return Ok(Vec::new());
     };
     // Qualified names use `.` or `::`; the tail after the last segment's name must agree.
+    let tail = segments.join(".");
+    let dotted_tail = format!(".{tail}");
     let mut defs = chunks::definitions_named(conn, last, 64)?;
     defs.retain(|d| {
         let qualified = d.qualified.replace("::", ".");
-        let tail = segments.join(".");
-        qualified == tail || qualified.ends_with(&format!(".{tail}"))
+        qualified == tail || qualified.ends_with(&dotted_tail)
     });
     Ok(defs)
 }

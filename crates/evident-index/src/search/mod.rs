@@ -350,18 +350,19 @@ impl Index {
                 rank += 1;
             }
         }
-        let spans = spans::read(text);
-        let mentions = if signals.mentions > 0.0 {
-            mentions::resolve(self.connection(), &spans)?
+        // The query's spans are read only when what they name counts.
+        let (spans, mentions) = if signals.mentions > 0.0 {
+            let spans = spans::read(text);
+            let mentions = mentions::resolve(self.connection(), &spans)?;
+            (spans, mentions)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         self.add_mentioned(&mut candidates, &mentions, q, path_filter.as_ref())?;
         let single_identifier =
             identifiers(text).count() == 1 && !text.contains(char::is_whitespace);
         let joined = split_identifier(text).concat();
         let fuse = scoring::Fusion::new(&candidates, q.rrf_k, &signals);
-        let rrf = |c: &Candidate| fuse.score(c);
         // Tests, documents and the rest rank below the code unless the
         // query asks for them: "where do I look" is the code.
         let roles = scoring::RoleWeights::new(&terms, &signals);
@@ -379,7 +380,7 @@ impl Index {
                 } else {
                     2
                 };
-                (signal, rrf(&c) * weight(&c), c)
+                (signal, fuse.score(&c) * weight(&c), c)
             })
             .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
