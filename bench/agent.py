@@ -44,6 +44,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import ask_corpora  # noqa: E402
 import index as index_bench  # noqa: E402
 import llm as llm_bench  # noqa: E402
 
@@ -160,6 +161,7 @@ def end_to_end(evident, runs, threads):
 
 
 QUESTIONS = pathlib.Path(__file__).resolve().parent / "agent_questions.json"
+UNSEEN = pathlib.Path(__file__).resolve().parent / "ask_unseen.json"
 CORPORA = index_bench.WORK / "agent"
 
 
@@ -187,7 +189,7 @@ def prepare(corpus, base):
     """A git copy of the corpus, committed, then edited as the question set says
     (the diff questions ask about those edits), then indexed."""
     repo = base / corpus["dir"]
-    shutil.copytree(fetch(corpus), repo)
+    shutil.copytree(ask_corpora.fetch(corpus) if "lang" in corpus else fetch(corpus), repo)
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org"]
     subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
     subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
@@ -204,6 +206,23 @@ def named(answer, item):
     if re.fullmatch(r"\w+", item):
         return re.search(rf"(?<![\w]){re.escape(item)}(?![\w])", answer, re.IGNORECASE) is not None
     return item.lower() in answer.lower()
+
+
+def is_right(q, end):
+    """Names every expected item and cites a line the evidence supports
+    (inside the section, for a docs question); a general question must be
+    answered without any tool."""
+    answer = end.get("answer", "")
+    if not all(named(answer, item) for item in q["expect"]):
+        return False
+    stats = end.get("stats", {})
+    if q["shape"] in ("control", "general"):
+        return q["shape"] == "control" or (end.get("tool_calls", 0) == 0 and stats.get("prefetched", 0) == 0)
+    supported = [c for c in end.get("citations", []) if c.get("support") == "supported"]
+    if "cite_within" in q:
+        path, start, stop = q["cite_within"]
+        supported = [c for c in supported if c["path"] == path and c["start_line"] <= stop and c["end_line"] >= start]
+    return bool(supported)
 
 
 def ask_one(evident, repo, question, base, model, protocol, extra):
@@ -228,8 +247,18 @@ def pct(values, p):
 
 
 def questions(evident, args):
-    spec = json.loads(QUESTIONS.read_text())
-    chosen = spec["questions"][: args.only] if args.only else spec["questions"]
+    spec = json.loads((UNSEEN if args.set == "unseen" else QUESTIONS).read_text())
+    chosen = [q for q in spec["questions"] if args.half in ("all", q["half"])]
+    if args.every > 1:
+        # Every Nth of each half's shape, so the sample keeps every shape in both halves.
+        seen = {}
+        kept = []
+        for q in chosen:
+            k = seen[(q["half"], q["shape"])] = seen.get((q["half"], q["shape"]), -1) + 1
+            if k % args.every == 0:
+                kept.append(q)
+        chosen = kept
+    chosen = chosen[: args.only] if args.only else chosen
     base_dir = pathlib.Path(tempfile.mkdtemp(prefix="evident-agent-questions-"))
     repos = {}
     for name in sorted({q["corpus"] for q in chosen}):
@@ -248,9 +277,7 @@ def questions(evident, args):
                     seconds, end = ask_one(evident, repos[q["corpus"]], q["q"], base,
                                            f"qwen2.5-coder-{label.lower()}", protocol, extra)
                     answer = end.get("answer", "")
-                    supported = [c for c in end.get("citations", []) if c.get("support") == "supported"]
-                    names_all = all(named(answer, item) for item in q["expect"])
-                    right = names_all and (q["shape"] == "control" or bool(supported))
+                    right = is_right(q, end)
                     stats = end.get("stats", {})
                     row = {"model": label, "protocol": protocol, "q": q["q"], "shape": q["shape"], "half": q["half"],
                            "right": right, "seconds": round(seconds, 1), "reason": (end.get("reason") or {}).get("reason"),
@@ -259,6 +286,8 @@ def questions(evident, args):
                            "prompt_ms": stats.get("prompt_ms", 0), "repeats": stats.get("repeats", 0),
                            "prefetched": stats.get("prefetched", 0), "citations": len(end.get("citations", [])),
                            "added": sum(1 for c in end.get("citations", []) if c.get("added")),
+                           "intent": stats.get("intent"), "intent_from": stats.get("intent_from"),
+                           "corpus": q["corpus"], "form": q.get("form"),
                            "answer": answer}
                     rows.append(row)
                     print(f"  {label} {protocol:11} {'RIGHT' if right else 'wrong'} {seconds:6.1f} s "
@@ -285,8 +314,25 @@ def questions(evident, args):
                       f"{sum(r['repeats'] for r in part)} | "
                       f"{sum(r['answered_by'] == 'last_call' for r in part)} | "
                       f"{sum(r['empty'] for r in part)} | {sum(r['added'] for r in part)} |")
+    by_shape(rows)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(rows, indent=1))
+
+
+def by_shape(rows):
+    """Per configuration, half and shape: right, seconds, calls, tokens, where the intent came from."""
+    print("\n| model | protocol | half | shape | right | median s | p90 s | model calls/q | prompt tokens/q | intent from rules / model |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    keys = sorted({(r["model"], r["protocol"], r["half"], r["shape"]) for r in rows})
+    for model, protocol, half, shape in keys:
+        part = [r for r in rows if (r["model"], r["protocol"], r["half"], r["shape"]) == (model, protocol, half, shape)]
+        right = sum(r["right"] for r in part)
+        times = [r["seconds"] for r in part]
+        rules = sum(r.get("intent_from") == "rules" for r in part)
+        model_said = sum(r.get("intent_from") == "model" for r in part)
+        print(f"| {model} | {protocol} | {half} | {shape} | {right}/{len(part)} | {statistics.median(times):.1f} | "
+              f"{pct(times, 90):.1f} | {statistics.mean(r['model_calls'] for r in part):.2f} | "
+              f"{statistics.mean(r['prompt_tokens'] for r in part):.0f} | {rules} / {model_said} |")
 
 
 def main():
@@ -298,6 +344,10 @@ def main():
         p.add_argument("--protocols", default="auto,constrained")
         p.add_argument("--ask-flags", default="")
         p.add_argument("--only", type=int, default=0)
+        p.add_argument("--set", choices=["own", "unseen"], default="own",
+                       help="own: bench/agent_questions.json; unseen: bench/ask_unseen.json (bench/ask_questions.py)")
+        p.add_argument("--half", choices=["A", "B", "all"], default="all")
+        p.add_argument("--every", type=int, default=1, help="every Nth question (a sample that keeps every shape)")
         p.add_argument("--out", default="")
     args, evident = index_bench.setup(configure, runs=5)
     if args.questions:
