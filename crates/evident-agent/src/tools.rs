@@ -237,6 +237,38 @@ pub fn builtin_tools() -> Vec<Box<dyn Tool>> {
             handler: get_callers,
         },
         Builtin {
+            name: "get_callees",
+            description: "Find the calls a function makes, and what each resolves to.",
+            schema: || {
+                object(
+                    json!({
+                        "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    }),
+                    &["symbol"],
+                )
+            },
+            paths: &["path"],
+            agent_only: false,
+            handler: get_callees,
+        },
+        Builtin {
+            name: "find_references",
+            description: "Find the code that names a definition: calls, types, reads.",
+            schema: || {
+                object(
+                    json!({
+                        "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    }),
+                    &["symbol"],
+                )
+            },
+            paths: &["path"],
+            agent_only: false,
+            handler: find_references,
+        },
+        Builtin {
             name: "analyze_impact",
             description:
                 "What breaks if a function changes: everything that calls it, directly or not.",
@@ -732,6 +764,75 @@ fn with_possible(mut output: ToolOutput, possible: evident_index::Possible) -> T
     );
     output.evidence.extend(possible.sites);
     output
+}
+
+fn get_callees(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<ToolOutput, ToolError> {
+    let index = open(context)?;
+    let mut notes = Vec::new();
+    let requested = text(arguments, "symbol").unwrap_or_default();
+    let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
+    let calls = index.callees(&symbol, path.as_deref())?;
+    // The resolved calls first: they are the answer; the rest are the language's own or unknown.
+    let (mut resolved, unresolved): (Vec<Evidence>, Vec<Evidence>) =
+        calls.into_iter().partition(|ev| {
+            ev.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("calls "))
+        });
+    let mut out = found(
+        "calls to this repository's definitions",
+        &symbol,
+        resolved.clone(),
+        callee_at,
+    );
+    if !unresolved.is_empty() {
+        let names: Vec<String> =
+            unresolved
+                .iter()
+                .map(|ev| ev.name.clone())
+                .fold(Vec::new(), |mut v, n| {
+                    if !v.contains(&n) && v.len() < SUMMARY_ITEMS {
+                        v.push(n);
+                    }
+                    v
+                });
+        out.summary.push_str(&format!(
+            "; {} other calls (outside the repository or unresolved): {}",
+            unresolved.len(),
+            names.join(", ")
+        ));
+    }
+    resolved.extend(unresolved);
+    out.evidence = resolved;
+    Ok(with_notes(out, notes))
+}
+
+/// `escape at pkg/text.py:12`, the callee as it resolved.
+fn callee_at(ev: &Evidence) -> String {
+    let target = ev
+        .reason
+        .as_deref()
+        .and_then(|r| r.strip_prefix("calls "))
+        .map_or(ev.name.as_str(), short_qualified);
+    format!("{target} (called at {}:{})", ev.path, ev.start_line)
+}
+
+fn find_references(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<ToolOutput, ToolError> {
+    let index = open(context)?;
+    let mut notes = Vec::new();
+    let requested = text(arguments, "symbol").unwrap_or_default();
+    let (symbol, path) = forgiving_target(&index, requested, text(arguments, "path"), &mut notes);
+    let sites = index.references(&symbol, path.as_deref())?;
+    Ok(with_notes(
+        found("references", &symbol, sites, caller_at),
+        notes,
+    ))
 }
 
 fn analyze_impact(

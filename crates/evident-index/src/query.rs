@@ -239,7 +239,7 @@ impl Index {
     }
 
     /// The innermost indexed definition enclosing a line range, if any.
-    fn enclosing_name(&self, rel: &str, start: u32, end: u32) -> Result<Option<String>> {
+    pub(crate) fn enclosing_name(&self, rel: &str, start: u32, end: u32) -> Result<Option<String>> {
         reads::enclosing_definition(&self.conn, rel, start, end)
     }
 

@@ -164,7 +164,7 @@ async fn the_tool_list_is_the_agents_registry() {
         })
         .collect();
     assert_eq!(served, expected);
-    assert_eq!(served.len(), 9);
+    assert_eq!(served.len(), 11);
     for tool in &listed {
         let hints = tool.annotations.as_ref().expect("annotations");
         assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
@@ -231,6 +231,19 @@ async fn every_tool_answers_with_evidence() {
     paths.sort();
     paths.dedup();
     assert_eq!(paths, ["ingest.py", "query.py"]);
+
+    // What ingest calls, resolved to the definition.
+    let callees = call(&session, "get_callees", json!({"symbol": "ingest"})).await;
+    let text = format!("{:?}", callees.structured_content);
+    assert!(text.contains("get_collection_name"), "{text}");
+    // A constant is read, not called: found as a reference.
+    let references = call(&session, "find_references", json!({"symbol": "PREFIX"})).await;
+    assert_eq!(evidence_paths(&references), ["pkg/rag_common.py"]);
+    let record = &references.structured_content.as_ref().unwrap()["evidence"][0];
+    assert_eq!(
+        (record["start_line"].as_i64(), record["name"].as_str()),
+        (Some(5), Some("pkg.rag_common.get_collection_name"))
+    );
 
     let impact = call(
         &session,
@@ -432,7 +445,7 @@ fn stdout_carries_only_protocol_messages() {
         .unwrap()
         .contains("start_line"));
     assert_eq!(by_id[&6]["error"]["code"], -32602, "{}", by_id[&6]);
-    assert_eq!(by_id[&7]["result"]["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(by_id[&7]["result"]["tools"].as_array().unwrap().len(), 11);
     for id in [8, 9] {
         let result = &by_id[&id]["result"];
         assert_eq!(result["isError"], true, "{result}");

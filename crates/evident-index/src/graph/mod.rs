@@ -5,3 +5,4 @@
 
 pub(crate) mod calls;
 pub(crate) mod query;
+pub(crate) mod references;
