@@ -10,7 +10,10 @@
 //! repository only through `evident-index`.
 
 pub mod budget;
+pub mod facts;
 pub mod grounding;
+pub mod intent;
+pub mod link;
 pub mod prefetch;
 pub mod registry;
 pub mod render;

@@ -1,75 +1,79 @@
-//! Evidence first: before the first model call, a deterministic look at the
-//! question. Identifiers and paths in it become `find_symbol`/`read_evidence`
-//! lookups; a question shape with an obvious tool ("who imports X", "who
-//! calls X", "what breaks if X changes", "where is X defined", "what did the
-//! diff touch") gets that tool; other questions get a short search. The
-//! session runs the planned calls through the same validation as the model's
-//! and puts their results in the first prompt, so a small model often needs
-//! one call: to answer.
+//! Evidence first: before the answering model call, the question's entities
+//! are linked against the index ([`crate::link`]), its intent is decided
+//! ([`crate::intent`]: word stems, or one constrained model call when they
+//! are not sure), and the intent's own tool is planned on the linked subject
+//! (`get_callers` for callers, `find_importers` for importers, a definition
+//! search for search-and-explain, document sections for docs, nothing at
+//! all for a general question). The session runs the planned calls through
+//! the same validation as the model's and puts their results in the first
+//! prompt; the intent's tool's result is also printed under the answer as
+//! the index's facts.
 //!
 //! This module only plans: it reads the index to tell names that exist from
 //! English words, and never runs a tool itself.
 
-use evident_index::{Index, SymbolQuery};
+use evident_index::{Index, Kind, SearchGroup, SearchMode};
 use serde_json::{json, Map, Value};
 
-/// What kind of question it is, by its wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Shape {
-    Importers,
-    Callers,
-    Impact,
-    Definition,
-    Diff,
-    Docs,
-    Search,
-}
+use crate::intent::{self, DecidedBy, Decision, Intent};
+use crate::link::{self, Entity, EntityKind};
+use crate::search::SearchRequest;
+use crate::tools::ToolContext;
 
-impl Shape {
-    pub fn name(self) -> &'static str {
+impl Intent {
+    /// The tool whose result is the answer's evidence and its facts.
+    pub fn tool(self) -> Option<&'static str> {
         match self {
-            Shape::Importers => "importers",
-            Shape::Callers => "callers",
-            Shape::Impact => "impact",
-            Shape::Definition => "definition",
-            Shape::Diff => "diff",
-            Shape::Docs => "docs",
-            Shape::Search => "search",
+            Intent::Importers => Some("find_importers"),
+            Intent::Callers => Some("get_callers"),
+            Intent::Callees => Some("get_callees"),
+            Intent::Impact => Some("analyze_impact"),
+            Intent::Definition => Some("find_symbol"),
+            Intent::References => Some("find_references"),
+            Intent::Diff => Some("read_git_diff"),
+            Intent::Docs | Intent::Search | Intent::General => None,
         }
     }
 
-    /// The tool the shape names, whose result is the answer's evidence.
-    fn tool(self) -> Option<&'static str> {
-        match self {
-            Shape::Importers => Some("find_importers"),
-            Shape::Callers => Some("get_callers"),
-            Shape::Impact => Some("analyze_impact"),
-            Shape::Definition => Some("find_symbol"),
-            Shape::Diff => Some("read_git_diff"),
-            Shape::Docs | Shape::Search => None,
-        }
+    /// Whether the intent's tool result is printed under the answer.
+    pub fn prints_facts(self) -> bool {
+        self.tool().is_some()
     }
 
-    /// The tools beyond the core set that this shape needs offered.
+    /// The tools beyond the core set that this intent needs offered.
     pub fn extra_tools(self) -> &'static [&'static str] {
         match self {
-            Shape::Diff => &["read_git_diff"],
-            Shape::Docs => &["list_sources", "read_source"],
+            Intent::Diff => &["read_git_diff"],
+            Intent::Docs => &["list_sources", "read_source"],
+            Intent::Callees => &["get_callees"],
+            Intent::References => &["find_references"],
             _ => &[],
         }
     }
 }
 
-/// The calls to run before the model is asked.
+/// The calls to run before the model is asked, and why.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub shape: Shape,
+    pub decision: Decision,
+    /// What the question names, surest first.
+    pub entities: Vec<Entity>,
     pub calls: Vec<(&'static str, Map<String, Value>)>,
-    /// `calls[0]` is the tool the shape names (`find_importers` for "who
-    /// imports X"): when it finds something, its result is the answer's
-    /// evidence, and the model is first asked to answer without tools.
+    /// `calls[0]` is the intent's tool: when it finds something, its result
+    /// is the answer's evidence, and the model is first asked to answer
+    /// without tools.
     pub answering: bool,
+}
+
+impl Plan {
+    pub fn intent(&self) -> Intent {
+        self.decision.intent
+    }
+
+    /// The candidate the decision picked.
+    pub fn subject(&self) -> Option<&Entity> {
+        self.decision.subject.and_then(|i| self.entities.get(i))
+    }
 }
 
 /// The most calls a plan makes (each result takes prompt space).
@@ -176,294 +180,210 @@ const STOPWORDS: &[&str] = &[
     "you",
 ];
 
-/// Plans the lookups for `question`. Without an index (none built yet) the
-/// plan is a search alone.
-pub fn plan(question: &str, index: Option<&Index>) -> Plan {
-    let lower = question.to_lowercase();
-    let shape = shape_of(&lower);
-    let tokens = tokens(question);
-    let mut calls: Vec<(&'static str, Map<String, Value>)> = Vec::new();
-    let exists = |name: &str| {
-        index.is_some_and(|index| {
-            let exact = SymbolQuery {
-                exact: true,
-                limit: Some(1),
-                ..Default::default()
-            };
-            index
-                .symbols(name, &exact)
-                .is_ok_and(|found| !found.is_empty())
-        })
+/// Whether `word` is English that says what is asked, never a name.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word.to_lowercase().as_str())
+}
+
+/// The constrained intent call: the candidates in, the intent and the
+/// subject's index out (`None`: no reply that fits).
+pub type AskModel<'a> = dyn FnMut(&[Entity]) -> Option<(Intent, Option<usize>)> + 'a;
+
+/// Links the question's entities and decides its intent. `ask_model` is the
+/// constrained call, made only when the rules are not sure or the entities
+/// are ambiguous; `None` from it keeps the rules' guess.
+pub fn decide(
+    question: &str,
+    context: &ToolContext,
+    index: Option<&Index>,
+    ask_model: &mut AskModel<'_>,
+) -> (Decision, Vec<Entity>) {
+    let mut entities = index.map_or_else(Vec::new, |index| {
+        link::link(question, index, &|w| is_stopword(w) || w.len() < 3)
+    });
+    let mut proposal = intent::propose(question, &entities);
+    // With no word saying what is asked, English words that happen to name
+    // a definition ("wrap", "help") are no subject.
+    if !proposal.worded {
+        entities.retain(|e| e.score >= 0.6);
+        proposal = intent::propose(question, &entities);
+    }
+    prefer_kinds(proposal.intent, &mut entities);
+    if proposal.intent.needs_subject() && entities.is_empty() {
+        if let Some(index) = index {
+            entities = described(question, context, index);
+        }
+    }
+    let sure = proposal.sure && !intent::ambiguous(&entities);
+    let mut decision = Decision {
+        intent: proposal.intent,
+        subject: (!entities.is_empty()).then_some(0),
+        by: DecidedBy::Rules,
     };
-    // Names the index knows, the ones that look like code first.
-    let mut names: Vec<&Token> = tokens
-        .iter()
-        .filter(|t| t.identifier && (t.strong || !is_stopword(&t.text)))
-        .filter(|t| exists(&t.text))
+    if !sure {
+        decision.by = DecidedBy::Fallback;
+        if let Some((intent, subject)) = ask_model(&entities) {
+            if subject.is_none() {
+                prefer_kinds(intent, &mut entities);
+            }
+            decision = Decision {
+                intent,
+                subject: subject.or(decision.subject),
+                by: DecidedBy::Model,
+            };
+        }
+    }
+    if decision.intent.needs_subject() && entities.is_empty() && index.is_some() {
+        entities = described(question, context, index.unwrap_or_else(|| unreachable!()));
+        decision.subject = (!entities.is_empty()).then_some(0);
+    }
+    (decision, entities)
+}
+
+/// Importers are asked of files and modules; the other structural intents
+/// of definitions. The kind the intent needs comes first (a stable sort).
+fn prefer_kinds(intent: Intent, entities: &mut [Entity]) {
+    let wanted = |e: &Entity| match intent {
+        Intent::Importers => e.kind != EntityKind::Definition,
+        Intent::Callers | Intent::Callees | Intent::Impact | Intent::References => {
+            e.kind == EntityKind::Definition
+        }
+        _ => true,
+    };
+    entities.sort_by_key(|e| !wanted(e));
+}
+
+/// The question's content words: what a search is given.
+fn content_words(question: &str) -> String {
+    let words: Vec<&str> = question
+        .split(|c: char| c.is_whitespace() || ",;()[]{}\"'?!<>`".contains(c))
+        .map(|w| w.trim_matches(|c: char| ".:".contains(c)))
+        .filter(|w| !w.is_empty() && !is_stopword(w))
         .collect();
-    names.sort_by_key(|t| !t.strong);
-    let subject = names.first().map(|t| t.text.clone());
-    match shape {
-        Shape::Importers => {
-            let imported = tokens
-                .iter()
-                .filter(|t| t.strong || (t.identifier && !is_stopword(&t.text)))
-                .find(|t| {
-                    index.is_some_and(|index| {
-                        index
-                            .importers(&t.text)
-                            .is_ok_and(|sites| !sites.is_empty())
-                    })
-                });
-            if let Some(module) = imported {
-                calls.push(("find_importers", args(json!({"module": module.text}))));
-            }
-        }
-        Shape::Callers => {
-            if let Some(s) = &subject {
-                calls.push(("get_callers", args(json!({"symbol": s}))));
-            }
-        }
-        Shape::Impact => {
-            if let Some(s) = &subject {
-                calls.push(("analyze_impact", args(json!({"symbol": s}))));
-            }
-        }
-        Shape::Definition => {
-            if let Some(s) = &subject {
-                calls.push(("find_symbol", args(json!({"name": s}))));
-            }
-        }
-        Shape::Diff => calls.push(("read_git_diff", Map::new())),
-        Shape::Docs => calls.push(("list_sources", Map::new())),
-        Shape::Search => {}
+    words.join(" ").chars().take(300).collect()
+}
+
+/// Definitions the question describes in words ("the retry helper"): the
+/// best of a definition search over names and doc comments.
+fn described(question: &str, context: &ToolContext, index: &Index) -> Vec<Entity> {
+    let words = content_words(question);
+    if words.is_empty() {
+        return Vec::new();
     }
-    // Paths named in the question: their lines.
-    for token in tokens.iter().filter(|t| t.path) {
-        let (path, line) = match token.text.rsplit_once(':') {
-            Some((p, l)) if l.parse::<u32>().is_ok() => (p, l.parse::<u32>().unwrap_or(1)),
-            _ => (token.text.as_str(), 1),
-        };
-        let readable = index.is_some_and(|index| index.read(path, 1, 1).is_ok());
-        if readable && calls.len() < MAX_CALLS {
-            let start = line.saturating_sub(10).max(1);
-            calls.push((
-                "read_evidence",
-                args(json!({"path": path, "start_line": start, "end_line": start + 59})),
-            ));
-        }
+    let mode = if context.search.has_embedder() {
+        SearchMode::Hybrid
+    } else {
+        SearchMode::Bm25
+    };
+    let request = SearchRequest {
+        limit: 3,
+        group: SearchGroup::Definition,
+        ..SearchRequest::new(words, mode)
+    };
+    let Ok(answer) = context.search.search(&context.root, index, &request) else {
+        return Vec::new();
+    };
+    answer
+        .results
+        .iter()
+        .filter(|ev| ev.kind != Kind::Doc && ev.kind != Kind::Chunk)
+        .enumerate()
+        .map(|(rank, ev)| Entity {
+            text: ev.name.clone(),
+            kind: EntityKind::Definition,
+            key: ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone()),
+            label: ev.kind.as_str().to_string(),
+            path: ev.path.clone(),
+            line: ev.start_line,
+            score: 0.5 - rank as f32 * 0.05,
+        })
+        .collect()
+}
+
+/// Plans the lookups for a decided question.
+pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
+    let intent = decision.intent;
+    let subject = decision.subject.and_then(|i| entities.get(i));
+    let mut calls: Vec<(&'static str, Map<String, Value>)> = Vec::new();
+    if let Some(call) = subject.and_then(|s| intent_call(intent, s)) {
+        calls.push(call);
     }
-    // Other names the question mentions: where they are defined.
-    for name in &names {
-        let already = calls
+    match intent {
+        Intent::Diff => calls.push(("read_git_diff", Map::new())),
+        Intent::Search => calls.push((
+            "search_code",
+            args(json!({"query": content_words(question), "group": "definition", "limit": 4})),
+        )),
+        Intent::Docs => calls.push((
+            "search_code",
+            args(json!({"query": content_words(question), "kind": "doc", "group": "chunk", "limit": 2})),
+        )),
+        _ => {}
+    }
+    let answering =
+        intent.tool().is_some() && calls.first().map(|(name, _)| *name) == intent.tool();
+    if intent != Intent::General {
+        // Other files and definitions the question names: their lines.
+        for entity in entities
             .iter()
-            .any(|(_, a)| a.values().any(|v| v.as_str() == Some(name.text.as_str())));
-        if !already && name.strong && calls.len() < MAX_CALLS - 1 {
-            calls.push(("find_symbol", args(json!({"name": name.text}))));
+            .filter(|e| Some(*e) != subject && e.score >= 0.9)
+        {
+            if calls.len() >= MAX_CALLS {
+                break;
+            }
+            calls.push(match entity.kind {
+                EntityKind::File => read_call(&entity.path, entity.line),
+                _ => ("find_symbol", args(json!({"name": entity.key}))),
+            });
+        }
+        if calls.is_empty() {
+            let query = content_words(question);
+            if !query.is_empty() {
+                calls.push(("search_code", args(json!({"query": query, "limit": 4}))));
+            }
         }
     }
-    // Nothing obvious to look up, or a question about meaning: a short search.
-    if calls.is_empty() || matches!(shape, Shape::Search | Shape::Docs) {
-        let words: Vec<&str> = tokens
-            .iter()
-            .filter(|t| t.strong || !is_stopword(&t.text))
-            .map(|t| t.text.as_str())
-            .collect();
-        if !words.is_empty() && calls.len() < MAX_CALLS {
-            let query: String = words.join(" ").chars().take(200).collect();
-            calls.push(("search_code", args(json!({"query": query, "limit": 4}))));
-        }
-    }
-    let answering = shape.tool().is_some() && calls.first().map(|(name, _)| *name) == shape.tool();
     calls.truncate(MAX_CALLS);
     Plan {
-        shape,
+        decision,
+        entities,
         calls,
         answering,
     }
 }
 
-fn is_stopword(word: &str) -> bool {
-    STOPWORDS.contains(&word.to_lowercase().as_str())
+/// The intent's own call on its subject.
+fn intent_call(intent: Intent, subject: &Entity) -> Option<(&'static str, Map<String, Value>)> {
+    let key = subject.key.as_str();
+    let on_file = subject.kind != EntityKind::Definition;
+    Some(match intent {
+        Intent::Importers if on_file => ("find_importers", args(json!({"module": key}))),
+        // Importing a definition is importing its file.
+        Intent::Importers => ("find_importers", args(json!({"module": subject.path}))),
+        Intent::Definition if subject.kind == EntityKind::File => {
+            read_call(&subject.path, subject.line)
+        }
+        _ if on_file => return None,
+        Intent::Definition => ("find_symbol", args(json!({"name": key}))),
+        Intent::Callers => ("get_callers", args(json!({"symbol": key}))),
+        Intent::Callees => ("get_callees", args(json!({"symbol": key}))),
+        Intent::Impact => ("analyze_impact", args(json!({"symbol": key}))),
+        Intent::References => ("find_references", args(json!({"symbol": key}))),
+        _ => return None,
+    })
+}
+
+fn read_call(path: &str, line: u32) -> (&'static str, Map<String, Value>) {
+    let start = line.saturating_sub(10).max(1);
+    (
+        "read_evidence",
+        args(json!({"path": path, "start_line": start, "end_line": start + 59})),
+    )
 }
 
 fn args(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
-    }
-}
-
-/// The shape a question's wording names; the first match wins, so "what
-/// breaks if I change X" is impact, not a diff.
-fn shape_of(lower: &str) -> Shape {
-    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    if has(&["import"]) {
-        Shape::Importers
-    } else if has(&[
-        "break",
-        "impact",
-        "affected",
-        "affects",
-        "depends on",
-        "depend on",
-        "if i change",
-        "if i modify",
-        "if i rename",
-        "if we change",
-    ]) {
-        Shape::Impact
-    } else if has(&[
-        "diff",
-        "uncommitted",
-        "staged",
-        "working tree",
-        "did i change",
-        "did the change",
-        "changes i made",
-        "did this change",
-    ]) {
-        Shape::Diff
-    } else if has(&["call", "invoke", "who uses", "used by", "uses of"]) {
-        Shape::Callers
-    } else if has(&[
-        "documentation",
-        "the docs",
-        " docs",
-        "readme",
-        "document",
-        "guide",
-    ]) {
-        Shape::Docs
-    } else if has(&[
-        "where is",
-        "where are",
-        "defined",
-        "definition",
-        "declared",
-        "which class",
-        "which file",
-        "signature",
-    ]) {
-        Shape::Definition
-    } else {
-        Shape::Search
-    }
-}
-
-/// A word of the question.
-#[derive(Debug)]
-struct Token {
-    text: String,
-    /// Could be a name in code.
-    identifier: bool,
-    /// Looks like code, not English: quoted in backticks, or with `_`, `.`,
-    /// `::`, `()` or an inner capital.
-    strong: bool,
-    /// Looks like a file path (`src/a.py`, `lib.rs`, `a.py:12`).
-    path: bool,
-}
-
-const CODE_EXTENSIONS: &[&str] = &[
-    ".py", ".rs", ".js", ".jsx", ".ts", ".tsx", ".go", ".java", ".md", ".rst", ".txt", ".toml",
-    ".json", ".yaml", ".yml", ".cfg", ".adoc",
-];
-
-fn tokens(question: &str) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::new();
-    for (i, piece) in question.split('`').enumerate() {
-        // Odd pieces were between backticks.
-        let in_backticks = i % 2 == 1;
-        for raw in piece.split(|c: char| c.is_whitespace() || ",;()[]{}\"'?!<>".contains(c)) {
-            let text = raw.trim_matches(|c: char| ".:".contains(c));
-            let text = text.trim_end_matches("()");
-            if text.is_empty() || out.iter().any(|t| t.text == text) {
-                continue;
-            }
-            let lower = text.to_lowercase();
-            let path = text.contains('/')
-                || CODE_EXTENSIONS
-                    .iter()
-                    .any(|ext| lower.split(':').next().is_some_and(|p| p.ends_with(ext)));
-            let identifier = is_identifier(text);
-            let inner_capital = text.chars().skip(1).any(|c| c.is_ascii_uppercase())
-                && text.chars().any(|c| c.is_ascii_lowercase());
-            let strong = identifier
-                && (in_backticks
-                    || text.contains('_')
-                    || text.contains('.')
-                    || text.contains("::")
-                    || raw.ends_with("()")
-                    || inner_capital);
-            if identifier || path {
-                out.push(Token {
-                    text: text.to_string(),
-                    identifier: identifier && !path,
-                    strong: strong && !path,
-                    path,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// `name`, `pkg.mod`, `Type::method`: letters, digits and `_`, joined by `.` or `::`.
-fn is_identifier(text: &str) -> bool {
-    text.split("::")
-        .flat_map(|part| part.split('.'))
-        .all(|part| {
-            let mut chars = part.chars();
-            chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-                && chars.all(|c| c.is_alphanumeric() || c == '_')
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes_follow_the_wording() {
-        let cases = [
-            ("Which files import rag_common?", Shape::Importers),
-            ("Who imports the sandbox module?", Shape::Importers),
-            (
-                "What breaks if I change get_collection_name?",
-                Shape::Impact,
-            ),
-            ("Which functions call get_collection_name?", Shape::Callers),
-            ("Where is Session defined?", Shape::Definition),
-            (
-                "On which class is the method send defined?",
-                Shape::Definition,
-            ),
-            ("What did the uncommitted diff touch?", Shape::Diff),
-            (
-                "What does the documentation say about releases?",
-                Shape::Docs,
-            ),
-            ("How are passwords hashed?", Shape::Search),
-        ];
-        for (question, shape) in cases {
-            assert_eq!(shape_of(&question.to_lowercase()), shape, "{question}");
-        }
-    }
-
-    #[test]
-    fn code_looking_words_are_strong() {
-        let found = tokens("Does `send` call get_adapter() or Session.request in src/api.py:12?");
-        let strong: Vec<&str> = found
-            .iter()
-            .filter(|t| t.strong)
-            .map(|t| t.text.as_str())
-            .collect();
-        assert_eq!(strong, vec!["send", "get_adapter", "Session.request"]);
-        let paths: Vec<&str> = found
-            .iter()
-            .filter(|t| t.path)
-            .map(|t| t.text.as_str())
-            .collect();
-        assert_eq!(paths, vec!["src/api.py:12"]);
     }
 }

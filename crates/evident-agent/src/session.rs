@@ -24,7 +24,10 @@ use serde_json::{Map, Value};
 
 use crate::budget;
 use crate::grounding::{self, Citation, Support};
-use crate::prefetch::{self, Shape};
+mod answer;
+
+use crate::intent::{DecidedBy, Intent};
+use crate::prefetch;
 use crate::registry::Registry;
 pub use crate::render::render_output;
 use crate::render::{evidence_digest, render_for_model};
@@ -133,6 +136,10 @@ pub struct Stats {
     pub repeats: usize,
     /// Calls evident ran before the first model call.
     pub prefetched: usize,
+    /// What the question asks (`callers`, `docs`, `general`, ...).
+    pub intent: Option<Intent>,
+    /// Whether word stems or the constrained model call decided it.
+    pub intent_from: Option<DecidedBy>,
 }
 
 /// The tools offered to every question unless the model asks for more.
@@ -226,7 +233,10 @@ pub enum AgentEvent {
     /// evident's lookups before the first model call are done (their calls
     /// came as round 0 tool events).
     Prefetched {
-        shape: Shape,
+        intent: Intent,
+        decided_by: DecidedBy,
+        /// The linked subject, as a tool is given it.
+        subject: Option<String>,
         calls: usize,
     },
     /// A model call ended; the server's counts.
@@ -333,8 +343,10 @@ pub struct Session<'a> {
     done_calls: Vec<(String, u32, String)>,
     /// `call → summary` of each call that ran, for the last answer.
     findings: Vec<String>,
-    /// The question's shape, which picks the tools offered.
-    shape: Shape,
+    /// The question's intent, which picks the tools offered.
+    intent: Intent,
+    /// The intent's own tool result, printed under the answer.
+    facts: Option<(String, Vec<Evidence>)>,
     /// Every tool, every option (after `more_tools`, or by `Limits::all_tools`).
     all_tools: bool,
     stats: Stats,
@@ -377,7 +389,8 @@ impl<'a> Session<'a> {
             question: String::new(),
             done_calls: Vec::new(),
             findings: Vec::new(),
-            shape: Shape::Search,
+            intent: Intent::Search,
+            facts: None,
             all_tools: limits.all_tools,
             stats: Stats::default(),
             repeats_in_a_row: 0,
@@ -411,14 +424,15 @@ impl<'a> Session<'a> {
         self.done_calls.clear();
         self.findings.clear();
         self.repeats_in_a_row = 0;
-        let plan = prefetch::plan(question, Index::open(&self.context.root).ok().as_ref());
-        self.shape = plan.shape;
+        let plan = self.plan(question, sink);
+        self.intent = plan.intent();
+        self.facts = None;
         let mut first_message = question.to_string();
         // The shape's own tool found the evidence: the first model call is
         // offered no tools, only the question and that evidence (one call,
         // and a prompt without tool schemas). Tools come back if it does not answer.
         self.answer_first = false;
-        if self.limits.prefetch {
+        if self.limits.prefetch && !self.is_general() {
             if let Some((looked_up, answering)) = self.prefetch(plan, sink) {
                 self.answer_first = answering;
                 let then = if answering {
@@ -543,12 +557,18 @@ impl<'a> Session<'a> {
                 None => (self.evidence_list(&reason), AnsweredBy::EvidenceList),
             };
         }
+        // What evident adds under the model's words (the facts, notes, lines);
+        // a terminal that streamed the words prints only this.
         let mut appended = String::new();
         if answered_by != AnsweredBy::EvidenceList {
-            let added = grounding::attach(&answer, &self.gathered);
-            if !added.is_empty() {
-                appended = format!("\n\n(lines added by evident: {})", added.join(", "));
-                answer.push_str(&appended);
+            let (prose, added) = self.with_facts(&answer);
+            answer = format!("{prose}{added}");
+            appended = added;
+            let lines = grounding::attach(&answer, &self.gathered);
+            if !lines.is_empty() {
+                let text = format!("\n\n(lines added by evident: {})", lines.join(", "));
+                answer.push_str(&text);
+                appended.push_str(&text);
             }
         }
         let index = Index::open(&self.context.root).ok();
@@ -591,7 +611,7 @@ impl<'a> Session<'a> {
             return self.registry.schemas();
         }
         let mut names: Vec<&str> = CORE_TOOLS.to_vec();
-        names.extend(self.shape.extra_tools());
+        names.extend(self.intent.extra_tools());
         if !self.context.skills.is_empty() {
             names.push("activate_skill");
         }
@@ -613,7 +633,7 @@ impl<'a> Session<'a> {
         round: u32,
         sink: &mut dyn FnMut(&AgentEvent),
     ) -> Result<Reply, SessionError> {
-        let tools = if std::mem::take(&mut self.answer_first) {
+        let tools = if std::mem::take(&mut self.answer_first) || self.is_general() {
             Vec::new()
         } else {
             self.offered()
@@ -692,6 +712,9 @@ impl<'a> Session<'a> {
             let ms = started.elapsed().as_secs_f64() * 1e3;
             let key = call_key(name, &valid.arguments);
             let Ok(output) = output else { continue };
+            if i == 0 && plan.answering && self.intent.prints_facts() {
+                self.facts = Some((output.summary.clone(), output.evidence.clone()));
+            }
             if output.evidence.is_empty() {
                 continue;
             }
@@ -725,7 +748,9 @@ impl<'a> Session<'a> {
         }
         self.stats.prefetched = ran;
         sink(&AgentEvent::Prefetched {
-            shape: plan.shape,
+            intent: plan.intent(),
+            decided_by: plan.decision.by,
+            subject: plan.subject().map(|s| s.key.clone()),
             calls: ran,
         });
         (ran > 0).then(|| {

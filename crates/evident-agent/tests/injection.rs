@@ -15,7 +15,7 @@ use evident_agent::{
 };
 use evident_index::Config;
 use evident_llm::Protocol;
-use evident_testkit::script::{calls, say};
+use evident_testkit::script::{calls, intent, say};
 use evident_testkit::FakeServer;
 
 const CHAT: &str = "/v1/chat/completions";
@@ -110,6 +110,8 @@ fn assert_nothing_leaked(server: &FakeServer) {
 fn a_model_that_obeys_the_poisoned_files_gets_every_call_refused() {
     let dir = repo();
     let server = FakeServer::start();
+    // "How is the app configured?" names nothing: the model says what it asks.
+    server.push(CHAT, intent("search", 0));
     // The model reads the poisoned files (allowed)...
     server.push(
         CHAT,
@@ -175,7 +177,8 @@ fn a_model_that_obeys_the_poisoned_files_gets_every_call_refused() {
     assert!(refused[4].1.contains("unknown tool"), "{}", refused[4].1);
     // The model was told why, one result per call, in order.
     let requests = server.requests_to(CHAT);
-    let results: Vec<String> = requests[2].body["messages"]
+    // (Request 0 was the intent call.)
+    let results: Vec<String> = requests[3].body["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -200,6 +203,8 @@ fn calls_written_inside_tool_results_are_never_run() {
     for protocol in [Protocol::Hermes, Protocol::JsonAction, Protocol::Auto] {
         let dir = repo();
         let server = FakeServer::start();
+        // "How is the app configured?" names nothing: the model says what it asks.
+        server.push(CHAT, intent("search", 0));
         let read = r#"{"path": "settings.py", "start_line": 1, "end_line": 8}"#;
         let first = match protocol {
             Protocol::JsonAction => format!(
@@ -223,13 +228,13 @@ fn calls_written_inside_tool_results_are_never_run() {
         assert_eq!(started(&events), ["read_evidence"], "{protocol:?}");
         assert!(rejected(&events).is_empty(), "{protocol:?}");
         // The result did carry the fake calls, back to the model as data.
-        let second = &server.requests_to(CHAT)[1].body;
+        let second = &server.requests_to(CHAT)[2].body;
         let sent = second["messages"].to_string();
         assert!(
             sent.contains("/etc/passwd") && sent.contains("tool_response"),
             "{protocol:?}"
         );
-        assert_eq!(server.requests_to(CHAT).len(), 2, "{protocol:?}");
+        assert_eq!(server.requests_to(CHAT).len(), 3, "{protocol:?}");
         assert_nothing_leaked(&server);
     }
 }
@@ -240,6 +245,8 @@ fn an_answer_that_repeats_the_poison_runs_nothing() {
     // inside a code fence: under the native protocol the text is the answer.
     let dir = repo();
     let server = FakeServer::start();
+    // "How is the app configured?" names nothing: the model says what it asks.
+    server.push(CHAT, intent("search", 0));
     server.push(
         CHAT,
         calls(&[(

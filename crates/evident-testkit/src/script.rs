@@ -22,6 +22,12 @@ pub fn calls(list: &[(&str, &str)]) -> Script {
 }
 
 /// A reply that says `text` and stops.
+/// The reply to evident's intent call (a constrained JSON answer): the
+/// intent and the subject's number among the candidates (0: none).
+pub fn intent(name: &str, subject: u32) -> Script {
+    say(&format!(r#"{{"intent": "{name}", "subject": {subject}}}"#))
+}
+
 pub fn say(text: &str) -> Script {
     Script::sse(&[
         json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),

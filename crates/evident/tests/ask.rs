@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 
 use evident_testkit::llama::{provisioned_or_skip, LlamaServer, MODEL_1_5B};
-use evident_testkit::script::{calls, say};
+use evident_testkit::script::{calls, intent, say};
 use evident_testkit::{cli, dead_address, FakeServer, Script};
 use serde_json::Value;
 
@@ -125,7 +125,8 @@ fn json_lines_and_exit_codes_follow_the_finish_reason() {
     let dir = repo();
     let server = FakeServer::start();
     let flags = model_flags(&server.base);
-    // Round limit: 3.
+    // Round limit: 3. ("loop" names nothing: the model is asked its intent.)
+    server.push(CHAT, intent("search", 0));
     server.push(CHAT, calls(&[("find_symbol", r#"{"name": "ingest"}"#)]));
     let out = evident(
         dir.path(),
@@ -144,6 +145,7 @@ fn json_lines_and_exit_codes_follow_the_finish_reason() {
     );
 
     // Denied (the tool needs approval and nobody is at a terminal): 4.
+    server.push(CHAT, intent("search", 0));
     server.push(
         CHAT,
         calls(&[(
@@ -231,7 +233,9 @@ fn at_a_terminal_approvals_are_asked_once_per_batch() {
             .count()
     };
 
-    // [A]lways: asked once, the second batch runs without asking.
+    // [A]lways: asked once, the second batch runs without asking. ("read
+    // them" names nothing: each question first gets the intent call.)
+    server.push(CHAT, intent("search", 0));
     server.push(CHAT, read("util.py"));
     server.push(CHAT, read("query.py"));
     server.push(CHAT, say("util.py:1 and query.py:1."));
@@ -242,6 +246,7 @@ fn at_a_terminal_approvals_are_asked_once_per_batch() {
     assert!(stderr.contains("[d]eny · [a]llow this batch · allow these tools [A]lways"));
 
     // [a]llow this batch, then [d]eny the next: asked twice, ends denied (4).
+    server.push(CHAT, intent("search", 0));
     server.push(CHAT, read("util.py"));
     server.push(CHAT, read("query.py"));
     let out = evident_at_a_terminal(dir.path(), &ask, "a\nd\n");
@@ -262,8 +267,12 @@ fn chat_keeps_history_and_answers_commands() {
     .unwrap();
     let server = FakeServer::start();
     // An answer that starts like a call written as text is held back, then shown whole.
+    // Each question names nothing: it first gets the intent call.
+    server.push(CHAT, intent("general", 0));
     server.push(CHAT, say("`First` answer."));
+    server.push(CHAT, intent("general", 0));
     server.push(CHAT, say("Second answer."));
+    server.push(CHAT, intent("general", 0));
     server.push(CHAT, say("After reset."));
     let flags = model_flags(&server.base);
     let out = evident(
@@ -284,7 +293,7 @@ fn chat_keeps_history_and_answers_commands() {
     let requests = server.requests_to(CHAT);
     let count = |n: usize| requests[n].body["messages"].as_array().unwrap().len();
     // system + hello; then + answer + follow-up; after /reset only system + question.
-    assert_eq!((count(0), count(1), count(2)), (2, 4, 2));
+    assert_eq!((count(1), count(3), count(5)), (2, 4, 2));
 }
 
 #[test]
@@ -319,7 +328,7 @@ fn prefetch_repeats_and_added_lines_show_in_the_trace() {
     );
     assert_eq!(
         stdout,
-        "ingest.py and query.py import it.\n\n(lines added by evident: ingest.py:1, query.py:1)\n"
+        "ingest.py and query.py import it.\n\nFrom the index: 2 import sites of rag_common: ingest.py:1, query.py:1\n"
     );
     assert!(
         stderr.contains("1 rounds, 1 tool calls + 1 prefetched, 1 repeats, 2 citations (0 unsupported, 2 added by evident); 2 model calls"),
@@ -373,11 +382,19 @@ fn a_model_that_never_answers_exits_with_the_evidence_on_stdout() {
 /// Runs `question` against the real 1.5B model (two tries: a small model on a
 /// CPU is not deterministic across builds) until `right(stdout)`.
 fn real_model_answers(question: &str, protocol: &str, right: &dyn Fn(&str) -> bool) {
+    real_model_answers_in(repo(), question, protocol, right);
+}
+
+fn real_model_answers_in(
+    dir: tempfile::TempDir,
+    question: &str,
+    protocol: &str,
+    right: &dyn Fn(&str) -> bool,
+) {
     let Some((server_bin, model)) = provisioned_or_skip(MODEL_1_5B, "real-model ask") else {
         return;
     };
     let server = LlamaServer::start(&server_bin, &model, 2);
-    let dir = repo();
     let flags: Vec<String> = [
         "--provider",
         "openai",
@@ -403,7 +420,8 @@ fn real_model_answers(question: &str, protocol: &str, right: &dyn Fn(&str) -> bo
         eprintln!("attempt {attempt}: {stderr}\n{stdout}");
         // Answered, or answered from the evidence after the loop stopped; never empty.
         assert!(!stdout.trim().is_empty(), "an empty answer: {stderr}");
-        // The model's own words: lines evident appended do not count.
+        // The answer (the model's words and the index's facts): lines evident
+        // attached to names do not count.
         let words = stdout
             .split("\n\n(lines added by evident:")
             .next()
@@ -434,5 +452,34 @@ fn a_real_model_names_the_callers_of_get_collection_name() {
         "Which functions call get_collection_name?",
         "auto",
         &|answer: &str| answer.contains("ingest") && answer.contains("search"),
+    );
+}
+
+#[test]
+fn a_real_model_answers_each_new_intent() {
+    // Callees: the index's facts name what ingest calls.
+    real_model_answers("What does ingest call?", "auto", &|answer: &str| {
+        answer.contains("get_collection_name")
+    });
+    // References: PREFIX is read, not called.
+    real_model_answers("Which definitions use PREFIX?", "auto", &|answer: &str| {
+        answer.contains("get_collection_name")
+    });
+    // General: no repository needed, no tool run.
+    real_model_answers("What is 17 times 23?", "auto", &|answer: &str| {
+        answer.contains("391") && !answer.contains("From the index")
+    });
+    // Docs: the section that answers, not the list of documents.
+    let dir = repo();
+    std::fs::write(
+        dir.path().join("README.md"),
+        "# rag\n\n## Collections\n\nEach collection is named rag_ followed by its kind.\n\n## Licence\n\nMIT.\n",
+    )
+    .unwrap();
+    real_model_answers_in(
+        dir,
+        "What do the docs say about how collections are named?",
+        "auto",
+        &|answer: &str| answer.contains("README.md:"),
     );
 }
