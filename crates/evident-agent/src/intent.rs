@@ -142,6 +142,15 @@ const STEMS: &[(Intent, &[&str])] = &[
     ),
 ];
 
+/// Whether `word` is one that says the question asks for `intent` ("docs"
+/// for docs): a search for the answer leaves it out.
+pub fn says(intent: Intent, word: &str) -> bool {
+    let word = word.to_lowercase();
+    STEMS
+        .iter()
+        .any(|(i, stems)| *i == intent && stems.iter().any(|s| stem_matches(s, &word)))
+}
+
 fn stem_matches(stem: &str, word: &str) -> bool {
     match stem.strip_suffix('*') {
         Some(prefix) => word.starts_with(prefix),

@@ -314,10 +314,18 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
             "search_code",
             args(json!({"query": content_words(question), "group": "definition", "limit": 4})),
         )),
-        Intent::Docs => calls.push((
-            "search_code",
-            args(json!({"query": content_words(question), "kind": "doc", "group": "chunk", "limit": 2})),
-        )),
+        Intent::Docs => {
+            // The words that asked for documents would find "docs/" paths, not the answer.
+            let words = content_words(question);
+            let query: Vec<&str> = words
+                .split(' ')
+                .filter(|w| !intent::says(Intent::Docs, w))
+                .collect();
+            calls.push((
+                "search_code",
+                args(json!({"query": query.join(" "), "kind": "doc", "group": "chunk", "limit": 2})),
+            ))
+        }
         _ => {}
     }
     let answering =
