@@ -295,7 +295,8 @@ references: which code uses a name\n\
 search: find code by what it does, or explain how it works\n\
 docs: what the documentation says\n\
 diff: the uncommitted changes\n\
-general: needs no repository (arithmetic, general knowledge)\n\
+general: needs no repository (arithmetic, general knowledge, what a common term means)\n\
+A question about no candidate and no code of this repository is general.\n\
 Reply with JSON: {\"intent\": ..., \"subject\": the number of the candidate it is about, 0 for none}.";
 
 /// One constrained call: the intent from the fixed list, the subject among

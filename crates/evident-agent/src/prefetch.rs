@@ -233,9 +233,14 @@ pub fn decide(
             };
         }
     }
-    if decision.intent.needs_subject() && entities.is_empty() && index.is_some() {
-        entities = described(question, context, index.unwrap_or_else(|| unreachable!()));
+    if let (true, true, Some(index)) = (decision.intent.needs_subject(), entities.is_empty(), index)
+    {
+        entities = described(question, context, index);
         decision.subject = (!entities.is_empty()).then_some(0);
+        // About nothing the repository holds: a question for the model alone.
+        if entities.is_empty() && decision.by == DecidedBy::Model {
+            decision.intent = Intent::General;
+        }
     }
     (decision, entities)
 }
@@ -283,10 +288,23 @@ fn described(question: &str, context: &ToolContext, index: &Index) -> Vec<Entity
     let Ok(answer) = context.search.search(&context.root, index, &request) else {
         return Vec::new();
     };
+    // A description's words are the definition's own: most of them appear in
+    // its name or first lines (its doc comment); a near miss is no subject.
+    let asked: Vec<String> = request
+        .query
+        .split(' ')
+        .filter(|w| w.len() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect();
+    let described_by = |ev: &evident_index::Evidence| {
+        let text = format!("{} {}", ev.name, ev.snippet).to_lowercase();
+        let held = asked.iter().filter(|w| text.contains(w.as_str())).count();
+        held * 2 >= asked.len() && held >= 2
+    };
     answer
         .results
         .iter()
-        .filter(|ev| ev.kind != Kind::Doc && ev.kind != Kind::Chunk)
+        .filter(|ev| ev.kind != Kind::Doc && ev.kind != Kind::Chunk && described_by(ev))
         .enumerate()
         .map(|(rank, ev)| Entity {
             text: ev.name.clone(),
@@ -323,7 +341,9 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
                 .collect();
             calls.push((
                 "search_code",
-                args(json!({"query": query.join(" "), "kind": "doc", "group": "chunk", "limit": 2})),
+                args(
+                    json!({"query": query.join(" "), "kind": "doc", "group": "chunk", "limit": 2}),
+                ),
             ))
         }
         _ => {}
