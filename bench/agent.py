@@ -248,7 +248,8 @@ def pct(values, p):
 
 def questions(evident, args):
     spec = json.loads((UNSEEN if args.set == "unseen" else QUESTIONS).read_text())
-    chosen = [q for q in spec["questions"] if args.half in ("all", q["half"])]
+    chosen = [q for q in spec["questions"] if args.half in ("all", q["half"])
+              and (not args.shape or q["shape"] in args.shape.split(","))]
     if args.every > 1:
         # Every Nth of each half's shape, so the sample keeps every shape in both halves.
         seen = {}
@@ -347,6 +348,7 @@ def main():
         p.add_argument("--set", choices=["own", "unseen"], default="own",
                        help="own: bench/agent_questions.json; unseen: bench/ask_unseen.json (bench/ask_questions.py)")
         p.add_argument("--half", choices=["A", "B", "all"], default="all")
+        p.add_argument("--shape", default="", help="only these shapes (comma-separated)")
         p.add_argument("--every", type=int, default=1, help="every Nth question (a sample that keeps every shape)")
         p.add_argument("--out", default="")
     args, evident = index_bench.setup(configure, runs=5)

@@ -882,8 +882,31 @@ fn read_git_diff(
     let report = index.diff(&request).map_err(ToolError::from)?;
     let mut evidence = report.hunks.clone();
     evidence.extend(report.touched.iter().map(|t| t.evidence.clone()));
+    // The definitions touched, by name: what "what did the change touch" asks.
+    let mut touched: Vec<String> = report
+        .touched
+        .iter()
+        .take(SUMMARY_ITEMS)
+        .map(|t| {
+            let change = format!("{:?}", t.change).to_lowercase();
+            format!("{} ({change})", named_at(&t.evidence))
+        })
+        .collect();
+    if report.touched.len() > SUMMARY_ITEMS {
+        touched.push(format!("and {} more", report.touched.len() - SUMMARY_ITEMS));
+    }
+    let touched = if touched.is_empty() {
+        String::new()
+    } else {
+        format!("; touched: {}", touched.join(", "))
+    };
     Ok(ToolOutput {
-        summary: format!("{} ({}): {}", report.compared, report.files, report.risk()),
+        summary: format!(
+            "{} ({}): {}{touched}",
+            report.compared,
+            report.files,
+            report.risk()
+        ),
         evidence,
         whole: false,
     })

@@ -259,3 +259,25 @@ fn a_general_question_gets_no_tool_and_no_lookup() {
         "a tool ran"
     );
 }
+
+#[test]
+fn a_search_answer_loses_its_tool_advice_but_keeps_the_rest() {
+    let dir = repo();
+    let server = FakeServer::start();
+    server.push(CHAT, intent("search", 0));
+    server.push(
+        CHAT,
+        say("You can use search_code to look for it. Escaping is done by escape at pkg/text.py:1."),
+    );
+    let (outcome, _) = ask(dir.path(), &server, "How is markup made safe for display?");
+    let answer = &outcome.answer;
+    assert!(!answer.contains("search_code"), "{answer}");
+    assert!(
+        answer.starts_with("Escaping is done by escape at pkg/text.py:1."),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("told you to run a tool was taken out"),
+        "{answer}"
+    );
+}

@@ -56,8 +56,14 @@ impl Session<'_> {
             .collect();
         let (prose, removed) = facts::without_tool_talk(answer, &tools);
         let Some((summary, found)) = &self.facts else {
-            // Nothing to put in its place: the prose stays whole.
-            return (answer.to_string(), String::new());
+            // No facts to stand in: the prose stays, less what told the user
+            // to run a tool, unless nothing else is left.
+            return if removed && !prose.is_empty() {
+                let note = "\n(evident: a sentence that told you to run a tool was taken out)";
+                (prose, note.to_string())
+            } else {
+                (answer.to_string(), String::new())
+            };
         };
         let mut added = String::new();
         if !prose.is_empty() {
