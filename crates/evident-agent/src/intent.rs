@@ -274,9 +274,11 @@ fn sure(intent: Intent, sure: bool) -> Proposal {
 }
 
 /// Whether the first candidates are too close to pick one without asking.
+/// A file and a definition in it, of which the intent wants one kind, are
+/// not: the kind decides (see `prefetch::prefer_kinds`).
 pub fn ambiguous(entities: &[Entity]) -> bool {
     match entities {
-        [a, b, ..] => b.score >= a.score - 0.05 && a.key != b.key,
+        [a, b, ..] => b.kind == a.kind && b.score >= a.score - 0.05 && a.key != b.key,
         _ => false,
     }
 }

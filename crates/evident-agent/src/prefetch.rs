@@ -31,7 +31,9 @@ impl Intent {
             Intent::Definition => Some("find_symbol"),
             Intent::References => Some("find_references"),
             Intent::Diff => Some("read_git_diff"),
-            Intent::Docs | Intent::Search | Intent::General => None,
+            // The document sections a search found: the section is the fact.
+            Intent::Docs => Some("search_code"),
+            Intent::Search | Intent::General => None,
         }
     }
 

@@ -582,20 +582,25 @@ fn search_code(
             .map_err(ToolError::from)
     };
     let mut answer = run(&request)?;
-    let mut notes = std::mem::take(&mut answer.notes);
+    // How the search ranked (no vectors, say) is said after the results: a
+    // small model reads a leading note as an error. A forgiven argument leads.
+    let mut ranking = std::mem::take(&mut answer.notes);
+    let mut notes = Vec::new();
     if let (true, Some(kind)) = (answer.results.is_empty(), request.kind) {
         request.kind = None;
         answer = run(&request)?;
+        ranking.append(&mut answer.notes);
         if !answer.results.is_empty() {
             notes.push(format!(
                 "nothing of kind {kind} matched, so the kind was dropped"
             ));
         }
     }
-    Ok(with_notes(
-        found("results", "", answer.results, named_at),
-        notes,
-    ))
+    let mut out = found("results", "", answer.results, named_at);
+    if !ranking.is_empty() {
+        out.summary = format!("{} (note: {})", out.summary, ranking.join("; "));
+    }
+    Ok(with_notes(out, notes))
 }
 
 fn find_symbol(
