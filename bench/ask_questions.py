@@ -178,12 +178,10 @@ def facts(corpus, root):
         around = [d for d in callables if d["path"] == rel and d["line"] < number <= d["end"]]
         return min(around, key=lambda d: d["end"] - d["line"], default=None)
 
-    calls, uses, words = {}, {}, {}
+    calls, uses = {}, {}
     for rel, lines in texts.items():
         for number, raw in enumerate(lines, 1):
             code = strip_code(raw, lang)
-            for word in set(re.findall(r"\b[A-Za-z_]\w*\b", code)):
-                words[word] = words.get(word, 0) + 1
             owner = innermost(rel, number)
             if owner is None:
                 continue
@@ -193,7 +191,7 @@ def facts(corpus, root):
             for name in set(re.findall(r"\b([A-Za-z_]\w*)\b", code)):
                 if name in unique and unique[name]["kind"] == "class" and name != owner["name"]:
                     uses.setdefault(name, set()).add(owner["name"])
-    return {"defs": defs, "unique": unique, "calls": calls, "uses": uses, "words": words,
+    return {"defs": defs, "unique": unique, "calls": calls, "uses": uses,
             "imports": ask_corpora.imports(corpus, root, files)}
 
 
@@ -202,7 +200,6 @@ def clean_callers(name, f):
     callers = f["calls"].get(name, set())
     if not 1 <= len(callers) <= 3 or not all(c in f["unique"] for c in callers):
         return None
-    # Every mention of the name is its definition or one of the calls counted.
     return sorted(callers)
 
 

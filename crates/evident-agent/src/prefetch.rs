@@ -211,10 +211,12 @@ pub fn decide(
         proposal = intent::propose(question, &entities);
     }
     prefer_kinds(proposal.intent, &mut entities);
-    if proposal.intent.needs_subject() && entities.is_empty() {
-        if let Some(index) = index {
-            entities = described(question, context, index);
-        }
+    // The description search runs at most once, whoever asks for a subject.
+    let mut searched = false;
+    if let (true, true, Some(index)) = (proposal.intent.needs_subject(), entities.is_empty(), index)
+    {
+        entities = described(question, context, index);
+        searched = true;
     }
     let sure = proposal.sure && !intent::ambiguous(&entities);
     let mut decision = Decision {
@@ -237,7 +239,9 @@ pub fn decide(
     }
     if let (true, true, Some(index)) = (decision.intent.needs_subject(), entities.is_empty(), index)
     {
-        entities = described(question, context, index);
+        if !searched {
+            entities = described(question, context, index);
+        }
         decision.subject = (!entities.is_empty()).then_some(0);
         // About nothing the repository holds: a question for the model alone.
         if entities.is_empty() && decision.by == DecidedBy::Model {
