@@ -2,7 +2,9 @@
 // playwright-core): each page gone through as a user would, on a copy of
 // the fixture repository. Every page must leave no console error, ask
 // nothing of any host but the server, and look like something: its
-// screenshot (saved under docs/screenshots/ for the README) is not blank.
+// screenshot is not blank. Screenshots go to a temporary folder; with
+// EVIDENT_UPDATE_SCREENSHOTS=1 they replace docs/screenshots/ (the
+// README's), which a plain test run never touches.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
@@ -14,7 +16,9 @@ import { chromium } from "playwright-core";
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const evident = process.env.EVIDENT_BIN || join(repoRoot, "target/debug/evident");
 const browserPath = process.env.EVIDENT_CHROMIUM || "/usr/bin/chromium";
-const shots = join(repoRoot, "docs/screenshots");
+const shots = process.env.EVIDENT_UPDATE_SCREENSHOTS === "1"
+  ? join(repoRoot, "docs/screenshots")
+  : mkdtempSync(join(tmpdir(), "evident-screenshots-"));
 
 let dir, repo, server, url, origin, browser, context;
 const problems = [];
@@ -57,6 +61,7 @@ after(async () => {
   await browser?.close();
   server?.kill();
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (process.env.EVIDENT_UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
 });
 
 /// A page that counts console errors and requests to anything but the server.
