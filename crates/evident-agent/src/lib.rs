@@ -1,7 +1,9 @@
 //! The guarded agent: the registry of read-only tools, strict validation of
 //! every call a model proposes, output budgets, skills, grounded-citation
 //! checks, the session state machine that ties them to a model, and the one
-//! search service (embedding, BM25 fallback, rerank) every door uses.
+//! search service (embedding, BM25 fallback, rerank) every door uses, and
+//! what a long-running door (MCP, the web page) needs to keep the index fresh:
+//! the `Refresher` and its `Log`.
 //!
 //! This crate owns what a model may do and in what order. It must not hold a
 //! tool that writes, executes or reaches the network, must not run a call
@@ -15,6 +17,7 @@ pub mod grounding;
 pub mod intent;
 pub mod link;
 pub mod prefetch;
+pub mod refresh;
 pub mod registry;
 pub mod render;
 pub mod rerank;
@@ -25,6 +28,7 @@ pub mod strict_json;
 pub mod tools;
 
 pub use grounding::{Citation, Support};
+pub use refresh::{stale_note, Freshness, Log, ProgressSink, Refresher};
 pub use registry::{Registry, RegistryError, Rejection};
 pub use rerank::Reranker;
 pub use search::{EmbedderHandle, SearchAnswer, SearchError, SearchRequest, SearchService};

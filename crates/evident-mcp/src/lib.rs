@@ -9,45 +9,13 @@
 //! registry), and must never write to stdout anything but protocol messages:
 //! logs go to stderr or a file.
 
-mod refresh;
 mod server;
 mod stdin;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-pub use refresh::{Freshness, ProgressSink, Refresher};
-pub use server::stale_note;
 pub use server::{EvidentServer, ServerOptions, DEFAULT_MAX_OUTPUT_BYTES};
 
 use evident_agent::ToolContext;
 use rmcp::ServiceExt;
-
-/// Where the server's log lines go (stderr, or a file): never stdout. Each
-/// line starts with the command that writes it.
-#[derive(Clone)]
-pub struct Log(Arc<Mutex<Box<dyn Write + Send>>>, &'static str);
-
-impl Log {
-    pub fn stderr() -> Log {
-        Log::to(Box::new(std::io::stderr()))
-    }
-
-    pub fn to(writer: Box<dyn Write + Send>) -> Log {
-        Log(Arc::new(Mutex::new(writer)), "evident mcp")
-    }
-
-    /// The same log, its lines headed by `command` (`evident serve`).
-    pub fn headed(self, command: &'static str) -> Log {
-        Log(self.0, command)
-    }
-
-    pub fn line(&self, message: &str) {
-        let mut out = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(out, "{}: {message}", self.1);
-        let _ = out.flush();
-    }
-}
 
 /// Failures that stop the server (a bad request never does).
 #[derive(Debug, thiserror::Error)]

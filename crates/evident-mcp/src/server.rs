@@ -21,9 +21,9 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
-use crate::refresh::{Freshness, ProgressSink, Refresher};
 use crate::stdin::DUPLICATE_KEY_MARK;
-use crate::{Log, ServeError};
+use crate::ServeError;
+use evident_agent::{stale_note, Freshness, Log, ProgressSink, Refresher};
 
 /// What `evident mcp` is started with.
 pub struct ServerOptions {
@@ -216,24 +216,6 @@ impl EvidentServer {
 
 fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
-}
-
-/// What an answer from a stale index says about it (MCP's notes, the web's
-/// banner); `None` when the index is fresh.
-pub fn stale_note(freshness: &Freshness) -> Option<String> {
-    match freshness {
-        Freshness::Fresh => None,
-        Freshness::Refreshing {
-            reason,
-            done,
-            total,
-        } => Some(format!(
-            "note: the index is being refreshed ({reason}; {done} of {total} files read); this answer comes from the index as it was and may be stale"
-        )),
-        Freshness::Failed(error) => Some(format!(
-            "note: refreshing the index failed ({error}); this answer comes from the last complete index and may be stale"
-        )),
-    }
 }
 
 /// The shape of every successful result's structured content.

@@ -15,13 +15,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use evident_agent::{stale_note, Log, Refresher};
 use evident_agent::{
     Limits, NonInteractive, Registry, RegistryError, SearchRequest, Session, ToolContext,
     ToolOutput,
 };
 use evident_index::{Config, Index, SearchMode};
 use evident_llm::{ChatClient, Protocol, ToolCall};
-use evident_mcp::{stale_note, Log, Refresher};
 use serde_json::{json, Value};
 use std::sync::Arc;
 

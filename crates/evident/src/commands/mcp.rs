@@ -27,7 +27,7 @@ pub fn serve(root: &Path, args: McpArgs) -> Result<ExitCode> {
         }
         Err(error) => {
             let why = format!("the settings could not be read ({error})");
-            log.line(&format!("{why}; search_code uses BM25 only"));
+            log.line(&evident_agent::search::bm25_only(&why));
             SearchService::without_embedder(why)
         }
     };
@@ -48,7 +48,7 @@ pub fn serve(root: &Path, args: McpArgs) -> Result<ExitCode> {
 }
 
 /// The log: appended to `file`, else stderr (stdout carries only protocol messages).
-fn log_to(file: Option<PathBuf>) -> Result<evident_mcp::Log> {
+fn log_to(file: Option<PathBuf>) -> Result<evident_agent::Log> {
     Ok(match file {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
@@ -56,8 +56,8 @@ fn log_to(file: Option<PathBuf>) -> Result<evident_mcp::Log> {
                 .append(true)
                 .open(&path)
                 .with_context(|| format!("log file {}", path.display()))?;
-            evident_mcp::Log::to(Box::new(file))
+            evident_agent::Log::to(Box::new(file))
         }
-        None => evident_mcp::Log::stderr(),
+        None => evident_agent::Log::stderr(),
     })
 }

@@ -5,16 +5,15 @@
 //! index it has, saying the answer may be stale. After each run, the chunks
 //! it added or changed are embedded in the same thread.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use evident_agent::EmbedderHandle;
+use crate::EmbedderHandle;
 use evident_index::{embed_chunks, index_repo, EmbedOptions, IndexOptions, Progress, StatSnapshot};
 use tokio::sync::watch;
-
-use crate::Log;
 
 /// How the index stood when a call was answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +27,50 @@ pub enum Freshness {
     },
     /// The last refresh failed; the answer comes from the last good index.
     Failed(String),
+}
+
+/// What an answer from a stale index says about it (MCP's notes, the web's
+/// banner); `None` when the index is fresh.
+pub fn stale_note(freshness: &Freshness) -> Option<String> {
+    match freshness {
+        Freshness::Fresh => None,
+        Freshness::Refreshing {
+            reason,
+            done,
+            total,
+        } => Some(format!(
+            "note: the index is being refreshed ({reason}; {done} of {total} files read); this answer comes from the index as it was and may be stale"
+        )),
+        Freshness::Failed(error) => Some(format!(
+            "note: refreshing the index failed ({error}); this answer comes from the last complete index and may be stale"
+        )),
+    }
+}
+
+/// Where the server's log lines go (stderr, or a file): never stdout. Each
+/// line starts with the command that writes it.
+#[derive(Clone)]
+pub struct Log(Arc<Mutex<Box<dyn Write + Send>>>, &'static str);
+
+impl Log {
+    pub fn stderr() -> Log {
+        Log::to(Box::new(std::io::stderr()))
+    }
+
+    pub fn to(writer: Box<dyn Write + Send>) -> Log {
+        Log(Arc::new(Mutex::new(writer)), "evident mcp")
+    }
+
+    /// The same log, its lines headed by `command` (`evident serve`).
+    pub fn headed(self, command: &'static str) -> Log {
+        Log(self.0, command)
+    }
+
+    pub fn line(&self, message: &str) {
+        let mut out = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(out, "{}: {message}", self.1);
+        let _ = out.flush();
+    }
 }
 
 /// Reports an index run's progress to whoever waits on it.
