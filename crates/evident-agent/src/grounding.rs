@@ -125,7 +125,7 @@ pub fn attach(answer: &str, gathered: &[Evidence]) -> Vec<String> {
             added.push(if ev.start_line == ev.end_line {
                 format!("{}:{}", ev.path, ev.start_line)
             } else {
-                format!("{}:{}-{}", ev.path, ev.start_line, ev.end_line)
+                ev.location()
             });
         }
     }

@@ -20,10 +20,7 @@ pub const MODEL_SNIPPET_LINES: usize = 6;
 pub fn render_output(output: &ToolOutput) -> String {
     let mut text = format!("{}\n", output.summary);
     for ev in &output.evidence {
-        text.push_str(&format!(
-            "\n{}:{}-{} {} {}",
-            ev.path, ev.start_line, ev.end_line, ev.kind, ev.name
-        ));
+        text.push_str(&format!("\n{} {} {}", ev.location(), ev.kind, ev.name));
         if let Some(doc_id) = &ev.doc_id {
             text.push_str(&format!(" [{doc_id}]"));
         }
@@ -52,10 +49,7 @@ pub fn render_for_model(output: &ToolOutput) -> String {
 
 /// `src/sessions.py:676-750 method send (in requests.sessions.Session)`
 pub fn header(ev: &Evidence) -> String {
-    let mut line = format!(
-        "{}:{}-{} {} {}",
-        ev.path, ev.start_line, ev.end_line, ev.kind, ev.name
-    );
+    let mut line = format!("{} {} {}", ev.location(), ev.kind, ev.name);
     if let Some(parent) = ev.qualified_name.as_deref().and_then(parent_of) {
         if !ev.name.contains(parent) {
             line.push_str(&format!(" (in {parent})"));

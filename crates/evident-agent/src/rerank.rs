@@ -38,10 +38,7 @@ pub enum RerankOutcome {
 
 /// The text of a candidate the model sees, and whose hash keys the cache.
 fn candidate_text(ev: &Evidence) -> String {
-    let mut text = format!(
-        "{}:{}-{} {} {}\n",
-        ev.path, ev.start_line, ev.end_line, ev.kind, ev.name
-    );
+    let mut text = format!("{} {} {}\n", ev.location(), ev.kind, ev.name);
     for line in ev.snippet.lines().take(CANDIDATE_LINES) {
         if text.len() + line.len() > CANDIDATE_BYTES {
             break;

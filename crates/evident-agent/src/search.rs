@@ -100,6 +100,11 @@ pub struct SearchService {
     reranker: Option<Reranker>,
 }
 
+/// What every door says when search cannot use vectors, and why.
+pub fn bm25_only(why: &str) -> String {
+    format!("{why}, so hybrid search ranks by BM25 only")
+}
+
 impl SearchService {
     /// Full text only; `why` says why there is no embedder (for the notes).
     pub fn without_embedder(why: impl Into<String>) -> SearchService {
@@ -166,9 +171,7 @@ impl SearchService {
                 Err(why) if request.mode == SearchMode::Vector => {
                     return Err(SearchError::NoVectors(why))
                 }
-                Err(why) => answer
-                    .notes
-                    .push(format!("{why}, so hybrid search ranks by BM25 only")),
+                Err(why) => answer.notes.push(bm25_only(&why)),
             }
         }
         let started = Instant::now();

@@ -686,10 +686,7 @@ fn read_evidence(
         .read(path, start as i64, end as i64)
         .map_err(ToolError::from)?;
     Ok(ToolOutput {
-        summary: format!(
-            "{}:{}-{}",
-            evidence.path, evidence.start_line, evidence.end_line
-        ),
+        summary: evidence.location(),
         evidence: vec![evidence],
         whole: true,
     })
@@ -958,10 +955,7 @@ fn read_source(
     let doc_id = text(arguments, "doc_id").unwrap_or_default();
     let evidence = index.source(doc_id, &part).map_err(ToolError::from)?;
     Ok(ToolOutput {
-        summary: format!(
-            "{}:{}-{}",
-            evidence.path, evidence.start_line, evidence.end_line
-        ),
+        summary: evidence.location(),
         evidence: vec![evidence],
         whole: true,
     })

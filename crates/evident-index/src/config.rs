@@ -95,7 +95,7 @@ impl Config {
     /// [`Config::load`] with the size limit the index at `root` was built
     /// with (`evident index --max-file-size`): whatever it indexed, its
     /// readers read.
-    pub fn of_index(root: &Path, conn: &rusqlite::Connection) -> Result<Config> {
+    pub(crate) fn of_index(root: &Path, conn: &rusqlite::Connection) -> Result<Config> {
         let mut config = Config::load(root)?;
         if let Some(limit) = crate::store::meta(conn, "max_file_size")?.and_then(|v| v.parse().ok())
         {

@@ -163,4 +163,9 @@ impl Evidence {
             confidence: None,
         }
     }
+
+    /// Where the record is, as every door writes it: `path:start-end`.
+    pub fn location(&self) -> String {
+        format!("{}:{}-{}", self.path, self.start_line, self.end_line)
+    }
 }

@@ -166,9 +166,7 @@ impl Index {
             rank,
         } in rows
         {
-            let snippet = reader
-                .snippet(&path, start, end, Budget::DEFINITION)
-                .unwrap_or_else(|e| format!("[unavailable: {e}]"));
+            let snippet = reader.evidence(&path, start, end, Budget::DEFINITION);
             let mut ev = Evidence::new(
                 path,
                 start,
@@ -303,9 +301,7 @@ impl Index {
             target,
         } in grouped
         {
-            let snippet = reader
-                .snippet(&path, start, end, Budget::DEFINITION)
-                .unwrap_or_else(|e| format!("[unavailable: {e}]"));
+            let snippet = reader.evidence(&path, start, end, Budget::DEFINITION);
             let mut ev = Evidence::new(path, start, end, Kind::Import, module, snippet);
             let mut reason = format!("imports {}", bindings.join(", "));
             if let Some(target) = target {

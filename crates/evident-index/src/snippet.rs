@@ -117,6 +117,14 @@ impl<'a> SnippetReader<'a> {
             .map(|i| lines.line(i).to_string()))
     }
 
+    /// The snippet of an Evidence record: [`Reader::snippet`], or, when the
+    /// file cannot be read now, why (`[unavailable: …]`), never an empty
+    /// text that would pass for the file's own.
+    pub fn evidence(&mut self, rel: &str, start: u32, end: u32, budget: Budget) -> String {
+        self.snippet(rel, start, end, budget)
+            .unwrap_or_else(|e| format!("[unavailable: {e}]"))
+    }
+
     /// Lines `start..=end` (1-based), cut to `budget` with a marker.
     pub fn snippet(&mut self, rel: &str, start: u32, end: u32, budget: Budget) -> Result<String> {
         let lines = self.load(rel)?;

@@ -328,7 +328,7 @@ pub fn search_service_or_full_text(
 ) -> evident_agent::SearchService {
     search_service(args, settings).unwrap_or_else(|error| {
         let why = format!("the embedding model did not load ({error:#})");
-        warn(&format!("{why}; search_code uses BM25 only"));
+        warn(&evident_agent::search::bm25_only(&why));
         evident_agent::SearchService::without_embedder(why)
     })
 }

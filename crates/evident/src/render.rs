@@ -80,11 +80,7 @@ pub fn evidence_list(results: &[Evidence]) -> String {
             out.push('\n');
         }
         let shown_name = ev.qualified_name.as_deref().unwrap_or(&ev.name);
-        let _ = write!(
-            out,
-            "{}:{}-{}  {}  {}",
-            ev.path, ev.start_line, ev.end_line, ev.kind, shown_name
-        );
+        let _ = write!(out, "{}  {}  {}", ev.location(), ev.kind, shown_name);
         if let Some(reason) = &ev.reason {
             let _ = write!(out, "  ({reason})");
         }
@@ -450,10 +446,8 @@ pub fn diff_text(report: &evident_index::DiffReport) -> String {
     for hunk in &report.hunks {
         let _ = writeln!(
             out,
-            "{}:{}-{}  {}",
-            hunk.path,
-            hunk.start_line,
-            hunk.end_line,
+            "{}  {}",
+            hunk.location(),
             hunk.reason.as_deref().unwrap_or("")
         );
         for line in hunk.snippet.lines() {
@@ -469,13 +463,11 @@ pub fn diff_text(report: &evident_index::DiffReport) -> String {
             let ev = &t.evidence;
             let _ = writeln!(
                 out,
-                "  {:<8} {} {}  {}:{}-{}  callers: {} direct, {} affected in {} file(s){}",
+                "  {:<8} {} {}  {}  callers: {} direct, {} affected in {} file(s){}",
                 format!("{:?}", t.change).to_lowercase(),
                 ev.kind,
                 ev.qualified_name.as_deref().unwrap_or(&ev.name),
-                ev.path,
-                ev.start_line,
-                ev.end_line,
+                ev.location(),
                 t.direct_callers,
                 t.affected,
                 t.affected_files,

@@ -297,9 +297,7 @@ impl Index {
                 rows::unresolved_calls_named(self.connection(), name, with_receiver, room)?;
             possible.total += total;
             for call in calls {
-                let snippet = reader
-                    .snippet(&call.path, call.line, call.line, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = reader.evidence(&call.path, call.line, call.line, Budget::DEFINITION);
                 let mut site = Evidence::new(
                     &call.path,
                     call.line,
@@ -327,9 +325,7 @@ impl Index {
         let mut reader = self.reader();
         for target in &targets {
             for call in rows::calls_inside(self.connection(), target.id)? {
-                let snippet = reader
-                    .snippet(&call.path, call.line, call.line, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = reader.evidence(&call.path, call.line, call.line, Budget::DEFINITION);
                 let mut ev = Evidence::new(
                     call.path,
                     call.line,
@@ -452,9 +448,7 @@ impl Index {
                     walk.edges.push((caller.clone(), callee_name.clone()));
                     if site_listed {
                         let path = names.file(file_id)?.0.clone();
-                        let snippet = reader
-                            .snippet(&path, line, line, Budget::DEFINITION)
-                            .unwrap_or_default();
+                        let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
                         let mut site =
                             Evidence::new(&path, line, line, Kind::Call, &caller, snippet);
                         site.depth = Some(depth + 1);
@@ -480,9 +474,7 @@ impl Index {
                 }
                 let info = names.node(node)?.clone();
                 let path = names.file(file_id)?.0.clone();
-                let snippet = reader
-                    .snippet(&path, line, line, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
                 let mut ev =
                     Evidence::new(&path, line, line, info.kind, &info.qualified_name, snippet);
                 ev.qualified_name = Some(info.qualified_name.clone());
@@ -664,10 +656,7 @@ impl Index {
             return Ok(None);
         };
         let end = lines.clamp(1, 10);
-        let snippet = self
-            .reader()
-            .snippet(&target, 1, end, Budget::DEFINITION)
-            .unwrap_or_default();
+        let snippet = self.reader().evidence(&target, 1, end, Budget::DEFINITION);
         let mut ev = Evidence::new(&target, 1, end, Kind::Module, &module, snippet);
         ev.qualified_name = Some(module);
         ev.confidence = Some("exact".into());
@@ -709,9 +698,7 @@ impl Index {
         let mut reader = self.reader();
         for (file, scope, stored) in sites {
             if let Some((path, at)) = rows::binding_site(conn, file, scope, attribute, &stored)? {
-                let snippet = reader
-                    .snippet(&path, at, at, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = reader.evidence(&path, at, at, Budget::DEFINITION);
                 let mut ev = Evidence::new(&path, at, at, Kind::Variable, attribute, snippet);
                 ev.confidence = Some("inferred".into());
                 ev.reason = Some(format!("`{attribute}` of `{receiver}` is assigned here"));
@@ -744,9 +731,7 @@ impl Index {
             if let crate::lang::locals::Local::Bound(lines) = local {
                 let mut out = Vec::new();
                 for at in lines {
-                    let snippet = reader
-                        .snippet(rel, at, at, Budget::DEFINITION)
-                        .unwrap_or_default();
+                    let snippet = reader.evidence(rel, at, at, Budget::DEFINITION);
                     let mut ev = Evidence::new(rel, at, at, Kind::Variable, word, snippet);
                     ev.confidence = Some("exact".into());
                     ev.reason = Some(format!(
@@ -765,10 +750,7 @@ impl Index {
             // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
             if let Some((path, module, lines)) = rows::module_imported_as(conn, file_id, word) {
                 let end = lines.clamp(1, 10);
-                let snippet = self
-                    .reader()
-                    .snippet(&path, 1, end, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = self.reader().evidence(&path, 1, end, Budget::DEFINITION);
                 let mut ev = Evidence::new(&path, 1, end, Kind::Module, &module, snippet);
                 ev.qualified_name = Some(module);
                 ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
@@ -895,9 +877,7 @@ impl Index {
         let mut out = Vec::new();
         for id in ids {
             let d = rows::definition(self.connection(), *id)?;
-            let snippet = reader
-                .snippet(&d.path, d.start, d.end, Budget::DEFINITION)
-                .unwrap_or_default();
+            let snippet = reader.evidence(&d.path, d.start, d.end, Budget::DEFINITION);
             let mut ev = Evidence::new(
                 d.path,
                 d.start,

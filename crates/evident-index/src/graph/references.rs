@@ -65,9 +65,7 @@ impl Index {
                 let owner = self
                     .enclosing_name(&row.path, line, line)?
                     .unwrap_or_else(|| row.path.clone());
-                let snippet = reader
-                    .snippet(&row.path, line, line, Budget::DEFINITION)
-                    .unwrap_or_default();
+                let snippet = reader.evidence(&row.path, line, line, Budget::DEFINITION);
                 let mut ev = Evidence::new(&row.path, line, line, Kind::Call, owner, snippet);
                 ev.reason = Some(format!("uses {name}"));
                 out.push(ev);

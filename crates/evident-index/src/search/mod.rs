@@ -436,9 +436,7 @@ impl Index {
         let mut out = Vec::with_capacity(groups.len());
         for group in groups {
             let c = group.best;
-            let snippet = reader
-                .snippet(&c.row.path, c.row.start, c.row.end, Budget::DEFINITION)
-                .unwrap_or_else(|e| format!("[unavailable: {e}]"));
+            let snippet = reader.evidence(&c.row.path, c.row.start, c.row.end, Budget::DEFINITION);
             let mut reasons = Vec::new();
             match group.signal {
                 0 => reasons.push("exact name".to_string()),

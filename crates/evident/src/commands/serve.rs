@@ -24,7 +24,7 @@ pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
         }),
         Err(error) => {
             let why = format!("the settings could not be read ({error})");
-            eprintln!("{why}; search uses BM25 only");
+            eprintln!("{}", evident_agent::search::bm25_only(&why));
             SearchService::without_embedder(why)
         }
     };
