@@ -256,7 +256,7 @@ def questions(evident, args):
         kept = []
         for q in chosen:
             k = seen[(q["half"], q["shape"])] = seen.get((q["half"], q["shape"]), -1) + 1
-            if k % args.every == 0:
+            if k % args.every == args.offset:
                 kept.append(q)
         chosen = kept
     chosen = chosen[: args.only] if args.only else chosen
@@ -350,6 +350,9 @@ def main():
         p.add_argument("--half", choices=["A", "B", "all"], default="all")
         p.add_argument("--shape", default="", help="only these shapes (comma-separated)")
         p.add_argument("--every", type=int, default=1, help="every Nth question (a sample that keeps every shape)")
+        p.add_argument("--offset", type=int, default=0,
+                       help="with --every N, keep the questions at this offset (0..N-1): "
+                            "--every 2 --offset 1 is the other half of the sample")
         p.add_argument("--out", default="")
     args, evident = index_bench.setup(configure, runs=5)
     if args.questions:

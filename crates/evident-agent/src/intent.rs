@@ -158,6 +158,30 @@ fn stem_matches(stem: &str, word: &str) -> bool {
     }
 }
 
+/// Words for changing code, and words that place a change in the user's own
+/// working tree (the speaker, or where the change lives): together, with no
+/// subject named, they ask what the uncommitted change holds.
+const CHANGE_WORDS: &[&str] = &["chang*", "edit*", "modif*", "touch*", "alter*"];
+const OWN_WORK: &[&str] = &[
+    "my", "our", "mine", "ours", "local", "locally", "working", "pending",
+];
+
+/// Whether the words place a change in the user's own work: "my edits",
+/// "the local changes", "did I touch", "we modified" (not "how do I change",
+/// which asks how to).
+fn own_work(words: &[String]) -> bool {
+    let speaker = |w: &String| w == "i" || w == "we";
+    words.iter().any(|w| OWN_WORK.contains(&w.as_str()))
+        || words.windows(2).any(|pair| {
+            let asked_done =
+                matches!(pair[0].as_str(), "did" | "have" | "has") && speaker(&pair[1]);
+            let told_done = speaker(&pair[0])
+                && pair[1].ends_with("ed")
+                && CHANGE_WORDS.iter().any(|s| stem_matches(s, &pair[1]));
+            asked_done || told_done
+        })
+}
+
 /// Verbs of calling: active and passive forms.
 const CALL_ACTIVE: &[&str] = &["call", "calls", "invoke", "invokes", "invoking", "calling"];
 const CALL_PASSIVE: &[&str] = &["called", "invoked"];
@@ -236,6 +260,11 @@ pub fn propose(question: &str, entities: &[Entity]) -> Proposal {
             },
         );
     }
+    // "what did I edit", "my local modifications": the working tree's change.
+    let own_change = subject.is_none() && has(CHANGE_WORDS) && own_work(&words);
+    if own_change && !hits.contains(&Intent::Diff) {
+        hits.push(Intent::Diff);
+    }
     // Depending on a file or module is importing it.
     let on_module = subject.is_some_and(|e| e.kind != EntityKind::Definition);
     if on_module && hits.contains(&Intent::Impact) && !hits.contains(&Intent::Importers) {
@@ -296,7 +325,7 @@ importers: which files import a module or file\n\
 references: which code uses a name\n\
 search: find code by what it does, or explain how it works\n\
 docs: what the documentation says\n\
-diff: the uncommitted changes\n\
+diff: the uncommitted changes (local edits in the working tree) and what they touched\n\
 general: needs no repository (arithmetic, general knowledge, what a common term means)\n\
 A question about no candidate and no code of this repository is general.\n\
 Reply with JSON: {\"intent\": ..., \"subject\": the number of the candidate it is about, 0 for none}.";
@@ -390,5 +419,26 @@ mod tests {
             .sure
         );
         assert_eq!(propose("What is in the diff?", &[]).intent, Intent::Diff);
+    }
+
+    #[test]
+    fn a_change_in_the_users_own_work_is_the_diff() {
+        for question in [
+            "What have I changed so far?",
+            "List our pending edits.",
+            "Which files did we touch?",
+            "Give me an overview of the local alterations.",
+        ] {
+            let p = propose(question, &[]);
+            assert_eq!((p.intent, p.sure), (Intent::Diff, true), "{question}");
+        }
+        // Asking how to change something is no change made.
+        assert_ne!(
+            propose("How do I change the log level?", &[]).intent,
+            Intent::Diff
+        );
+        // A named subject makes it a question about that code.
+        let p = propose("What breaks if I change render?", &[entity("render")]);
+        assert_eq!((p.intent, p.sure), (Intent::Impact, true));
     }
 }
