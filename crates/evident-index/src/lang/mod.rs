@@ -152,6 +152,9 @@ pub struct LanguageSpec {
     /// File names (globs, with case) that are tests in this language, beyond
     /// the names every language shares ([`roles`]).
     pub test_files: &'static [&'static str],
+    /// File names (globs) that only declare an interface (type stubs): the
+    /// code they describe lives in another file.
+    pub interface_files: &'static [&'static str],
 }
 
 /// Which name `import a.b.c` (no alias, no imported name) makes visible.
@@ -318,6 +321,7 @@ const DEFAULTS: LanguageSpec = LanguageSpec {
     fallback: None,
     fallback_markers: &[],
     test_files: &[],
+    interface_files: &[],
 };
 
 /// C's standard library and the common POSIX calls: builtins of C and C++.
@@ -684,6 +688,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         ],
         call_method: Some("__call__"),
         test_files: &["tests.py"],
+        interface_files: &["*.pyi"],
         ..DEFAULTS
     },
     LanguageSpec {
@@ -775,6 +780,7 @@ pub static LANGUAGES: &[LanguageSpec] = &[
         string_type: Some("String"),
         builtin_types: JS_BUILTIN_TYPES,
         call_method: None,
+        interface_files: &["*.d.ts", "*.d.mts", "*.d.cts"],
         ..DEFAULTS
     },
     LanguageSpec {

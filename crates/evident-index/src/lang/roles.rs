@@ -24,6 +24,10 @@ pub enum FileRole {
     Benchmark,
     /// Generated or vendored code: not the project's to change.
     Generated,
+    /// Type stubs and declaration files: an interface whose code lives
+    /// elsewhere. They restate names and doc comments, so they match the
+    /// words that describe the code.
+    Interface,
 }
 
 impl FileRole {
@@ -36,6 +40,7 @@ impl FileRole {
             FileRole::Changelog => "a change log",
             FileRole::Benchmark => "a benchmark",
             FileRole::Generated => "generated or vendored code",
+            FileRole::Interface => "a type declaration file",
         }
     }
 }
@@ -106,6 +111,8 @@ struct Compiled {
     file_roles: Vec<FileRole>,
     /// Each language's `test_files`, by its index in [`super::LANGUAGES`].
     tests: Vec<GlobSet>,
+    /// Each language's `interface_files`, likewise.
+    interfaces: Vec<GlobSet>,
 }
 
 /// The shared names are matched without case (`CHANGES.rst`, `History.md`);
@@ -128,6 +135,10 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     tests: super::LANGUAGES
         .iter()
         .map(|l| glob_set(l.test_files.iter().copied(), false))
+        .collect(),
+    interfaces: super::LANGUAGES
+        .iter()
+        .map(|l| glob_set(l.interface_files.iter().copied(), false))
         .collect(),
 });
 
@@ -163,6 +174,9 @@ pub fn role_of(path: &str) -> FileRole {
         if compiled.tests[index].is_match(file) {
             return FileRole::Test;
         }
+        if compiled.interfaces[index].is_match(file) {
+            return FileRole::Interface;
+        }
     }
     if super::docs::for_path(path).is_some() {
         return FileRole::Documentation;
@@ -191,6 +205,14 @@ pub fn asked_for(role: FileRole, words: &[String]) -> bool {
         FileRole::Example => &["example", "examples", "sample", "demo"],
         FileRole::Changelog => &["changelog", "changes", "history", "release", "news"],
         FileRole::Benchmark => &["bench", "benchmark", "benchmarks", "benches"],
+        FileRole::Interface => &[
+            "stub",
+            "stubs",
+            "typings",
+            "pyi",
+            "declaration",
+            "declarations",
+        ],
         FileRole::Source | FileRole::Generated => &[],
     };
     words.iter().any(|w| asking.contains(&w.as_str()))
@@ -238,6 +260,11 @@ mod tests {
             ("src/history.rs", FileRole::Source),
             ("django/contrib/auth/tests.py", FileRole::Test),
             ("src/latest.java", FileRole::Source),
+            ("typings/index.d.ts", FileRole::Interface),
+            ("src/types.d.mts", FileRole::Interface),
+            ("src/index.ts", FileRole::Source),
+            ("stubs/requests/api.pyi", FileRole::Interface),
+            ("src/api.py", FileRole::Source),
         ];
         let wrong: Vec<String> = cases
             .iter()

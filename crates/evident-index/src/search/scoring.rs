@@ -108,7 +108,10 @@ impl<'a> RoleWeights<'a> {
         let share = match role {
             FileRole::Source => 0.0,
             FileRole::Test => self.signals.tests,
-            FileRole::Documentation | FileRole::Example => self.signals.docs,
+            // A declaration file describes the code as documentation does.
+            FileRole::Documentation | FileRole::Example | FileRole::Interface => {
+                self.signals.docs
+            }
             FileRole::Changelog | FileRole::Benchmark | FileRole::Generated => self.signals.aside,
         };
         (role, 1.0 - share)
