@@ -247,6 +247,46 @@ fn results_grouped_by_file_and_by_definition() {
     );
 }
 
+#[test]
+fn grouped_by_definition_only_definitions_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "ledger.py",
+        "LEDGER_NAME = 'ledger balance'\nprint('ledger balance', LEDGER_NAME)\n\n\ndef close_ledger():\n    \"\"\"Close the ledger balance.\"\"\"\n    return 1\n",
+    );
+    write(
+        root,
+        "NOTES.md",
+        "# Ledger balance\n\nThe ledger balance is closed daily.\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let run = |group| {
+        let q = SearchQuery {
+            group,
+            limit: 20,
+            ..SearchQuery::new("ledger balance")
+        };
+        index.search(&q).unwrap()
+    };
+    let kinds = |results: &[Evidence]| -> Vec<Kind> { results.iter().map(|e| e.kind).collect() };
+    let chunks = kinds(&run(SearchGroup::Chunk));
+    assert!(
+        chunks.contains(&Kind::Doc) && chunks.contains(&Kind::Chunk),
+        "{chunks:?}"
+    );
+    let definitions = kinds(&run(SearchGroup::Definition));
+    assert!(!definitions.is_empty(), "the function is found");
+    assert!(
+        definitions
+            .iter()
+            .all(|k| *k != Kind::Doc && *k != Kind::Chunk),
+        "{definitions:?}"
+    );
+}
+
 /// `query` ranked by `group`, with signals set (`NAME=WEIGHT`, space-separated).
 fn ranked_with(index: &Index, query: &str, group: SearchGroup, signal: &str) -> Vec<Evidence> {
     let mut signals = Signals::for_group(group);

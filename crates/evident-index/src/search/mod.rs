@@ -396,6 +396,13 @@ impl Index {
         let mut index_of: std::collections::HashMap<(String, String), usize> =
             std::collections::HashMap::new();
         for (signal, fused, c) in ranked {
+            // One result per definition: code between definitions and
+            // document sections are no definition.
+            if q.group == SearchGroup::Definition
+                && (c.row.kind == Kind::Chunk.as_str() || c.row.kind == Kind::Doc.as_str())
+            {
+                continue;
+            }
             let score = score_of(&c, fused);
             let key = match q.group {
                 SearchGroup::Chunk => (c.row.id.to_string(), String::new()),
