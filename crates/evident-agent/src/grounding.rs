@@ -8,7 +8,7 @@
 //! name came from gathered evidence, [`attach`] gives the line, and the
 //! session appends it to the answer marked as added by evident.
 
-use evident_index::{Evidence, Index};
+use evident_index::{Evidence, Index, Kind};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -116,16 +116,26 @@ pub fn attach(answer: &str, gathered: &[Evidence]) -> Vec<String> {
         }
         let file_name = ev.path.rsplit('/').next().unwrap_or(&ev.path);
         let short = ev.name.rsplit(['.', ':']).next().unwrap_or(&ev.name);
-        let named = mentions(answer, &ev.path)
-            || (file_name.contains('.') && mentions(answer, file_name))
-            || names_as_code(answer, short)
-            || (ev.name != short && mentions(answer, &ev.name));
-        if named {
+        let by_name =
+            names_as_code(answer, short) || (ev.name != short && mentions(answer, &ev.name));
+        let by_file =
+            mentions(answer, &ev.path) || (file_name.contains('.') && mentions(answer, file_name));
+        if by_name || by_file {
             files.push(&ev.path);
-            added.push(if ev.start_line == ev.end_line {
+            let location = if ev.start_line == ev.end_line {
                 format!("{}:{}", ev.path, ev.start_line)
             } else {
                 ev.location()
+            };
+            // Named only by its file: the lines say which definition they are.
+            let is_definition = !matches!(
+                ev.kind,
+                Kind::Chunk | Kind::Doc | Kind::Call | Kind::Import | Kind::DiffHunk | Kind::File
+            );
+            added.push(if !by_name && is_definition && !mentions(answer, short) {
+                format!("{location} ({})", ev.name)
+            } else {
+                location
             });
         }
     }
@@ -162,6 +172,20 @@ fn names_as_code(text: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_named_only_by_their_file_say_which_definition_they_are() {
+        let ev = Evidence::new("duration.go", 32, 38, Kind::Method, "GetDuration", "func ...");
+        let gathered = std::slice::from_ref(&ev);
+        assert_eq!(
+            attach("It is in duration.go, lines 32-38.", gathered),
+            ["duration.go:32-38 (GetDuration)"]
+        );
+        assert_eq!(
+            attach("GetDuration in duration.go does it.", gathered),
+            ["duration.go:32-38"]
+        );
+    }
 
     #[test]
     fn citations_are_found_in_prose() {

@@ -227,6 +227,13 @@ pub fn decide(
     if !sure {
         decision.by = DecidedBy::Fallback;
         if let Some((intent, subject)) = ask_model(&entities) {
+            // Sure words and tied candidates: the model picks the subject
+            // only; the words said what is asked.
+            let intent = if proposal.sure {
+                proposal.intent
+            } else {
+                intent
+            };
             if subject.is_none() {
                 prefer_kinds(intent, &mut entities);
             }
@@ -303,7 +310,8 @@ fn described(question: &str, context: &ToolContext, index: &Index) -> Vec<Entity
         .map(str::to_lowercase)
         .collect();
     let described_by = |ev: &evident_index::Evidence| {
-        let text = format!("{} {}", ev.name, ev.snippet).to_lowercase();
+        let doc = index.doc_comment(ev).ok().flatten().unwrap_or_default();
+        let text = format!("{} {doc} {}", ev.name, ev.snippet).to_lowercase();
         let held = asked.iter().filter(|w| text.contains(w.as_str())).count();
         held * 2 >= asked.len() && held >= 2
     };

@@ -186,6 +186,26 @@ fn an_ambiguous_name_is_settled_by_the_constrained_call() {
 }
 
 #[test]
+fn sure_words_keep_their_intent_when_the_model_only_settles_the_subject() {
+    let dir = repo();
+    let server = FakeServer::start();
+    // "calls" says callers; the tie between the two render methods goes to
+    // the model, whose other intent is not taken.
+    server.push(CHAT, intent("callees", 2));
+    server.push(CHAT, say("Nothing the index resolved calls it."));
+    let (_, events) = ask(dir.path(), &server, "Which functions call render?");
+    let (intent, by, subject) = prefetched(&events);
+    assert_eq!((intent, by), (Intent::Callers, DecidedBy::Model));
+    let requests = server.requests_to(CHAT);
+    let listing = requests[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let second = listing.lines().find(|l| l.starts_with("2. ")).unwrap();
+    assert!(second.contains(&subject.unwrap()), "{second}");
+}
+
+#[test]
 fn garbled_prose_keeps_the_facts_and_is_told_so() {
     let dir = repo();
     let server = FakeServer::start();

@@ -189,6 +189,15 @@ impl Index {
         Ok(out)
     }
 
+    /// The doc comment of the definition an Evidence record shows (which
+    /// may lie above its lines, as a JSDoc or `///` comment does).
+    pub fn doc_comment(&self, ev: &Evidence) -> Result<Option<String>> {
+        let Some(qualified) = ev.qualified_name.as_deref() else {
+            return Ok(None);
+        };
+        reads::doc_comment(&self.conn, &ev.path, qualified, ev.start_line)
+    }
+
     /// The real lines `start..=end` of a repository file.
     pub fn read(&self, path: &str, start: i64, end: i64) -> Result<Evidence> {
         if start < 1 {

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{params, params_from_iter, Connection};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 
 use crate::error::Result;
 
@@ -36,6 +36,25 @@ pub(crate) struct SymbolMatch {
     pub qualified: String,
     /// 0: exact, 1: case-insensitive, 2: qualified-name suffix.
     pub rank: u32,
+}
+
+/// The doc comment of the definition named `qualified` that starts at
+/// `start` in `path`, when it has one.
+pub(crate) fn doc_comment(
+    conn: &Connection,
+    path: &str,
+    qualified: &str,
+    start: u32,
+) -> Result<Option<String>> {
+    let doc = conn
+        .query_row(
+            "SELECT s.doc FROM symbols s JOIN files f ON f.id = s.file_id
+             WHERE f.path = ?1 AND s.qualified_name = ?2 AND s.start_line = ?3",
+            params![path, qualified, start],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?;
+    Ok(doc.flatten())
 }
 
 /// Definitions named like `filter.name`: exact matches first, then
