@@ -109,9 +109,7 @@ impl<'a> RoleWeights<'a> {
             FileRole::Source => 0.0,
             FileRole::Test => self.signals.tests,
             // A declaration file describes the code as documentation does.
-            FileRole::Documentation | FileRole::Example | FileRole::Interface => {
-                self.signals.docs
-            }
+            FileRole::Documentation | FileRole::Example | FileRole::Interface => self.signals.docs,
             FileRole::Changelog | FileRole::Benchmark | FileRole::Generated => self.signals.aside,
         };
         (role, 1.0 - share)
