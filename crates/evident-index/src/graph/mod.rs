@@ -1,8 +1,10 @@
 //! The call graph: resolving each stored call site to the definitions it may
 //! call ([`calls`], run at the end of an indexing run), and the queries over
-//! the resulting edges ([`query`]: callers, callees, impact, the whole graph,
-//! go-to-definition).
+//! the resulting edges ([`query`]: callers, callees, impact, the whole graph;
+//! [`def`]: go-to-definition; [`lookup`]: the definitions a SYMBOL names).
 
 pub(crate) mod calls;
+pub(crate) mod def;
+pub(crate) mod lookup;
 pub(crate) mod query;
 pub(crate) mod references;
