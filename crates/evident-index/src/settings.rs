@@ -1,15 +1,13 @@
-//! Settings: the one reading of `evident.toml` (in the repository root) and of
-//! the user's `~/.config/evident/config.toml` (`$XDG_CONFIG_HOME/evident/`).
+//! Settings: the index's reading of `evident.toml` (in the repository root)
+//! and of the user's `~/.config/evident/config.toml`
+//! (`$XDG_CONFIG_HOME/evident/`).
 //!
-//! Both files share one schema with unknown keys refused at every level, so a
-//! typo anywhere is an error naming the key. Layers, strongest first:
-//! command-line flags (applied by the caller with [`ModelSettings::overlay`]
-//! and friends), the repository's file, the user's file, the environment
-//! (`EVIDENT_MODEL`, `EVIDENT_EMBED_MODEL`). `[index]`, `[secrets]` and
-//! `[docs]` describe a repository and are read from its file only; an
-//! `api_key` is read from the user's file only (a repository's file is shared).
-//! The model servers' own variables (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
-//! `OPENAI_API_KEY`) stay with their clients in `evident-llm`.
+//! The index owns `[index]`, `[secrets]` and `[docs]`, which describe a
+//! repository and are read from its file only, and `[cache]`, the user's
+//! disk, read from the user's file only. Unknown keys in those tables are
+//! refused, so a typo is an error naming the key. The files' other tables
+//! (the models and the agent) belong to the tools around the index, which
+//! read and check them themselves; this crate knows nothing of models.
 
 use std::path::{Path, PathBuf};
 
@@ -20,9 +18,8 @@ use crate::error::{Error, Result};
 /// The configuration file, in the repository root.
 pub const CONFIG_FILE: &str = "evident.toml";
 
-/// What one file may say.
+/// What one file says to the index.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct SettingsFile {
     #[serde(default)]
     index: IndexSettings,
@@ -31,13 +28,10 @@ struct SettingsFile {
     #[serde(default)]
     docs: DocsSettings,
     #[serde(default)]
-    model: ModelSettings,
-    #[serde(default)]
-    embed: ModelSettings,
-    #[serde(default)]
-    agent: AgentSettings,
-    #[serde(default)]
     cache: CacheSettings,
+    /// The tables the tools around the index read, and check, themselves.
+    #[serde(flatten)]
+    _theirs: toml::Table,
 }
 
 /// `[index]`: what is indexed.
@@ -73,156 +67,44 @@ pub struct CacheSettings {
     pub max_mib: Option<u64>,
 }
 
-/// Which kind of server (or the built-in embedder) a model is reached through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    /// Ollama's own API (/api/chat).
-    Ollama,
-    /// Any OpenAI-compatible server (/v1/chat/completions).
-    Openai,
-    /// Embeddings only: the built-in embedder, from a local model directory.
-    Local,
-}
-
-impl std::str::FromStr for Provider {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Provider, String> {
-        match s {
-            "ollama" => Ok(Provider::Ollama),
-            "openai" => Ok(Provider::Openai),
-            "local" => Ok(Provider::Local),
-            other => Err(format!(
-                "unknown provider {other:?}; one of: ollama, openai, local"
-            )),
-        }
-    }
-}
-
-/// `[model]` (the chat model) and `[embed]` (the embedding model).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelSettings {
-    pub provider: Option<Provider>,
-    pub name: Option<String>,
-    pub base_url: Option<String>,
-    /// A tool-call protocol name (`[model]` only), checked where it is used.
-    pub protocol: Option<String>,
-    /// Only in the user's own file: a repository's file is shared with everyone.
-    pub api_key: Option<String>,
-}
-
-impl ModelSettings {
-    /// `self` (the stronger layer: flags over files), gaps filled from `weaker`.
-    pub fn overlay(self, weaker: ModelSettings) -> ModelSettings {
-        ModelSettings {
-            provider: self.provider.or(weaker.provider),
-            name: self.name.or(weaker.name),
-            base_url: self.base_url.or(weaker.base_url),
-            protocol: self.protocol.or(weaker.protocol),
-            api_key: self.api_key.or(weaker.api_key),
-        }
-    }
-}
-
-/// `[agent]`: the limits and approvals of `ask` and `chat`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentSettings {
-    pub rounds: Option<u32>,
-    pub calls_per_round: Option<usize>,
-    pub timeout_s: Option<u64>,
-    pub context_tokens: Option<u32>,
-    /// Tools that ask before they run.
-    #[serde(default)]
-    pub approve: Vec<String>,
-    pub prefetch: Option<bool>,
-    pub all_tools: Option<bool>,
-}
-
-impl AgentSettings {
-    /// `self` (the stronger layer), gaps filled from `weaker`; approvals from both.
-    pub fn overlay(self, weaker: AgentSettings) -> AgentSettings {
-        let mut approve = self.approve;
-        for tool in weaker.approve {
-            if !approve.contains(&tool) {
-                approve.push(tool);
-            }
-        }
-        AgentSettings {
-            rounds: self.rounds.or(weaker.rounds),
-            calls_per_round: self.calls_per_round.or(weaker.calls_per_round),
-            timeout_s: self.timeout_s.or(weaker.timeout_s),
-            context_tokens: self.context_tokens.or(weaker.context_tokens),
-            approve,
-            prefetch: self.prefetch.or(weaker.prefetch),
-            all_tools: self.all_tools.or(weaker.all_tools),
-        }
-    }
-}
-
 /// Every setting in force (before flags), each layer applied.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     pub index: IndexSettings,
     pub secrets: SecretsSettings,
     pub docs: DocsSettings,
-    pub model: ModelSettings,
-    pub embed: ModelSettings,
-    pub agent: AgentSettings,
     pub cache: CacheSettings,
 }
 
 impl Settings {
-    /// The repository's file, the user's file and the process environment.
+    /// The repository's file and the user's file.
     pub fn load(root: &Path) -> Result<Settings> {
-        let env = |name: &str| std::env::var(name).ok();
-        Settings::load_from(root, user_config_dir().as_deref(), &env)
+        Settings::load_from(root, user_config_dir().as_deref())
     }
 
-    /// [`Settings::load`] with the user's config directory and the environment given.
-    pub fn load_from(
-        root: &Path,
-        user_dir: Option<&Path>,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Settings> {
+    /// [`Settings::load`] with the user's config directory given.
+    pub fn load_from(root: &Path, user_dir: Option<&Path>) -> Result<Settings> {
         let repo = read_repository(root)?;
         let user = match user_dir {
             Some(dir) => read_user(&dir.join("config.toml"))?,
             None => SettingsFile::default(),
         };
-        let from_env = |name: &str| ModelSettings {
-            name: env(name).filter(|v| !v.is_empty()),
-            ..ModelSettings::default()
-        };
         Ok(Settings {
             index: repo.index,
             secrets: repo.secrets,
             docs: repo.docs,
-            model: repo
-                .model
-                .overlay(user.model)
-                .overlay(from_env("EVIDENT_MODEL")),
-            embed: repo
-                .embed
-                .overlay(user.embed)
-                .overlay(from_env("EVIDENT_EMBED_MODEL")),
-            agent: repo.agent.overlay(user.agent),
             cache: user.cache,
         })
     }
 
     /// The repository's file alone: what the index needs (`[index]`,
-    /// `[secrets]`, `[docs]`), with every table still checked.
+    /// `[secrets]`, `[docs]`).
     pub fn repository(root: &Path) -> Result<Settings> {
         let repo = read_repository(root)?;
         Ok(Settings {
             index: repo.index,
             secrets: repo.secrets,
             docs: repo.docs,
-            model: repo.model,
-            embed: repo.embed,
-            agent: repo.agent,
             cache: CacheSettings::default(),
         })
     }
@@ -241,22 +123,13 @@ pub fn user_config_dir() -> Option<PathBuf> {
 fn read_repository(root: &Path) -> Result<SettingsFile> {
     let path = root.join(CONFIG_FILE);
     let repo = read(&path)?;
-    let user_only = |message: String| Error::Config {
-        path: path.clone(),
-        message,
-    };
-    for (table, settings) in [("model", &repo.model), ("embed", &repo.embed)] {
-        if settings.api_key.is_some() {
-            return Err(user_only(format!(
-                "[{table}] api_key does not belong in a repository's config (it is shared); \
-                 put it in ~/.config/evident/config.toml, OPENAI_API_KEY or --api-key"
-            )));
-        }
-    }
     if repo.cache != CacheSettings::default() {
-        return Err(user_only(
-            "[cache] is about the user's own disk: put it in ~/.config/evident/config.toml".into(),
-        ));
+        return Err(Error::Config {
+            path,
+            message:
+                "[cache] is about the user's own disk: put it in ~/.config/evident/config.toml"
+                    .into(),
+        });
     }
     Ok(repo)
 }
@@ -302,91 +175,43 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
-    /// Flags > repository file > user file > environment, for each field on its own.
     #[test]
-    fn layers_apply_strongest_first() {
+    fn a_typo_in_the_index_tables_is_an_error_naming_the_key() {
         let dir = tempfile::tempdir().unwrap();
-        let (repo, user) = (dir.path().join("repo"), dir.path().join("user"));
-        write(
-            &repo.join(CONFIG_FILE),
-            "[model]\nname = \"repo-model\"\n[agent]\nrounds = 3\napprove = [\"read_git_diff\"]\n",
-        );
-        write(
-            &user.join("config.toml"),
-            "[model]\nname = \"user-model\"\nbase_url = \"http://user\"\napi_key = \"k\"\n\
-             [embed]\nprovider = \"local\"\n[agent]\nrounds = 9\ntimeout_s = 60\napprove = [\"search_code\"]\n",
-        );
-        let env = |name: &str| match name {
-            "EVIDENT_MODEL" => Some("env-model".to_string()),
-            "EVIDENT_EMBED_MODEL" => Some("env-embed".to_string()),
-            _ => None,
-        };
-        let settings = Settings::load_from(&repo, Some(&user), &env).unwrap();
-        assert_eq!(settings.model.name.as_deref(), Some("repo-model"));
-        assert_eq!(settings.model.base_url.as_deref(), Some("http://user"));
-        assert_eq!(settings.model.api_key.as_deref(), Some("k"));
-        assert_eq!(settings.embed.provider, Some(Provider::Local));
-        assert_eq!(settings.embed.name.as_deref(), Some("env-embed"));
-        assert_eq!(settings.agent.rounds, Some(3));
-        assert_eq!(settings.agent.timeout_s, Some(60));
-        assert_eq!(settings.agent.approve, ["read_git_diff", "search_code"]);
-        let flags = ModelSettings {
-            name: Some("flag-model".into()),
-            ..Default::default()
-        };
-        let chosen = flags.overlay(settings.model);
-        assert_eq!(chosen.name.as_deref(), Some("flag-model"));
-        assert_eq!(chosen.base_url.as_deref(), Some("http://user"));
-        // Nothing in the files: the environment.
-        let bare = Settings::load_from(&dir.path().join("none"), None, &env).unwrap();
-        assert_eq!(bare.model.name.as_deref(), Some("env-model"));
-    }
-
-    #[test]
-    fn a_typo_in_any_table_of_either_file_is_an_error_naming_the_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let none = |_: &str| None;
         for (file, text, key) in [
-            (CONFIG_FILE, "[indx]\nmax_file_size = 10\n", "indx"),
-            (CONFIG_FILE, "[model]\nnmae = \"m\"\n", "nmae"),
-            (CONFIG_FILE, "[agent]\nround = 3\n", "round"),
-            (CONFIG_FILE, "[embed]\nprovider = \"olama\"\n", "olama"),
-            ("user/config.toml", "[modle]\nname = \"m\"\n", "modle"),
             (
-                "user/config.toml",
-                "[agent]\nprefetch = \"yes\"\n",
-                "prefetch",
+                CONFIG_FILE,
+                "[index]\nmax_file_sise = 10\n",
+                "max_file_sise",
             ),
+            (CONFIG_FILE, "[docs]\ndir = [\"d\"]\n", "dir"),
+            ("user/config.toml", "[cache]\nmax_mb = 1\n", "max_mb"),
         ] {
             let root = dir.path().join(key);
             write(&root.join(file), text);
-            let error = Settings::load_from(&root, Some(&root.join("user")), &none).unwrap_err();
+            let error = Settings::load_from(&root, Some(&root.join("user"))).unwrap_err();
             assert!(
                 matches!(&error, Error::Config { message, .. } if message.contains(key)),
                 "{file} {text:?}: {error}"
             );
         }
+        // The tools' tables are theirs to check.
+        let root = dir.path().join("theirs");
+        write(
+            &root.join(CONFIG_FILE),
+            "[model]\nname = \"m\"\n[agent]\nrounds = 3\n",
+        );
+        assert!(Settings::load_from(&root, None).is_ok());
     }
 
     #[test]
-    fn secrets_stay_where_they_belong() {
-        let dir = tempfile::tempdir().unwrap();
-        let none = |_: &str| None;
-        write(
-            &dir.path().join(CONFIG_FILE),
-            "[model]\napi_key = \"shared\"\n",
-        );
-        let error = Settings::load_from(dir.path(), None, &none).unwrap_err();
-        assert!(
-            error.to_string().contains("api_key does not belong"),
-            "{error}"
-        );
+    fn repository_tables_stay_in_the_repository() {
         let user = tempfile::tempdir().unwrap();
         write(
             &user.path().join("config.toml"),
             "[secrets]\nextra = [\"*.x\"]\n",
         );
-        let error = Settings::load_from(user.path(), Some(user.path()), &none).unwrap_err();
+        let error = Settings::load_from(user.path(), Some(user.path())).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -399,7 +224,6 @@ mod tests {
     /// or size the user's disk.
     #[test]
     fn the_parse_cache_is_the_users_setting() {
-        let none = |_: &str| None;
         let (repo, user) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         write(
             &user.path().join("config.toml"),
@@ -407,7 +231,7 @@ mod tests {
 max_mib = 0
 ",
         );
-        let settings = Settings::load_from(repo.path(), Some(user.path()), &none).unwrap();
+        let settings = Settings::load_from(repo.path(), Some(user.path())).unwrap();
         assert_eq!(settings.cache.max_mib, Some(0));
         assert_eq!(
             crate::ParseCacheSettings::for_user(settings.cache.max_mib),
@@ -421,7 +245,7 @@ max_mib = 10
 ",
         );
         for error in [
-            Settings::load_from(repo.path(), Some(user.path()), &none).unwrap_err(),
+            Settings::load_from(repo.path(), Some(user.path())).unwrap_err(),
             Settings::repository(repo.path()).unwrap_err(),
         ] {
             assert!(

@@ -157,3 +157,30 @@ fn sql_lives_in_store() {
         found.join("\n")
     );
 }
+
+/// The index knows nothing of models: their settings (`[model]`, `[embed]`,
+/// `[agent]`, a provider, an API key) are read by the tools around it.
+#[test]
+fn the_index_holds_no_model_settings() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, "", &mut files);
+    let words = ["api_key", "ModelSettings", "AgentSettings", "Provider", "EVIDENT_MODEL"];
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in code(&text) {
+            for word in words {
+                if line.contains(word) {
+                    let rel = file.strip_prefix(&src).unwrap().display();
+                    found.push(format!("src/{rel}:{number}: `{}`", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "model settings in evident-index (they belong to the binary's settings.rs):\n{}",
+        found.join("\n")
+    );
+}

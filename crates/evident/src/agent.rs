@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::settings::{AgentSettings, Settings};
 use anyhow::{Context, Result};
 use evident_agent::{
     discover_skills, AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits,
     NonInteractive, Registry, Session, SessionError, Support, ToolContext,
 };
-use evident_index::settings::AgentSettings;
-use evident_index::{Config, IndexOptions, Settings};
+use evident_index::{Config, IndexOptions};
 use evident_llm::LlmErrorKind;
 use serde_json::{json, Value};
 
@@ -337,7 +337,7 @@ pub fn run(root: &Path, args: &AgentArgs, question: Option<&str>, json: bool) ->
         choice.protocol,
         &registry,
         &context,
-        Config::from_settings(root, &settings)?,
+        Config::from_settings(root, &settings.index)?,
         limits(args, &settings.agent),
     );
     // Ctrl-C cancels the question in progress (each chat question gets a fresh token).

@@ -10,6 +10,7 @@ mod commands;
 mod model;
 mod picture;
 mod render;
+mod settings;
 
 use std::process::ExitCode;
 

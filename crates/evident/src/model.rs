@@ -1,14 +1,15 @@
 //! Choosing and reaching a model server: flags over the `[model]` settings
-//! (`evident_index::Settings`: the repository's file, the user's, then
+//! (`crate::settings::Settings`: the repository's file, the user's, then
 //! `EVIDENT_MODEL`; the servers' own `OLLAMA_HOST`, `OPENAI_BASE_URL` and
 //! `OPENAI_API_KEY` are read by their clients); and the embedder and search
 //! service, flags over `[embed]` the same way.
 
 use std::path::PathBuf;
 
+use crate::settings::Settings;
+use crate::settings::{ModelSettings, Provider};
 use anyhow::{bail, Context, Result};
-use evident_index::settings::{ModelSettings, Provider};
-use evident_index::{EmbedderError, Settings};
+use evident_index::EmbedderError;
 use evident_llm::{ChatClient, OllamaClient, OllamaOptions, OpenAiClient, OpenAiOptions, Protocol};
 
 /// The `--provider` values: ollama (Ollama's /api/chat), openai (any

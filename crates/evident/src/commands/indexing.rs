@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::settings::Settings;
 use anyhow::{Context, Result};
-use evident_index::{Embedder, IndexOptions, ParseCacheSettings, Settings};
+use evident_index::{Embedder, IndexOptions, ParseCacheSettings};
 
 use super::{progress_bar, stop_after_batch_on_ctrl_c};
 use crate::cli::{EmbedCommandArgs, IndexArgs};
@@ -25,7 +26,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         batch_size: args.batch_size,
         cancel: Some(cancel.clone()),
         progress: progress_bar(args.quiet || json),
-        parse_cache: ParseCacheSettings::for_user(settings.cache.max_mib),
+        parse_cache: ParseCacheSettings::for_user(settings.index.cache.max_mib),
     };
     let summary = evident_index::index_repo(&root, &options)?;
     if !json && !args.quiet {

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::settings::Settings;
 use anyhow::{Context, Result};
 use evident_agent::{SearchService, ToolContext};
-use evident_index::Settings;
 
 use crate::cli::McpArgs;
 use crate::model;

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::settings::Settings;
 use anyhow::{bail, Result};
-use evident_index::Settings;
 use evident_llm::{CancelToken, LlmErrorKind, Protocol};
 
 use crate::model::{self, ModelArgs};

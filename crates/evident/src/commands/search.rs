@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::settings::Settings;
 use anyhow::Result;
 use evident_agent::{Reranker, SearchRequest, SearchService};
-use evident_index::{Settings, Signals};
+use evident_index::Signals;
 
 use super::{emit, open_index, profiled, query_root};
 use crate::cli::{SearchArgs, SearchMode};

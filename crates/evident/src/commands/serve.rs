@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::settings::Settings;
 use anyhow::{Context, Result};
 use evident_agent::{SearchService, ToolContext};
-use evident_index::Settings;
 
 use crate::cli::ServeArgs;
 use crate::model;
