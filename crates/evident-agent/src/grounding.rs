@@ -175,7 +175,14 @@ mod tests {
 
     #[test]
     fn lines_named_only_by_their_file_say_which_definition_they_are() {
-        let ev = Evidence::new("duration.go", 32, 38, Kind::Method, "GetDuration", "func ...");
+        let ev = Evidence::new(
+            "duration.go",
+            32,
+            38,
+            Kind::Method,
+            "GetDuration",
+            "func ...",
+        );
         let gathered = std::slice::from_ref(&ev);
         assert_eq!(
             attach("It is in duration.go, lines 32-38.", gathered),

@@ -260,6 +260,14 @@ pub fn propose(question: &str, entities: &[Entity]) -> Proposal {
             },
         );
     }
+    // "after modifying X, what must I update": a change to a named
+    // definition, and nothing else asked, is a question of what it affects.
+    let change_to_subject = subject.is_some_and(|e| e.kind == EntityKind::Definition)
+        && has(CHANGE_WORDS)
+        && !words.iter().any(|w| w == "how" || w == "where");
+    if change_to_subject && hits.is_empty() {
+        hits.push(Intent::Impact);
+    }
     // "what did I edit", "my local modifications": the working tree's change.
     let own_change = subject.is_none() && has(CHANGE_WORDS) && own_work(&words);
     if own_change && !hits.contains(&Intent::Diff) {
@@ -440,5 +448,18 @@ mod tests {
         // A named subject makes it a question about that code.
         let p = propose("What breaks if I change render?", &[entity("render")]);
         assert_eq!((p.intent, p.sure), (Intent::Impact, true));
+        let p = propose(
+            "Once I alter render, what else needs work?",
+            &[entity("render")],
+        );
+        assert_eq!((p.intent, p.sure), (Intent::Impact, true));
+        // Unless another word says what is asked, or it asks how.
+        let p = propose(
+            "Before I edit render: which code invokes it?",
+            &[entity("render")],
+        );
+        assert_eq!((p.intent, p.sure), (Intent::Callers, true));
+        let p = propose("How do I modify render?", &[entity("render")]);
+        assert_ne!(p.intent, Intent::Impact);
     }
 }

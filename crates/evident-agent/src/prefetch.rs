@@ -65,6 +65,9 @@ pub struct Plan {
     /// is the answer's evidence, and the model is first asked to answer
     /// without tools.
     pub answering: bool,
+    /// `calls[1]` is the same lookup for another definition of the
+    /// subject's name; its result joins the facts.
+    pub twin: bool,
 }
 
 impl Plan {
@@ -244,6 +247,19 @@ pub fn decide(
             };
         }
     }
+    // The model's "general" stands only where the repository holds nothing
+    // the question describes.
+    if let (Intent::General, DecidedBy::Model, Some(index)) = (decision.intent, decision.by, index)
+    {
+        let described_here = if searched {
+            !entities.is_empty()
+        } else {
+            !described(question, context, index).is_empty()
+        };
+        if described_here {
+            decision.intent = Intent::Search;
+        }
+    }
     if let (true, true, Some(index)) = (decision.intent.needs_subject(), entities.is_empty(), index)
     {
         if !searched {
@@ -337,8 +353,18 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
     let intent = decision.intent;
     let subject = decision.subject.and_then(|i| entities.get(i));
     let mut calls: Vec<(&'static str, Map<String, Value>)> = Vec::new();
-    if let Some(call) = subject.and_then(|s| intent_call(intent, s)) {
+    let mut twin = false;
+    if let Some((subject, call)) = subject.and_then(|s| Some((s, intent_call(intent, s)?))) {
         calls.push(call);
+        // A name two definitions share: the other's lookup too, so that the
+        // facts cover both rather than a guess between them.
+        let other = entities.iter().find(|e| {
+            e.kind == EntityKind::Definition && e.text == subject.text && e.key != subject.key
+        });
+        if let Some(call) = other.and_then(|e| intent_call(intent, e)) {
+            calls.push(call);
+            twin = true;
+        }
     }
     match intent {
         Intent::Diff => calls.push(("read_git_diff", Map::new())),
@@ -389,6 +415,7 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
     Plan {
         decision,
         entities,
+        twin: twin && calls.len() > 1,
         calls,
         answering,
     }

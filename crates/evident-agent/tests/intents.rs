@@ -193,7 +193,10 @@ fn sure_words_keep_their_intent_when_the_model_only_settles_the_subject() {
     // the model, whose other intent is not taken.
     server.push(CHAT, intent("callees", 2));
     server.push(CHAT, say("Nothing the index resolved calls it."));
-    let (_, events) = ask(dir.path(), &server, "Which functions call render?");
+    let (outcome, events) = ask(dir.path(), &server, "Which functions call render?");
+    // Both definitions' callers are in the facts, not a guess between them.
+    let facts = outcome.answer.split("From the index: ").nth(1).unwrap_or("");
+    assert_eq!(facts.matches("call site").count(), 2, "{}", outcome.answer);
     let (intent, by, subject) = prefetched(&events);
     assert_eq!((intent, by), (Intent::Callers, DecidedBy::Model));
     let requests = server.requests_to(CHAT);
@@ -252,6 +255,26 @@ fn an_answer_that_describes_a_tool_loses_that_sentence_not_the_facts() {
         answer.contains("told you to run a tool was taken out"),
         "{answer}"
     );
+}
+
+#[test]
+fn a_question_the_repository_describes_is_not_general() {
+    let dir = repo();
+    std::fs::write(
+        dir.path().join("pkg/clock.py"),
+        "def format_elapsed(seconds):\n    \"\"\"Format elapsed seconds as a human readable duration.\"\"\"\n    return f'{seconds}s'\n",
+    )
+    .unwrap();
+    evident_index::index_repo(dir.path(), &Default::default()).unwrap();
+    let server = FakeServer::start();
+    // The model calls it general; the index holds the code it describes.
+    server.push(CHAT, intent("general", 0));
+    server.push(CHAT, say("format_elapsed in pkg/clock.py does it."));
+    let question = "Which function formats elapsed seconds as a human readable duration?";
+    let (outcome, events) = ask(dir.path(), &server, question);
+    let (intent, by, _) = prefetched(&events);
+    assert_eq!((intent, by), (Intent::Search, DecidedBy::Model));
+    assert!(outcome.stats.prefetched > 0, "{events:?}");
 }
 
 #[test]

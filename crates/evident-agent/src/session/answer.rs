@@ -119,8 +119,17 @@ impl Session<'_> {
             let ms = started.elapsed().as_secs_f64() * 1e3;
             let key = call_key(name, &valid.arguments);
             let Ok(output) = output else { continue };
-            if i == 0 && plan.answering && self.intent.prints_facts() {
-                self.facts = Some((output.summary.clone(), output.evidence.clone()));
+            if plan.answering && self.intent.prints_facts() {
+                match &mut self.facts {
+                    Some((summary, found)) if i == 1 && plan.twin => {
+                        summary.push_str(&format!("; {}", output.summary));
+                        found.extend(output.evidence.iter().cloned());
+                    }
+                    _ if i == 0 => {
+                        self.facts = Some((output.summary.clone(), output.evidence.clone()))
+                    }
+                    _ => {}
+                }
             }
             if output.evidence.is_empty() {
                 continue;
