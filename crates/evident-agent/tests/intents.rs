@@ -195,7 +195,11 @@ fn sure_words_keep_their_intent_when_the_model_only_settles_the_subject() {
     server.push(CHAT, say("Nothing the index resolved calls it."));
     let (outcome, events) = ask(dir.path(), &server, "Which functions call render?");
     // Both definitions' callers are in the facts, not a guess between them.
-    let facts = outcome.answer.split("From the index: ").nth(1).unwrap_or("");
+    let facts = outcome
+        .answer
+        .split("From the index: ")
+        .nth(1)
+        .unwrap_or("");
     assert_eq!(facts.matches("call site").count(), 2, "{}", outcome.answer);
     let (intent, by, subject) = prefetched(&events);
     assert_eq!((intent, by), (Intent::Callers, DecidedBy::Model));

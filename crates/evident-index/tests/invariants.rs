@@ -165,7 +165,13 @@ fn the_index_holds_no_model_settings() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, "", &mut files);
-    let words = ["api_key", "ModelSettings", "AgentSettings", "Provider", "EVIDENT_MODEL"];
+    let words = [
+        "api_key",
+        "ModelSettings",
+        "AgentSettings",
+        "Provider",
+        "EVIDENT_MODEL",
+    ];
     let mut found = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
