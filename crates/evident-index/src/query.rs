@@ -78,6 +78,43 @@ pub struct Status {
     pub staleness: Staleness,
 }
 
+/// The one JSON shape of a status, for `evident status --json` and the web
+/// page alike.
+impl serde::Serialize for Status {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serde_json::json!({
+            "root": self.root,
+            "index_path": self.index_path,
+            "schema_version": self.schema_version,
+            "indexed_at": self.indexed_at,
+            "complete": self.complete,
+            "files_by_language": self.files_by_language.iter()
+                .map(|(lang, files)| serde_json::json!({"lang": lang, "files": files}))
+                .collect::<Vec<_>>(),
+            "definitions": self.definitions,
+            "imports": self.imports,
+            "resolved_imports": self.resolved_imports,
+            "calls": self.calls,
+            "resolved_calls": self.resolved_calls,
+            "external_calls": self.external_calls,
+            "builtin_calls": self.builtin_calls,
+            "syntax_errors": self.syntax_errors,
+            "skipped": self.skipped.iter()
+                .map(|(path, reason)| serde_json::json!({"path": path, "reason": reason}))
+                .collect::<Vec<_>>(),
+            "stale": {
+                "modified": self.staleness.modified,
+                "added": self.staleness.added,
+                "deleted": self.staleness.deleted,
+            },
+        })
+        .serialize(serializer)
+    }
+}
+
 /// Normalises a user-given repository path (`./a//b/` → `a/b`).
 fn clean_rel(path: &str) -> String {
     path.split('/')

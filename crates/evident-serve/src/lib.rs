@@ -533,23 +533,7 @@ impl Server {
     fn status(&self) -> Reply {
         let status = Index::open(self.root()).and_then(|index| index.status());
         match status {
-            Ok(s) => Reply::json(
-                200,
-                &json!({
-                    "root": s.root,
-                    "complete": s.complete,
-                    "indexed_at": s.indexed_at,
-                    "stale": s.staleness.is_stale(),
-                    "files_by_language": s.files_by_language,
-                    "definitions": s.definitions,
-                    "calls": s.calls,
-                    "resolved_calls": s.resolved_calls,
-                    "syntax_errors": s.syntax_errors,
-                    "skipped": s.skipped.iter()
-                        .map(|(p, r)| json!({"path": p, "reason": r}))
-                        .collect::<Vec<_>>(),
-                }),
-            ),
+            Ok(s) => Reply::json(200, &serde_json::to_value(&s).unwrap_or_default()),
             Err(error) => Reply::error(503, error.to_string()),
         }
     }

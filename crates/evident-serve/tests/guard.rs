@@ -450,3 +450,22 @@ fn ask_streams_each_step_as_it_happens() {
     assert!(seen.contains("util.py:1"), "{seen}");
     server.stop();
 }
+
+/// The page's status is `evident status --json`'s shape: one `Status`.
+#[test]
+fn the_status_answer_is_the_one_status_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "def f():\n    return 1\n").unwrap();
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let server = start(dir.path());
+    let answer = get(&server, "/api/status");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let page: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    let status = evident_index::Index::open(dir.path())
+        .unwrap()
+        .status()
+        .unwrap();
+    assert_eq!(page, serde_json::to_value(&status).unwrap());
+    assert_eq!(page["files_by_language"][0]["lang"], "python");
+    assert!(page["stale"]["modified"].as_array().unwrap().is_empty());
+}

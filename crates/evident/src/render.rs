@@ -299,29 +299,7 @@ pub fn status(s: &Status) -> String {
 }
 
 pub fn status_json(s: &Status) -> String {
-    json!({
-        "root": s.root,
-        "index_path": s.index_path,
-        "schema_version": s.schema_version,
-        "indexed_at": s.indexed_at,
-        "complete": s.complete,
-        "files_by_language": s.files_by_language.iter().map(|(l, n)| json!({"lang": l, "files": n})).collect::<Vec<_>>(),
-        "definitions": s.definitions,
-        "imports": s.imports,
-        "resolved_imports": s.resolved_imports,
-        "calls": s.calls,
-        "resolved_calls": s.resolved_calls,
-        "external_calls": s.external_calls,
-        "builtin_calls": s.builtin_calls,
-        "syntax_errors": s.syntax_errors,
-        "skipped": s.skipped.iter().map(|(p, r)| json!({"path": p, "reason": r})).collect::<Vec<_>>(),
-        "stale": {
-            "modified": s.staleness.modified,
-            "added": s.staleness.added,
-            "deleted": s.staleness.deleted,
-        },
-    })
-    .to_string()
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// Impact as text: the changed definition(s), then each affected one by depth
