@@ -122,7 +122,7 @@ pub fn user_config_dir() -> Option<PathBuf> {
 /// The repository's file, refusing what belongs to the user alone.
 fn read_repository(root: &Path) -> Result<SettingsFile> {
     let path = root.join(CONFIG_FILE);
-    let repo = read(&path)?;
+    let repo: SettingsFile = read_file(&path)?;
     if repo.cache != CacheSettings::default() {
         return Err(Error::Config {
             path,
@@ -134,11 +134,12 @@ fn read_repository(root: &Path) -> Result<SettingsFile> {
     Ok(repo)
 }
 
-/// One file; a missing file says nothing.
-fn read(path: &Path) -> Result<SettingsFile> {
+/// One settings file read as `T` (the index's tables, or the tools'); a
+/// missing file says nothing, a bad one is an error naming the file.
+pub fn read_file<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SettingsFile::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
         Err(e) => return Err(Error::io(path.to_path_buf(), e)),
     };
     toml::from_str(&text).map_err(|e| Error::Config {
@@ -149,7 +150,7 @@ fn read(path: &Path) -> Result<SettingsFile> {
 
 /// The user's file: the repository-only tables are refused there, by name.
 fn read_user(path: &Path) -> Result<SettingsFile> {
-    let file = read(path)?;
+    let file: SettingsFile = read_file(path)?;
     let repository_only = [
         ("index", file.index != IndexSettings::default()),
         ("secrets", file.secrets != SecretsSettings::default()),

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use evident_index::settings::{user_config_dir, CONFIG_FILE};
+use evident_index::settings::{read_file, user_config_dir, CONFIG_FILE};
 use evident_index::Error;
 use serde::Deserialize;
 
@@ -156,7 +156,7 @@ impl Settings {
         let index = evident_index::Settings::load_from(root, user_dir)?;
         let repo = read_repository(root)?;
         let user = match user_dir {
-            Some(dir) => read(&dir.join("config.toml"))?,
+            Some(dir) => read_file(&dir.join("config.toml"))?,
             None => ToolsFile::default(),
         };
         let from_env = |name: &str| ModelSettings {
@@ -181,7 +181,7 @@ impl Settings {
 /// The repository's file, refusing a key, which belongs to the user alone.
 fn read_repository(root: &Path) -> Result<ToolsFile> {
     let path = root.join(CONFIG_FILE);
-    let repo = read(&path)?;
+    let repo: ToolsFile = read_file(&path)?;
     for (table, settings) in [("model", &repo.model), ("embed", &repo.embed)] {
         if settings.api_key.is_some() {
             return Err(Error::Config {
@@ -194,19 +194,6 @@ fn read_repository(root: &Path) -> Result<ToolsFile> {
         }
     }
     Ok(repo)
-}
-
-/// One file; a missing file says nothing.
-fn read(path: &Path) -> Result<ToolsFile> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ToolsFile::default()),
-        Err(e) => return Err(Error::io(path.to_path_buf(), e)),
-    };
-    toml::from_str(&text).map_err(|e| Error::Config {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
 }
 
 #[cfg(test)]
