@@ -170,11 +170,7 @@ fn read_user(path: &Path) -> Result<SettingsFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use evident_testkit::fs::write;
 
     #[test]
     fn a_typo_in_the_index_tables_is_an_error_naming_the_key() {

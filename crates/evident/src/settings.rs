@@ -199,11 +199,7 @@ fn read_repository(root: &Path) -> Result<ToolsFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use evident_testkit::fs::write;
 
     /// Flags > repository file > user file > environment, for each field on its own.
     #[test]
