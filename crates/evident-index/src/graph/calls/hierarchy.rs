@@ -6,7 +6,8 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::*;
+use super::pass::*;
+use super::table::Symbol;
 
 /// What to do at a subclass met by [`Graph::walk_subclasses`].
 pub(super) enum Below {

@@ -22,7 +22,10 @@ use crate::evidence::Kind;
 use crate::lang::{self, LanguageSpec};
 use crate::store::graph::{self as rows, SymbolFilter, SymbolRow};
 
-use super::parent_dir;
+/// The directory part of a repository path (`""` at the top).
+pub(super) fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
 
 /// How a resolution pass reads the symbol table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -463,7 +466,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::graph::calls::{Confidence, Graph};
+    use crate::graph::calls::pass::{Confidence, Graph};
     use crate::lang::imports::Resolver;
 
     /// A call, its targets, and what it names outside the repository.

@@ -1,0 +1,257 @@
+//! Which calls a run must resolve again after files changed.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
+
+use crate::error::Result;
+use crate::store::graph as rows;
+
+/// The edges into a changed file and its imports, before its rows change.
+#[derive(Debug, Default)]
+pub(crate) struct EdgesInto {
+    /// `(call, old callee, qualified name, kind)`.
+    edges: Vec<(i64, i64, String, String)>,
+    imports: Vec<String>,
+}
+
+/// Which calls a run must (re-)resolve.
+///
+/// A call's resolution can only change when (a) its own file changed, (b) it
+/// resolved into a changed file before (its old edge; when the file's flow
+/// facts and imports are the same, the edge moves onto the new rows
+/// instead), (c) its file imports a changed file (directly, or through a
+/// changed re-exporting file), (d) the set of definitions carrying its name
+/// changed, which moves name-only and owner-name guesses, (e) what a changed
+/// file tells the types that flow changed and its file imports that file,
+/// however indirectly, or (f) it used argument flow and a call binding the
+/// parameter was resolved again (`argument_calls`). Everything else keeps
+/// its edges.
+#[derive(Debug, Default)]
+pub(crate) struct Invalidation {
+    /// Resolve every call (a new index, a rebuild, or after an interrupted run).
+    pub all: bool,
+    /// Files whose rows were written or removed in this run.
+    pub changed_paths: HashSet<String>,
+    /// Per definition name: how many the changed files had before minus after.
+    pub name_balance: HashMap<String, i64>,
+    /// Calls whose old edges pointed into changed files and could not move
+    /// onto the new rows.
+    pub calls: HashSet<i64>,
+    /// Per changed file, until its new rows are written: the edges into it
+    /// and its imports before, to move the edges onto the new rows instead
+    /// of resolving their calls again when nothing they depend on changed.
+    pub edges_into: HashMap<String, EdgesInto>,
+    /// What changed files told the types that flow before this run
+    /// ([`flow_facts`]), until their new rows are noted.
+    pub flow_before: HashMap<String, Vec<String>>,
+    /// Files whose facts for the types that flow changed: every call in a
+    /// file that imports them, directly or not, may now resolve elsewhere.
+    pub flow_changed: HashSet<String>,
+    /// Names defined in files whose classes' bases changed: a `self.m()`
+    /// in a base class may now reach (or no longer reach) a subclass's `m`.
+    pub rebased_names: HashSet<String>,
+    /// The bases named in changed `class X(...)` lines, before and after:
+    /// their classes' `self.m()` calls may now reach a subclass or leave the
+    /// repository through one.
+    pub rebased_bases: HashSet<String>,
+}
+
+/// What a file tells the types that flow in other files: bindings at its top
+/// level, in class bodies, of attributes and of returns, and class bases.
+/// Locals are left out: they only matter to the file's own calls.
+fn flow_facts(facts: &crate::lang::extract::FileFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &facts.assignments {
+        let scope = a.enclosing.and_then(|i| facts.definitions.get(i));
+        let exported = scope.is_none_or(|d| d.kind.is_class_like())
+            || a.name == "return"
+            || a.name.contains('.');
+        if exported {
+            let owner = scope.map_or("", |d| d.qualified_name.as_str());
+            out.push(format!("{owner}\t{}\t{}", a.name, a.value));
+        }
+    }
+    // The names other files can reach: an alias or an argument that names
+    // one (`x = lib.work`, `apply(lib.work)`) is no call of it.
+    for d in &facts.definitions {
+        let reachable = d
+            .parent
+            .and_then(|p| facts.definitions.get(p))
+            .is_none_or(|p| p.kind.is_class_like());
+        if reachable {
+            out.push(format!(
+                "{}\t<definition>\t{}",
+                d.qualified_name,
+                d.kind.as_str()
+            ));
+        }
+    }
+    for d in facts.definitions.iter().filter(|d| !d.bases.is_empty()) {
+        out.push(format!(
+            "{}\t<bases>\t{}",
+            d.qualified_name,
+            d.bases.join("\n")
+        ));
+    }
+    out.sort();
+    out
+}
+
+impl Invalidation {
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.changed_paths.is_empty()
+    }
+
+    /// Records what a file contributed before its rows are replaced or removed.
+    pub(crate) fn note_old_rows(
+        &mut self,
+        conn: &Connection,
+        file_id: i64,
+        path: &str,
+    ) -> Result<()> {
+        self.changed_paths.insert(path.to_string());
+        if self.all {
+            return Ok(());
+        }
+        for name in rows::names_defined_in(conn, file_id)? {
+            *self.name_balance.entry(name).or_default() += 1;
+        }
+        self.flow_before
+            .insert(path.to_string(), rows::flow_facts_of(conn, file_id)?);
+        // Resolved again unless `note_written` moves them.
+        let edges = rows::edges_into(conn, file_id)?;
+        let imports = rows::import_rows(conn, file_id)?;
+        self.edges_into
+            .insert(path.to_string(), EdgesInto { edges, imports });
+        Ok(())
+    }
+
+    /// After a changed file's new rows are written: when what other files
+    /// resolve through it is the same (its flow facts, which hold the
+    /// definitions other files reach, and its imports), the calls into it
+    /// resolve as before, so their edges move onto the new rows of the same
+    /// definitions (by qualified name and kind, each unique) instead of
+    /// being resolved again.
+    pub(crate) fn note_written(
+        &mut self,
+        conn: &Connection,
+        file_id: i64,
+        path: &str,
+    ) -> Result<()> {
+        let Some(before) = self.edges_into.remove(path) else {
+            return Ok(());
+        };
+        if self.all || before.edges.is_empty() {
+            return Ok(());
+        }
+        if self.flow_changed.contains(path) || rows::import_rows(conn, file_id)? != before.imports {
+            self.calls.extend(before.edges.iter().map(|e| e.0));
+            return Ok(());
+        }
+        let key = |name: &str, kind: &str| format!("{name}\t{kind}");
+        let mut new_ids: HashMap<String, Option<i64>> = HashMap::new();
+        for (id, name, kind) in rows::definition_keys(conn, file_id)? {
+            new_ids
+                .entry(key(&name, &kind))
+                .and_modify(|e| *e = None)
+                .or_insert(Some(id));
+        }
+        let mut moves = Vec::new();
+        for (call, old, name, kind) in &before.edges {
+            if let Some(Some(new)) = new_ids.get(&key(name, kind)) {
+                moves.push((*call, *old, *new));
+            }
+        }
+        // A call moves only when every edge it had moves (one resolved
+        // again keeps all its targets together).
+        let partial: HashSet<i64> = before
+            .edges
+            .iter()
+            .filter(|(_, _, name, kind)| !matches!(new_ids.get(&key(name, kind)), Some(Some(_))))
+            .map(|e| e.0)
+            .collect();
+        // A definition that kept its id keeps its edges as they are.
+        moves.retain(|(call, old, new)| !partial.contains(call) && old != new);
+        rows::remap_edges(conn, &moves)?;
+        self.calls.extend(partial);
+        Ok(())
+    }
+
+    /// The calls into changed files whose new rows were never written (the
+    /// file was removed or could not be read): resolved again.
+    pub(crate) fn settle_unwritten(&mut self) {
+        for (_, before) in self.edges_into.drain() {
+            self.calls.extend(before.edges.iter().map(|e| e.0));
+        }
+    }
+
+    /// Records the definitions a file has now.
+    pub fn note_new_definitions<'a>(
+        &mut self,
+        path: &str,
+        names: impl IntoIterator<Item = &'a str>,
+    ) {
+        self.changed_paths.insert(path.to_string());
+        if !self.all {
+            for name in names {
+                *self.name_balance.entry(name.to_string()).or_default() -= 1;
+            }
+        }
+    }
+
+    /// Records what a file now tells the types that flow (see [`flow_facts`]),
+    /// and the names it defines.
+    pub fn note_new_flow(&mut self, path: &str, file: &crate::lang::extract::FileFacts) {
+        // A run that resolves everything needs no comparison (cold index, rebuild).
+        if self.all {
+            return;
+        }
+        let facts = flow_facts(file);
+        let names = file.definitions.iter().map(|d| d.name.as_str());
+        let before = self.flow_before.remove(path).unwrap_or_default();
+        if before != facts {
+            self.flow_changed.insert(path.to_string());
+            let bases = |facts: &[String]| -> Vec<String> {
+                facts
+                    .iter()
+                    .filter(|f| f.contains("\t<bases>\t"))
+                    .cloned()
+                    .collect()
+            };
+            let (old_bases, new_bases) = (bases(&before), bases(&facts));
+            if old_bases != new_bases {
+                self.rebased_names
+                    .extend(names.into_iter().map(str::to_string));
+                for fact in old_bases.iter().chain(&new_bases) {
+                    let written = fact.rsplit('\t').next().unwrap_or("");
+                    self.rebased_bases.extend(
+                        written
+                            .lines()
+                            .map(|b| crate::lang::extract::last_identifier(b).to_string()),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Files whose flow facts changed, removed files with facts included.
+    pub(super) fn flow_changed_paths(&self) -> impl Iterator<Item = &String> {
+        let removed = self
+            .flow_before
+            .iter()
+            .filter(|(_, facts)| !facts.is_empty())
+            .map(|(path, _)| path);
+        self.flow_changed.iter().chain(removed)
+    }
+
+    /// Names whose number of definitions changed, and those defined by
+    /// classes whose bases changed.
+    pub(super) fn dirty_names(&self) -> impl Iterator<Item = &String> {
+        self.name_balance
+            .iter()
+            .filter(|(_, n)| **n != 0)
+            .map(|(name, _)| name)
+            .chain(&self.rebased_names)
+    }
+}

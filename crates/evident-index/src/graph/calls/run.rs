@@ -1,0 +1,127 @@
+//! The pass driver: marks the calls to resolve, runs the rules over them
+//! and writes the edges.
+
+use rusqlite::Connection;
+
+use super::invalidation::Invalidation;
+use super::pass::{Graph, MAX_BASE_DEPTH};
+use super::table::{parent_dir, Loading};
+use crate::error::Result;
+use crate::lang::{self, imports::Resolver};
+use crate::store::graph as rows;
+
+/// Re-resolves the calls `invalid` names and replaces their edges.
+/// Returns how many calls were resolved.
+/// An incremental run that marks more than 1/`EVERYTHING_PAST` of all call
+/// sites, and more than `EVERYTHING_FLOOR`, resolves every call instead (the
+/// floor keeps small repositories, and the tests, on the incremental path).
+const EVERYTHING_PAST: usize = 3;
+const EVERYTHING_FLOOR: usize = 10_000;
+
+pub(crate) fn resolve_calls(
+    conn: &Connection,
+    resolver: &Resolver,
+    invalid: &Invalidation,
+) -> Result<usize> {
+    // A constructor added to or removed from a class changes what every call
+    // of its subclasses runs, wherever they are: resolve everything again.
+    let constructors_changed = invalid.dirty_names().any(|name| {
+        lang::LANGUAGES
+            .iter()
+            .any(|l| l.inherited_constructors && l.constructors.contains(&name.as_str()))
+    });
+    let mut everything = invalid.all || constructors_changed;
+    if !everything {
+        // A changed type flows on through every file that imports the
+        // changed one, however indirectly: all their calls are resolved again.
+        let flowing = rows::importers_closure(conn, invalid.flow_changed_paths())?;
+        // A class that gained or lost a subclass: its `self.m()` calls, and
+        // its ancestors' (subclass dispatch looks that far down).
+        let ancestry =
+            rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
+        let paths = invalid
+            .changed_paths
+            .iter()
+            .chain(&flowing)
+            .chain(&ancestry)
+            .flat_map(|p| [p.as_str(), parent_dir(p)]);
+        let marked =
+            rows::mark_dirty_calls(conn, invalid.dirty_names(), paths, invalid.calls.iter())?;
+        // Dropping most edges one by one (and their index entries) costs far
+        // more than dropping them all and resolving everything: a kernel
+        // header that thousands of files include marks most calls. The
+        // result is the same either way (incremental == rebuild).
+        everything =
+            marked > EVERYTHING_FLOOR && marked > rows::call_count(conn)? / EVERYTHING_PAST;
+    }
+    let calls = if everything {
+        rows::all_calls_without_edges(conn)?
+    } else {
+        rows::take_dirty_calls(conn)?
+    };
+    if calls.is_empty() {
+        if everything {
+            crate::store::ensure_secondary_indexes(conn)?;
+        }
+        return Ok(0);
+    }
+    let t = std::time::Instant::now();
+    let loading = if everything {
+        Loading::Everything
+    } else {
+        Loading::AsAsked
+    };
+    let graph = Graph::load(conn, resolver, loading)?;
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        eprintln!(
+            "profile:   graph load: {:.1} ms for {} calls",
+            t.elapsed().as_secs_f64() * 1e3,
+            calls.len()
+        );
+    }
+    let mut writing = std::time::Duration::ZERO;
+    for call in &calls {
+        graph.start_consumer_file(call.file);
+        let mut targets = graph.resolve(call.file, call.enclosing, &call.callee);
+        let outside = if targets.is_empty() {
+            graph.outside(call.file, call.enclosing, &call.callee)
+        } else {
+            None
+        };
+        let t = std::time::Instant::now();
+        for function in graph.arguments_used.borrow().iter() {
+            rows::insert_argument_call(conn, call, function)?;
+        }
+        writing += t.elapsed();
+        if targets.is_empty() {
+            if let Some((target, kind)) = outside {
+                let t = std::time::Instant::now();
+                rows::insert_external(conn, call, &target, kind)?;
+                writing += t.elapsed();
+            }
+            continue;
+        }
+        targets.sort_unstable();
+        targets.dedup_by_key(|(id, _)| *id);
+        let t = std::time::Instant::now();
+        for (callee_id, confidence) in targets {
+            rows::insert_edge(conn, call, callee_id, confidence.as_str())?;
+        }
+        writing += t.elapsed();
+    }
+    if let Some(e) = graph.take_read_error() {
+        return Err(e);
+    }
+    if everything {
+        crate::store::ensure_secondary_indexes(conn)?;
+    }
+    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+        eprintln!(
+            "profile:   resolving {:.1} ms, of which writing edges {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3,
+            writing.as_secs_f64() * 1e3
+        );
+    }
+
+    Ok(calls.len())
+}
