@@ -1,0 +1,215 @@
+//! The facts one file contributes to the index: its definitions, imports,
+//! call sites and bindings, as the parse cache and the store keep them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::Kind;
+use crate::lang::{self, LanguageSpec};
+
+/// A definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    pub kind: Kind,
+    pub name: String,
+    pub qualified_name: String,
+    pub signature: String,
+    pub doc: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Index into the file's definitions of the enclosing definition.
+    pub parent: Option<usize>,
+    /// Base classes as written (`models.Model`), for method lookup through inheritance.
+    pub bases: Vec<String>,
+    /// A declaration without a body (a C prototype in a header, a method
+    /// declared in its class and defined outside): the definition with the
+    /// same qualified name, where one exists, is where it is defined.
+    pub declaration: bool,
+}
+
+/// One import binding: `from module import name as alias`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub module: String,
+    /// The imported name; `*` for a glob import; `None` when the module itself is imported.
+    pub name: Option<String>,
+    pub alias: Option<String>,
+    /// The local name the import makes visible (`osp` for `import os.path as osp`,
+    /// `os` for `import os.path`); `None` for glob imports.
+    pub binding: Option<String>,
+}
+
+/// The local name an import binds, by the language's rule for plain module imports.
+pub fn import_binding(
+    spec: &LanguageSpec,
+    module: &str,
+    name: Option<&str>,
+    alias: Option<&str>,
+) -> Option<String> {
+    if let Some(alias) = alias {
+        return Some(alias.to_string());
+    }
+    match name {
+        Some("*") => None,
+        Some(name) => Some(name.to_string()),
+        None => {
+            let sep = if module.contains('/') {
+                "/"
+            } else {
+                spec.separator
+            };
+            let mut segments = module.split(sep).filter(|s| !s.is_empty() && *s != ".");
+            let binding = match spec.module_binding {
+                lang::ModuleBinding::FirstSegment => segments.next(),
+                lang::ModuleBinding::LastSegment => segments.last(),
+            };
+            binding.map(|b| b.trim_start_matches('@').to_string())
+        }
+    }
+}
+
+/// A call site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    pub line: u32,
+    pub callee: String,
+    /// The last identifier of the callee (`open` in `self.store.open`).
+    pub callee_name: String,
+    /// The first identifier of the callee (`self` in `self.store.open`).
+    pub callee_head: String,
+    /// Index into the file's definitions of the innermost enclosing definition.
+    pub enclosing: Option<usize>,
+    /// The arguments as written (`work`, `callback=work`; `*` for a splat),
+    /// for a parameter's value at the call (argument flow).
+    pub arguments: Vec<String>,
+}
+
+/// The suffix naming a container's elements: `OPS[]` holds what `OPS[k]` gives.
+pub const ELEMENTS: &str = "[]";
+
+/// The prefix naming what a decorated definition's name holds: `@f` is bound
+/// to each decorator of `f` (`@d def f` is `f = d(f)`). Kept apart from `f`
+/// itself, which still names the definition as written (what the decorator
+/// is given, a property's method).
+pub const DECORATED: &str = "@";
+
+/// What a binding says about a name, for the types that flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// `x = f(...)`: the result of calling `f` (a class: an instance of it).
+    CallResult,
+    /// `b = a.func`: whatever the expression is.
+    Alias,
+    /// `x: Foo`, `def f(x: Foo)`, `-> Foo`: declared to be a `Foo`.
+    Type,
+    /// `self.n = a + b`: bound here, to nothing the types can follow.
+    Opaque,
+    /// `def f(a, b)`: the parameter at this position, bound by each call.
+    Parameter,
+}
+
+impl Binding {
+    /// The stored form: `f()` for a call's result, `:Foo` for a type, the
+    /// expression itself for an alias.
+    pub fn encode(self, expression: &str) -> String {
+        match self {
+            Binding::CallResult => format!("{expression}()"),
+            Binding::Alias => expression.to_string(),
+            Binding::Type => format!(":{expression}"),
+            Binding::Opaque => "?".to_string(),
+            Binding::Parameter => format!("#{expression}"),
+        }
+    }
+
+    /// The binding and its expression, from the stored form.
+    pub fn decode(stored: &str) -> (Binding, &str) {
+        if stored == "?" {
+            (Binding::Opaque, "")
+        } else if let Some(position) = stored
+            .strip_prefix('#')
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            (Binding::Parameter, position)
+        } else if let Some(ty) = stored.strip_prefix(':') {
+            (Binding::Type, ty)
+        } else if let Some(callee) = stored.strip_suffix("()") {
+            (Binding::CallResult, callee)
+        } else {
+            (Binding::Alias, stored)
+        }
+    }
+}
+
+/// A name bound in a scope: `x = Cls(...)`, `b = f`, `x: Foo`, a parameter's
+/// annotation, or (name `return`) what a function returns. A name written
+/// `self.x` is an attribute of the enclosing method's class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assignment {
+    pub line: u32,
+    pub name: String,
+    /// As [`Binding::encode`] writes it.
+    pub value: String,
+    /// Index into the file's definitions of the enclosing definition.
+    pub enclosing: Option<usize>,
+}
+
+/// What one file contributes to the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// The module path that prefixes qualified names.
+    pub module: String,
+    pub definitions: Vec<Definition>,
+    pub imports: Vec<Import>,
+    pub calls: Vec<Call>,
+    pub assignments: Vec<Assignment>,
+    /// The parse tree contains syntax errors; what could be read is still here.
+    pub has_syntax_errors: bool,
+    /// The language the file was read as, when not the one its extension
+    /// names (a `.h` read as C++: the spec's `fallback`).
+    /// (Kept apart in the parse cache: a name, not the table's own string.)
+    #[serde(skip)]
+    pub read_as: Option<&'static str>,
+    pub line_count: u32,
+    /// Set when the file gave more than [`super::MAX_FACTS_PER_FILE`] definitions or
+    /// calls: the line from which it was read as text only.
+    pub symbols_end_line: Option<u32>,
+}
+
+impl FileFacts {
+    /// Adds the facts of a later part of the same file: its indices into
+    /// definitions move past the ones already here.
+    pub(super) fn append(&mut self, part: FileFacts) {
+        let offset = self.definitions.len();
+        let moved = |i: Option<usize>| i.map(|i| i + offset);
+        self.definitions
+            .extend(part.definitions.into_iter().map(|d| Definition {
+                parent: moved(d.parent),
+                ..d
+            }));
+        self.calls.extend(part.calls.into_iter().map(|c| Call {
+            enclosing: moved(c.enclosing),
+            ..c
+        }));
+        self.assignments
+            .extend(part.assignments.into_iter().map(|a| Assignment {
+                enclosing: moved(a.enclosing),
+                ..a
+            }));
+        self.imports.extend(part.imports);
+        self.has_syntax_errors |= part.has_syntax_errors;
+    }
+}
+
+/// The stored form of a call's arguments: unit-separated, `None` for none.
+pub fn encode_arguments(arguments: &[String]) -> Option<String> {
+    (!arguments.is_empty()).then(|| arguments.join("\u{1f}"))
+}
+
+/// The arguments from their stored form.
+pub fn decode_arguments(stored: &str) -> impl Iterator<Item = &str> {
+    stored.split('\u{1f}')
+}
+
+/// At most this many arguments of a call are kept.
+pub(super) const MAX_ARGUMENTS: usize = 16;

@@ -1,0 +1,21 @@
+//! Extraction: one file's text in, its definitions, imports and call sites out.
+//!
+//! This module knows no grammar. It runs the language's query (see
+//! `queries/README.md` for the capture names) and applies language-neutral
+//! rules: nesting by byte ranges, methods inside class-like scopes, doc
+//! comments right above a definition, qualified names from the module path.
+
+mod captures;
+mod facts;
+mod nesting;
+mod parse;
+mod parts;
+mod text;
+
+pub use facts::{
+    decode_arguments, encode_arguments, import_binding, Assignment, Binding, Call, Definition,
+    FileFacts, Import, DECORATED, ELEMENTS,
+};
+pub use parse::Context;
+pub use parts::{extract, extract_in, MAX_FACTS_PER_FILE, PART_BYTES};
+pub use text::{count_lines, first_identifier, last_identifier};
