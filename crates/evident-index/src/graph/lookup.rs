@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
-use super::query::Target;
 use crate::error::{Error, Result};
 use crate::query::Index;
+use crate::store::graph::Target;
 use crate::store::graph::{self as rows, TargetMatch};
 
 fn levenshtein(a: &str, b: &str) -> usize {

@@ -10,25 +10,13 @@ use crate::query::Index;
 use crate::snippet::Budget;
 use crate::store::graph as rows;
 
+pub use crate::store::graph::Target;
+
 /// Default and largest `impact` depth.
 pub const DEFAULT_IMPACT_DEPTH: u32 = 3;
 pub const MAX_IMPACT_DEPTH: u32 = 6;
 /// Largest `callers` depth.
 pub const MAX_CALLERS_DEPTH: u32 = 5;
-
-/// A definition a graph query starts from.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Target {
-    /// The row id: the index's own, never shown.
-    #[serde(skip)]
-    pub id: i64,
-    pub path: String,
-    pub kind: String,
-    pub name: String,
-    pub qualified_name: String,
-    pub start_line: u32,
-    pub end_line: u32,
-}
 
 /// The call sites that may reach a target although nothing resolved them:
 /// the same name, called on a receiver whose type is unknown. Kept apart from

@@ -1,0 +1,246 @@
+//! Reads for the graph queries: targets by name, the calls inside and
+//! into a definition, and a definition's rows.
+
+use rusqlite::{params, Connection};
+
+use super::rows::{
+    class_like_kinds, CallInside, DefinitionRow, EdgeRow, IncomingCall, Target, TargetMatch,
+    UnresolvedCall,
+};
+use crate::error::Result;
+
+/// The definitions `symbol` names, in or under `rel` when given; a full
+/// qualified-name match first.
+pub(crate) fn targets(
+    conn: &Connection,
+    how: TargetMatch,
+    symbol: &str,
+    rel: Option<&str>,
+) -> Result<Vec<Target>> {
+    let condition = match how {
+        // `symbols_name` is case-insensitive: the NOCASE term lets SQLite use it.
+        TargetMatch::NameOrQualified => {
+            "(s.name = ?1 COLLATE NOCASE AND s.name = ?1) OR s.qualified_name = ?1"
+        }
+        TargetMatch::QualifiedSuffix => {
+            "s.qualified_name LIKE '%.' || ?1 OR s.qualified_name LIKE '%::' || ?1"
+        }
+    };
+    let mut sql = format!(
+        "SELECT s.id, f.path, s.kind, s.name, s.qualified_name, s.start_line, s.end_line
+         FROM symbols s JOIN files f ON f.id = s.file_id WHERE ({condition})"
+    );
+    if rel.is_some() {
+        sql += " AND (f.path = ?2 OR f.path LIKE ?2 || '/%')";
+    }
+    sql += " ORDER BY (s.qualified_name = ?1) DESC, f.path, s.start_line";
+    let mut stmt = conn.prepare(&sql)?;
+    let map = |r: &rusqlite::Row| {
+        Ok(Target {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            kind: r.get(2)?,
+            name: r.get(3)?,
+            qualified_name: r.get(4)?,
+            start_line: r.get(5)?,
+            end_line: r.get(6)?,
+        })
+    };
+    let rows = match rel {
+        Some(rel) => stmt
+            .query_map(params![symbol, rel], map)?
+            .collect::<rusqlite::Result<_>>()?,
+        None => stmt
+            .query_map(params![symbol], map)?
+            .collect::<rusqlite::Result<_>>()?,
+    };
+    Ok(rows)
+}
+
+/// Definition names starting with `prefix` or containing `part` (at most 2,000), for suggestions.
+pub(crate) fn names_like(conn: &Connection, prefix: &str, part: &str) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT name FROM symbols WHERE name LIKE ?1 || '%' OR name LIKE '%' || ?2 || '%' LIMIT 2000",
+    )?;
+    let rows = stmt.query_map(params![prefix, part], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The calls made inside a definition (nested definitions included).
+pub(crate) fn calls_inside(conn: &Connection, symbol_id: i64) -> Result<Vec<CallInside>> {
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE inside(id) AS (
+             SELECT ?1 UNION SELECT s.id FROM symbols s JOIN inside ON s.parent_id = inside.id)
+         SELECT c.id, f.path, c.line, c.callee,
+                group_concat(t.qualified_name || ' (' || g.confidence || ')', ', ')
+         FROM calls c JOIN files f ON f.id = c.file_id
+         LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
+         WHERE c.enclosing_id IN (SELECT id FROM inside)
+         GROUP BY c.id ORDER BY c.line, c.callee",
+    )?;
+    let rows = stmt.query_map([symbol_id], |r| {
+        Ok(CallInside {
+            path: r.get(1)?,
+            line: r.get(2)?,
+            callee: r.get(3)?,
+            resolved: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The calls into `callees`, by site: path, line, then call.
+pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<IncomingCall>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.callee_id, g.file_id, g.line, g.call_id, g.confidence, g.caller_id
+         FROM edges g JOIN files f ON f.id = g.file_id
+         WHERE g.callee_id IN (SELECT value FROM json_each(?1))
+         ORDER BY f.path, g.line, g.call_id",
+    )?;
+    let ids = serde_json::to_string(callees).unwrap_or_else(|_| "[]".into());
+    let rows = stmt.query_map([ids], |r| {
+        Ok(IncomingCall {
+            callee: r.get(0)?,
+            file: r.get(1)?,
+            line: r.get(2)?,
+            call: r.get(3)?,
+            confidence: r.get(4)?,
+            enclosing: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A call's callee as written (`self.store.get`).
+pub(crate) fn call_text(conn: &Connection, call: i64) -> Result<String> {
+    Ok(conn
+        .prepare_cached("SELECT callee FROM calls WHERE id = ?1")?
+        .query_row([call], |r| r.get(0))?)
+}
+
+/// `(path, module)` of a file.
+pub(crate) fn file_path_and_module(conn: &Connection, file_id: i64) -> Result<(String, String)> {
+    Ok(conn
+        .prepare_cached("SELECT path, module FROM files WHERE id = ?1")?
+        .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
+pub(crate) fn definition(conn: &Connection, id: i64) -> Result<DefinitionRow> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name
+         FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1",
+    )?;
+    Ok(stmt.query_row([id], |r| {
+        Ok(DefinitionRow {
+            path: r.get(0)?,
+            start: r.get(1)?,
+            end: r.get(2)?,
+            kind: r.get(3)?,
+            name: r.get(4)?,
+            qualified: r.get(5)?,
+        })
+    })?)
+}
+
+/// Every resolved edge from calls in files in or under `rel` (all when empty).
+pub(crate) fn edges_under(conn: &Connection, rel: &str) -> Result<Vec<EdgeRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT coalesce(e.qualified_name, f.module), t.qualified_name, f.path, c.line, g.confidence,
+                t.kind, tf.path, t.start_line, e.kind, e.start_line
+         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
+         JOIN symbols t ON t.id = g.callee_id JOIN files tf ON tf.id = t.file_id
+         LEFT JOIN symbols e ON e.id = c.enclosing_id
+         WHERE ?1 = '' OR f.path = ?1 OR f.path LIKE ?1 || '/%'
+         ORDER BY f.path, c.line, t.qualified_name",
+    )?;
+    let rows = stmt.query_map([rel], |r| {
+        Ok(EdgeRow {
+            caller: r.get(0)?,
+            callee: r.get(1)?,
+            path: r.get(2)?,
+            line: r.get(3)?,
+            confidence: r.get(4)?,
+            callee_kind: r.get(5)?,
+            callee_path: r.get(6)?,
+            callee_start: r.get(7)?,
+            caller_kind: r.get(8)?,
+            caller_start: r.get(9)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// `(qualified name, kind, start, end)` of a definition.
+pub(crate) fn definition_summary(conn: &Connection, id: i64) -> Result<(String, String, u32, u32)> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT qualified_name, kind, start_line, end_line FROM symbols WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?)
+}
+
+/// The call sites named `name` that no edge resolves (only those written
+/// with a receiver, `x.name(...)`, when `with_receiver`): at most `limit`, in
+/// file order, and how many there are in all.
+pub(crate) fn unresolved_calls_named(
+    conn: &Connection,
+    name: &str,
+    with_receiver: bool,
+    limit: usize,
+) -> Result<(Vec<UnresolvedCall>, usize)> {
+    let receiver = if with_receiver {
+        " AND c.callee != c.callee_name"
+    } else {
+        ""
+    };
+    let condition = format!(
+        "c.callee_name = ?1 AND NOT EXISTS (SELECT 1 FROM edges g WHERE g.call_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM externals x WHERE x.call_id = c.id){receiver}"
+    );
+    let total: i64 = conn.query_row(
+        &format!("SELECT count(*) FROM calls c WHERE {condition}"),
+        [name],
+        |r| r.get(0),
+    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT f.path, c.line, c.callee, coalesce(e.qualified_name, f.module, f.path)
+         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id
+         WHERE {condition} ORDER BY f.path, c.line LIMIT {limit}"
+    ))?;
+    let rows = stmt.query_map([name], |r| {
+        Ok(UnresolvedCall {
+            path: r.get(0)?,
+            line: r.get(1)?,
+            callee: r.get(2)?,
+            caller: r.get(3)?,
+        })
+    })?;
+    Ok((rows.collect::<rusqlite::Result<_>>()?, total as usize))
+}
+
+/// The class a constructor belongs to, when the class is named `class_name`
+/// (`Foo()` reaches `Foo.__init__`; the name `Foo` names the class).
+pub(crate) fn class_of_constructor(conn: &Connection, id: i64, class_name: &str) -> Option<i64> {
+    conn.prepare_cached(&format!(
+        "SELECT p.id FROM symbols s JOIN symbols p ON p.id = s.parent_id
+         WHERE s.id = ?1 AND p.name = ?2 AND p.kind IN {}",
+        class_like_kinds()
+    ))
+    .ok()?
+    .query_row(rusqlite::params![id, class_name], |r| r.get(0))
+    .ok()
+}
+
+/// The declarations (`declaration = 1`) of the definition `id`: the same
+/// qualified name and kind elsewhere (a header's prototype).
+pub(crate) fn declarations_of(conn: &Connection, id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT d.id FROM symbols s JOIN symbols d
+           ON d.qualified_name = s.qualified_name AND d.kind = s.kind AND d.declaration = 1
+         WHERE s.id = ?1 AND s.declaration = 0 ORDER BY d.id",
+    )?;
+    let ids = stmt
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}

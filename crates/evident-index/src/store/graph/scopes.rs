@@ -1,0 +1,201 @@
+//! Reads for `def`: what a line calls, which definitions a scope sees,
+//! what an import binds.
+
+use rusqlite::{params, Connection};
+
+use super::rows::{CallOnLine, InScope};
+use crate::error::Result;
+
+/// The calls on `line` of a file, shortest callee text first (one row per edge).
+pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Result<Vec<CallOnLine>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.callee, c.callee_name, t.id, g.confidence FROM calls c
+         LEFT JOIN edges g ON g.call_id = c.id LEFT JOIN symbols t ON t.id = g.callee_id
+         WHERE c.file_id = ?1 AND c.line = ?2 ORDER BY length(c.callee)",
+    )?;
+    let rows = stmt.query_map(params![file_id, line], |r| {
+        Ok(CallOnLine {
+            callee: r.get(0)?,
+            callee_name: r.get(1)?,
+            target: r.get(2)?,
+            confidence: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The definitions named `name` in a file that are at module level or
+/// children of a definition enclosing `line`, innermost scope first.
+pub(crate) fn definitions_in_scope(
+    conn: &Connection,
+    file_id: i64,
+    name: &str,
+    line: u32,
+) -> Result<Vec<InScope>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line, s.end_line, s.signature
+         FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+         WHERE s.file_id = ?1 AND s.name = ?2
+           AND (s.parent_id IS NULL OR (p.start_line <= ?3 AND p.end_line >= ?3))
+         ORDER BY 2 DESC, s.start_line",
+    )?;
+    let rows = stmt.query_map(params![file_id, name, line], |r| {
+        Ok(InScope {
+            id: r.get(0)?,
+            scope_start: r.get(1)?,
+            parent_kind: r.get(2)?,
+            start_line: r.get(3)?,
+            end_line: r.get(4)?,
+            signature: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The language a file was indexed as.
+pub(crate) fn file_language(conn: &Connection, file_id: i64) -> Result<String> {
+    Ok(conn
+        .prepare_cached("SELECT lang FROM files WHERE id = ?1")?
+        .query_row([file_id], |r| r.get(0))?)
+}
+
+/// Top-level definitions a file imports under the local name `binding`,
+/// through re-exports (`from .impl import f` in a package's `__init__.py`,
+/// `export * from`) up to a few files deep.
+pub(crate) fn definitions_imported_as(
+    conn: &Connection,
+    file_id: i64,
+    binding: &str,
+) -> Result<Vec<i64>> {
+    let mut frontier: Vec<(String, String)> = conn
+        .prepare_cached(
+            "SELECT i.target, i.name FROM imports i
+             WHERE i.file_id = ?1 AND i.binding = ?2 AND i.target IS NOT NULL AND i.name IS NOT NULL",
+        )?
+        .query_map(params![file_id, binding], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut top = conn.prepare_cached(
+        "SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE f.path = ?1 AND s.parent_id IS NULL AND s.name = ?2",
+    )?;
+    let mut onward = conn.prepare_cached(
+        "SELECT i.target, coalesce(nullif(i.name, '*'), ?2) FROM imports i JOIN files f ON f.id = i.file_id
+         WHERE f.path = ?1 AND i.target IS NOT NULL AND i.target != ?1
+           AND (i.binding = ?2 OR i.name = '*')",
+    )?;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..4 {
+        let mut found: Vec<i64> = Vec::new();
+        let mut next = Vec::new();
+        for (target, name) in frontier {
+            if !seen.insert((target.clone(), name.clone())) {
+                continue;
+            }
+            let ids: Vec<i64> = top
+                .query_map(params![target, name], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            if ids.is_empty() {
+                let more: Vec<(String, String)> = onward
+                    .query_map(params![target, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                next.extend(more);
+            }
+            found.extend(ids);
+        }
+        if !found.is_empty() || next.is_empty() {
+            return Ok(found);
+        }
+        frontier = next;
+    }
+    Ok(Vec::new())
+}
+
+/// The module a file imports under the local name `binding` (`import a.b as
+/// m`, `from pkg import mod`): `(path, module, line count)`.
+pub(crate) fn module_imported_as(
+    conn: &Connection,
+    file_id: i64,
+    binding: &str,
+) -> Option<(String, String, u32)> {
+    let (path, module, lines, name): (String, String, u32, Option<String>) = conn
+        .query_row(
+            "SELECT tf.path, tf.module, tf.line_count, i.name FROM imports i JOIN files tf ON tf.path = i.target
+             WHERE i.file_id = ?1 AND i.binding = ?2 LIMIT 1",
+            params![file_id, binding],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .ok()?;
+    // `from pkg import name` names a module only when the target is that module's file.
+    let names_module = name.is_none_or(|name| {
+        let last = module.rsplit(['.', ':', '/']).next().unwrap_or(&module);
+        last == name
+    });
+    names_module.then_some((path, module, lines))
+}
+
+/// The innermost definition (not a variable) whose body holds `line`: a
+/// definition's own first line (`class Meta(self.form_class.Meta):`, its
+/// decorators, defaults) belongs to the scope around it, unless it is all
+/// on that line.
+pub(crate) fn scope_at(conn: &Connection, file_id: i64, line: u32) -> Result<Option<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM symbols WHERE file_id = ?1 AND start_line <= ?2 AND end_line >= ?2
+           AND (start_line < ?2 OR end_line = start_line)
+           AND kind NOT IN ('variable', 'constant')
+         ORDER BY start_line DESC, end_line ASC LIMIT 1",
+    )?;
+    let mut rows = stmt.query(params![file_id, line])?;
+    Ok(match rows.next()? {
+        Some(r) => Some(r.get(0)?),
+        None => None,
+    })
+}
+
+/// Where an attribute binding was made: `(path, line)` of the assignment
+/// in `scope` whose name ends in `attribute` and whose value is `stored`.
+pub(crate) fn binding_site(
+    conn: &Connection,
+    file_id: i64,
+    scope: Option<i64>,
+    attribute: &str,
+    stored: &str,
+) -> Result<Option<(String, u32)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, a.line, a.name FROM assignments a JOIN files f ON f.id = a.file_id
+         WHERE a.file_id = ?1 AND a.enclosing_id IS ?2 AND a.value = ?3 ORDER BY a.line",
+    )?;
+    let mut rows = stmt.query(params![file_id, scope, stored])?;
+    while let Some(r) = rows.next()? {
+        let name: String = r.get(2)?;
+        if name == attribute || name.rsplit('.').next() == Some(attribute) {
+            return Ok(Some((r.get(0)?, r.get(1)?)));
+        }
+    }
+    Ok(None)
+}
+
+/// The module paths of the imports written across `line` of a file.
+pub(crate) fn import_modules_on_line(
+    conn: &Connection,
+    file_id: i64,
+    line: u32,
+) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT module FROM imports WHERE file_id = ?1 AND start_line <= ?2 AND end_line >= ?2",
+    )?;
+    let rows = stmt.query_map(params![file_id, line], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A file's line count and module path, by path.
+pub(crate) fn file_lines_and_module(
+    conn: &Connection,
+    path: &str,
+) -> Result<Option<(u32, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT line_count, module FROM files WHERE path = ?1")?;
+    let mut rows = stmt.query(params![path])?;
+    Ok(match rows.next()? {
+        Some(r) => Some((r.get(0)?, r.get(1)?)),
+        None => None,
+    })
+}
