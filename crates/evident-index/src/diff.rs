@@ -8,14 +8,13 @@
 //! the index.
 
 use std::collections::{BTreeSet, HashSet};
-use std::path::Path;
-use std::process::Command;
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::lang;
 use crate::lang::extract::{self, FileFacts};
 use crate::query::Index;
+use crate::walk::git::git;
 
 /// git's empty tree: the base of a repository with no commits.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -137,25 +136,6 @@ impl Hunk {
     fn new_lines(&self) -> std::ops::Range<u32> {
         self.new_start..self.new_start + self.new_count
     }
-}
-
-/// Runs git in `root` without taking optional locks (evident never writes to a repository).
-pub(crate) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .output()
-        .map_err(|e| Error::Refused(format!("cannot run git: {e}")))?;
-    if !out.status.success() {
-        let message = String::from_utf8_lossy(&out.stderr);
-        return Err(Error::InvalidArgument(format!(
-            "git {}: {}",
-            args.first().unwrap_or(&""),
-            message.trim()
-        )));
-    }
-    Ok(out.stdout)
 }
 
 fn validate_rev(rev: &str) -> Result<()> {

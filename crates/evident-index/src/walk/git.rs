@@ -11,8 +11,28 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use crate::diff::git;
+use crate::error::{Error, Result};
+
+/// Runs git in `root` without taking optional locks (evident never writes to a repository).
+pub(crate) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .map_err(|e| Error::Refused(format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr);
+        return Err(Error::InvalidArgument(format!(
+            "git {}: {}",
+            args.first().unwrap_or(&""),
+            message.trim()
+        )));
+    }
+    Ok(out.stdout)
+}
 
 /// Path (relative to the indexed root, `/`-separated) → blob id, for the
 /// tracked files whose working copy git holds unchanged.

@@ -1,9 +1,12 @@
 //! Walking a repository: which files are candidates for the index, and which
 //! are skipped and why.
 
+mod format;
 pub mod freshness;
 pub mod git;
 pub mod sandbox;
+
+pub use format::Format;
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -11,32 +14,6 @@ use std::time::UNIX_EPOCH;
 use ignore::WalkBuilder;
 
 use crate::config::Config;
-use crate::lang::docs::{self, DocFormat};
-use crate::lang::{self, LanguageSpec};
-
-/// What kind of file a candidate is: code in a language, or a document.
-#[derive(Debug, Clone, Copy)]
-pub enum Format {
-    Code(&'static LanguageSpec),
-    Doc(&'static DocFormat),
-}
-
-impl Format {
-    pub fn for_path(rel: &str) -> Option<Format> {
-        match lang::for_path(rel) {
-            Some(spec) => Some(Format::Code(spec)),
-            None => docs::for_path(rel).map(Format::Doc),
-        }
-    }
-
-    /// The name stored in `files.lang`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Format::Code(spec) => spec.name,
-            Format::Doc(format) => format.name,
-        }
-    }
-}
 
 /// A file that will be indexed if its content can be read.
 #[derive(Debug, Clone)]

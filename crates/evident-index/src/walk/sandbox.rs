@@ -189,8 +189,8 @@ pub fn resolve_with_docs(
         other => other,
     })?;
     if !matches!(
-        crate::walk::Format::for_path(&inner.rel),
-        Some(crate::walk::Format::Doc(_))
+        super::format::Format::for_path(&inner.rel),
+        Some(super::format::Format::Doc(_))
     ) {
         return Err(Error::Refused(format!(
             "{requested}: only documents are read from {}",
