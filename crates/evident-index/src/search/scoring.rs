@@ -2,10 +2,12 @@
 //! the full-text and vector lists, what each file role counts, and the
 //! credit the query's spans give what they name. [`super`] ranks with these.
 
+use super::candidates::{Candidate, Group};
+use super::request::SearchGroup;
+use super::signals::Signals;
+use super::{mentions, spans};
 use crate::evidence::Kind;
 use crate::lang::roles::{self, FileRole};
-use crate::search::signals::Signals;
-use crate::search::{mentions, spans, Candidate, Group, SearchGroup};
 use crate::store::chunks::ChunkRow;
 
 /// How hybrid search fuses its two lists. By normalised scores (the

@@ -9,8 +9,8 @@
 //! links among the results of one query count: borrowing reorders what the
 //! words found, it does not bring in code that shares no word with the query.
 
+use super::grouping::SearchGroup;
 use crate::error::{Error, Result};
-use crate::search::SearchGroup;
 
 /// The weights. A borrowing weight `w` adds `w ×` a linked result's score;
 /// `tests`, `docs` and `aside` take that share off the score of a test,

@@ -1,0 +1,29 @@
+//! A search's candidates (chunks with their rank in each list) and the
+//! groups they are ranked in.
+
+use crate::store::chunks::ChunkRow;
+
+/// One result: a chunk, a file or a definition, standing for its best chunk.
+pub(super) struct Group {
+    /// The exact-name signal (0 exact, 1 other spelling, 2 none): it ranks first.
+    pub(super) signal: u8,
+    /// The best chunk's fused (hybrid) score.
+    pub(super) fused: f64,
+    /// The sum of its chunks' scores, plus what it borrowed.
+    pub(super) score: f64,
+    pub(super) chunks: usize,
+    /// The definitions its chunks belong to.
+    pub(super) symbols: Vec<i64>,
+    /// What each structural signal added.
+    pub(super) borrowed: Vec<(&'static str, f64)>,
+    /// What the query's spans that name it added, said for `--explain`.
+    pub(super) named: Option<String>,
+    pub(super) best: Candidate,
+}
+
+/// A chunk in the running, with its rank and score in each list.
+pub(super) struct Candidate {
+    pub(super) row: ChunkRow,
+    pub(super) bm25: Option<(usize, f64)>,
+    pub(super) vector: Option<(usize, f32)>,
+}

@@ -1,0 +1,211 @@
+//! From a query's text to its search terms: code-aware words, weighted by
+//! how they are written, and the FTS5 expression that never carries syntax.
+
+use super::chunk::{identifiers, split_identifier};
+
+/// A long query's distinct terms, in order of appearance, are kept up to
+/// this many (a subject line comes first).
+pub(super) const MAX_QUERY_TERMS: usize = 64;
+
+/// Words too common to help a ranking (English, one per line: data, not code).
+pub(super) fn is_stopword(word: &str) -> bool {
+    const STOPWORDS: &str = include_str!("stopwords.txt");
+    STOPWORDS.lines().any(|w| w == word)
+}
+
+/// The most a query term weighs: a code-looking word said three times
+/// should not drown the rest of the query.
+pub(super) const MAX_TERM_WEIGHT: u32 = 3;
+
+/// The FTS5 terms of a query: each word lowercased, compound identifiers also
+/// as their parts and their joined form (as [`crate::search::chunk::code_terms`] indexes them).
+pub fn query_terms(text: &str) -> Vec<String> {
+    weighted_terms(text).into_iter().map(|(t, _)| t).collect()
+}
+
+/// [`query_terms`] with a weight each. People write a query in prose and
+/// put the names they know in it: a word written as code (backticked, or an
+/// identifier with `_`, inner capitals or dots, or a path) weighs one more,
+/// and so does a word the query says again. FTS5's BM25 has no per-term
+/// weights, so [`match_expression`] repeats a term as often as it weighs.
+pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
+    let mut terms: Vec<(String, u32)> = Vec::new();
+    let mut add = |t: String, weight: u32| {
+        if t.is_empty() {
+            return;
+        }
+        if let Some(known) = terms.iter_mut().find(|(known, _)| *known == t) {
+            known.1 = (known.1 + 1).min(MAX_TERM_WEIGHT);
+        } else if terms.len() < MAX_QUERY_TERMS {
+            terms.push((t, weight));
+        }
+    };
+    let prose = text.lines().filter(|line| !is_trailer(line));
+    for span in prose.flat_map(str::split_whitespace) {
+        if span.contains("://") || span.contains('@') {
+            continue; // a link or an address names no code
+        }
+        let code = looks_like_code(span);
+        // A path's file and its directory name code; the directories above
+        // (`/home/u/venv/lib/python3.12/site-packages/`) name a machine.
+        let span = match span.rmatch_indices('/').nth(1) {
+            Some((cut, _)) => &span[cut + 1..],
+            None => span,
+        };
+        for word in identifiers(span) {
+            let parts = split_identifier(word);
+            match parts.len() {
+                0 => {}
+                1 => {
+                    if code || !is_stopword(&parts[0]) {
+                        add(parts[0].clone(), 1 + u32::from(code));
+                    }
+                }
+                _ => {
+                    add(parts.concat(), 2);
+                    for part in parts {
+                        add(part, 1);
+                    }
+                }
+            }
+        }
+    }
+    terms
+}
+
+/// A git trailer (`Co-authored-by: …`, `Signed-off-by: …`): people, not code.
+pub(super) fn is_trailer(line: &str) -> bool {
+    line.split_once(": ")
+        .is_some_and(|(key, _)| key.ends_with("-by") && !key.contains(char::is_whitespace))
+}
+
+/// A whitespace-free piece of prose that is code: `` `x` ``, `a_b`, `aB`,
+/// `a.b`, `dir/file.ext`, `f()`, `a::b`.
+pub(super) fn looks_like_code(span: &str) -> bool {
+    let span = span.trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']'
+        )
+    });
+    let span = span.strip_suffix('.').unwrap_or(span);
+    let inner_capital = span
+        .chars()
+        .zip(span.chars().skip(1))
+        .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    // Two or more names joined, one of them a word (not `e.g.`).
+    let joined = |sep: &str| {
+        let parts: Vec<&str> = span.split(sep).collect();
+        parts.len() > 1
+            && parts.iter().all(|p| !p.is_empty())
+            && parts
+                .iter()
+                .any(|p| p.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+    };
+    span.contains('`')
+        || span.contains('_')
+        || inner_capital
+        || span.ends_with("()")
+        || joined(".")
+        || (joined("/")
+            && span
+                .rsplit('/')
+                .next()
+                .is_some_and(|file| file.contains('.')))
+        || joined("::")
+}
+
+/// A MATCH expression that is always valid FTS5: quoted terms joined by OR,
+/// each repeated as often as it weighs (BM25 adds a phrase's score once per
+/// time the expression names it).
+pub(super) fn match_expression(terms: &[(String, u32)]) -> String {
+    terms
+        .iter()
+        .flat_map(|(t, weight)| {
+            let quoted = format!("\"{}\"", t.replace('"', ""));
+            std::iter::repeat_n(quoted, *weight as usize)
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_become_quoted_terms_only() {
+        assert_eq!(
+            query_terms("getCollectionName"),
+            ["getcollectionname", "get", "collection", "name"]
+        );
+        assert_eq!(
+            query_terms("where is the collection name"),
+            ["collection", "name"]
+        );
+        assert_eq!(
+            query_terms("\" * NEAR( AND"),
+            ["near"],
+            "FTS5 syntax is just words"
+        );
+        assert!(query_terms("?? !! ...").is_empty());
+        assert_eq!(
+            match_expression(&weighted_terms("NEAR(a, b) OR c*")),
+            "\"near\" OR \"b\" OR \"c\""
+        );
+    }
+
+    #[test]
+    fn words_written_as_code_or_said_again_weigh_more() {
+        assert_eq!(
+            weighted_terms("Fix `echo` when get_text is called twice; text"),
+            [
+                ("fix".to_string(), 1),
+                ("echo".to_string(), 2),
+                ("when".to_string(), 1),
+                ("gettext".to_string(), 2),
+                ("get".to_string(), 1),
+                ("text".to_string(), 2),
+                ("called".to_string(), 1),
+                ("twice".to_string(), 1),
+            ]
+        );
+        for code in [
+            "click.echo",
+            "src/core.py",
+            "Context.invoke()",
+            "isTTY",
+            "std::fs",
+            "`x`.",
+        ] {
+            assert!(looks_like_code(code), "{code}");
+        }
+        for prose in [
+            "echo",
+            "end.",
+            "(see",
+            "U.S",
+            "e.g.",
+            "and/or",
+            "quoted/escaped",
+        ] {
+            assert!(!looks_like_code(prose), "{prose}");
+        }
+        assert_eq!(
+            query_terms(
+                "Fix it, see https://github.com/o/r/pull/1\n\nCo-authored-by: A B <a@b.org>"
+            ),
+            ["fix", "see"],
+            "links, addresses and trailers name no code"
+        );
+        assert_eq!(
+            query_terms("File \"/home/u/venv/lib/site-packages/click/core.py\", line 9"),
+            ["file", "click", "core", "py", "line", "9"],
+            "a path's file and its directory, not the machine's directories"
+        );
+        assert_eq!(
+            match_expression(&weighted_terms("the `parser` parser")),
+            "\"parser\" OR \"parser\" OR \"parser\""
+        );
+    }
+}
