@@ -2,14 +2,23 @@
 //! asks (entities, intent, the planned lookups) and composing the answer
 //! from the model's prose and the index's facts.
 
-use evident_index::Index;
-use evident_llm::Usage;
+use std::time::Instant;
 
-use super::*;
+use evident_index::Index;
+use evident_llm::{run_turn, ChatRequest, Message, Protocol, ToolCall, Usage};
+use serde_json::Value;
+
+use super::events::AgentEvent;
+use super::prompt::{has_words, LAST_CALL_INSTRUCTIONS};
+use super::state::*;
+use super::tool_step::{call_key, call_text};
+use crate::budget;
 use crate::facts;
 use crate::intent::{self, Intent};
 use crate::link::Entity;
 use crate::prefetch::{self, Plan};
+use crate::render::{evidence_digest, render_for_model};
+use crate::tools::Approval;
 
 impl Session<'_> {
     /// Links the question, decides its intent (asking the model only when

@@ -1,6 +1,6 @@
 //! Approval: a person's say over a batch of calls to tools that ask first.
 
-use super::*;
+use serde_json::Value;
 
 /// A person's answer to an approval request for one batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

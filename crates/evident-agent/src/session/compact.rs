@@ -1,7 +1,13 @@
 //! Compaction: when the conversation outgrows the context, older
 //! exploration becomes a summary, and cited evidence stays verbatim.
 
-use super::*;
+use evident_index::Evidence;
+use evident_llm::{run_turn, ChatRequest, Message, Protocol, Role};
+
+use super::events::AgentEvent;
+use super::state::*;
+use crate::budget;
+use crate::grounding::{self};
 
 pub(super) fn estimate_tokens(messages: &[Message]) -> usize {
     // About 3.5 bytes per token for code and English; erring high is safe.

@@ -1,7 +1,12 @@
 //! What a session reports as it goes: the one stream the terminal trace,
 //! `--json` JSONL, MCP progress and the web page's live steps are sinks of.
 
-use super::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::state::*;
+use crate::grounding::Citation;
+use crate::intent::{DecidedBy, Intent};
 
 /// The one stream of what happens; the terminal trace and `--json` JSONL are two sinks of it.
 #[derive(Debug, Clone, Serialize)]

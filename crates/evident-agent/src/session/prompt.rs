@@ -1,7 +1,10 @@
 //! What the model is shown: the system prompts and the tools offered, kept
 //! byte-identical across questions of one shape so a server's prompt cache holds.
 
-use super::*;
+use evident_llm::ToolSchema;
+
+use super::state::*;
+use crate::tools::ToolContext;
 
 impl Session<'_> {
     /// The tools offered now: every tool with every option, or the core ones

@@ -2,9 +2,34 @@
 //! answered without running, approved once, run in parallel, and answered
 //! in call order, one result per call.
 
-use super::*;
+use std::time::Instant;
 
-impl Session<'_> {
+use evident_llm::{Message, Reply, ToolCall};
+use serde_json::{Map, Value};
+
+use super::approval::{Approver, Decision};
+use super::events::AgentEvent;
+use super::state::*;
+use crate::budget;
+use crate::registry::{Registry, Validated};
+use crate::render::render_for_model;
+use crate::tools::{Approval, ToolError, ToolOutput};
+
+/// One batch of proposed calls on its way through the step.
+struct Batch<'r, 'g> {
+    round: u32,
+    reply: &'r Reply,
+    /// Per call, its answer once known (rejected, repeated, run).
+    results: Vec<Option<String>>,
+    /// Per call that will run: its normalised key and how it is written.
+    pending: Vec<Option<(String, String)>>,
+    /// The calls that will run, by index, validated.
+    runnable: Vec<(usize, Validated<'g>)>,
+}
+
+type Timed = (Result<ToolOutput, ToolError>, f64);
+
+impl<'g> Session<'g> {
     pub(super) fn tool_step(
         &mut self,
         round: u32,
@@ -20,90 +45,146 @@ impl Session<'_> {
                 error.message, error.raw
             )));
         }
-        let root = self.context.root.clone();
+        let mut batch = Batch {
+            round,
+            reply,
+            results: vec![None; reply.tool_calls.len()],
+            pending: vec![None; reply.tool_calls.len()],
+            runnable: Vec::new(),
+        };
         // Validate the whole batch first; calls made before are answered, not run again.
-        let mut results: Vec<Option<String>> = vec![None; reply.tool_calls.len()];
-        let mut runnable = Vec::new();
-        // Per call that will run: its normalised key and how it is written.
-        let mut pending: Vec<Option<(String, String)>> = vec![None; reply.tool_calls.len()];
         for (i, call) in reply.tool_calls.iter().enumerate() {
-            sink(&AgentEvent::ToolProposed {
-                round,
-                index: i,
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            if call.name == MORE_TOOLS && i < self.limits.calls_per_round {
-                results[i] = Some(self.more_tools());
-                continue;
-            }
-            let checked = if i >= self.limits.calls_per_round {
-                Err(format!(
-                    "skipped: at most {} tool calls per round; ask again for the rest",
-                    self.limits.calls_per_round
-                ))
-            } else {
-                self.registry
-                    .validate(call, &root, &self.config)
-                    .map_err(|rejection| rejection.to_string())
-            };
-            match checked {
-                Ok(valid) => {
-                    let key = call_key(&call.name, &valid.arguments);
-                    let earlier =
-                        self.done_calls
-                            .iter()
-                            .find(|(k, _, _)| *k == key)
-                            .map(|(_, r, summary)| (*r, summary.clone()))
-                            .or_else(|| {
-                                pending.iter().flatten().any(|(k, _)| *k == key).then(|| {
-                                    (round, "(the same call, earlier in this step)".into())
-                                })
-                            });
-                    if let Some((first_round, summary)) = earlier {
-                        self.stats.repeats += 1;
-                        self.repeats_in_a_row += 1;
-                        sink(&AgentEvent::ToolRepeated {
-                            round,
-                            index: i,
-                            name: call.name.clone(),
-                            first_round,
-                        });
-                        let when = if first_round == 0 {
-                            "before your first step".to_string()
-                        } else {
-                            format!("at step {first_round}")
-                        };
-                        results[i] = Some(format!(
-                            "repeated call: {} was already run {when} and found: {summary}. \
-                             Its results are above. Do not call it again: answer the question from them, \
-                             citing path:line, or call a different tool.",
-                            call_text(&call.name, &valid.arguments)
-                        ));
-                    } else {
-                        self.repeats_in_a_row = 0;
-                        pending[i] = Some((key, call_text(&call.name, &valid.arguments)));
-                        runnable.push((i, valid));
-                    }
-                }
-                Err(error) => {
-                    self.repeats_in_a_row = 0;
-                    sink(&AgentEvent::ToolRejected {
-                        round,
-                        index: i,
-                        name: call.name.clone(),
-                        error: error.clone(),
-                    });
-                    results[i] = Some(format!("error: {error}"));
-                }
-            }
+            self.check_call(&mut batch, i, call, sink);
         }
-        // One approval for the batch, for the tools that need it.
-        let asking: Vec<(String, Value)> = runnable
+        if !self.approve_batch(&mut batch, approver, sink) {
+            return ToolStepEnd::Denied;
+        }
+        if self.cancel.is_cancelled() {
+            return ToolStepEnd::Cancelled;
+        }
+        for (i, v) in &batch.runnable {
+            sink(&AgentEvent::ToolStarted {
+                round,
+                index: *i,
+                name: v.tool.name().into(),
+            });
+        }
+        for (i, output) in self.run_batch(&batch.runnable) {
+            let text = self.record_output(&mut batch, i, output, sink);
+            batch.results[i] = Some(text);
+        }
+        for (call, result) in reply.tool_calls.iter().zip(batch.results) {
+            let result = result.unwrap_or_else(|| "error: not run".into());
+            self.messages
+                .push(self.protocol.tool_result_message(call, &result));
+        }
+        if self.repeats_in_a_row >= MAX_REPEATS_IN_A_ROW {
+            return ToolStepEnd::Repeating;
+        }
+        ToolStepEnd::Done
+    }
+
+    /// One proposed call: `more_tools` answered at once, past the per-round
+    /// limit skipped, invalid rejected, a repeat answered with what it found
+    /// before, the rest queued to run.
+    fn check_call(
+        &mut self,
+        batch: &mut Batch<'_, 'g>,
+        i: usize,
+        call: &ToolCall,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) {
+        let round = batch.round;
+        sink(&AgentEvent::ToolProposed {
+            round,
+            index: i,
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        if call.name == MORE_TOOLS && i < self.limits.calls_per_round {
+            batch.results[i] = Some(self.more_tools());
+            return;
+        }
+        let checked = if i >= self.limits.calls_per_round {
+            Err(format!(
+                "skipped: at most {} tool calls per round; ask again for the rest",
+                self.limits.calls_per_round
+            ))
+        } else {
+            let registry: &'g Registry = self.registry;
+            registry
+                .validate(call, &self.context.root, &self.config)
+                .map_err(|rejection| rejection.to_string())
+        };
+        let valid = match checked {
+            Ok(valid) => valid,
+            Err(error) => {
+                self.repeats_in_a_row = 0;
+                sink(&AgentEvent::ToolRejected {
+                    round,
+                    index: i,
+                    name: call.name.clone(),
+                    error: error.clone(),
+                });
+                batch.results[i] = Some(format!("error: {error}"));
+                return;
+            }
+        };
+        let key = call_key(&call.name, &valid.arguments);
+        let written = call_text(&call.name, &valid.arguments);
+        let Some((first_round, summary)) = self.earlier_call(batch, &key) else {
+            self.repeats_in_a_row = 0;
+            batch.pending[i] = Some((key, written));
+            batch.runnable.push((i, valid));
+            return;
+        };
+        self.stats.repeats += 1;
+        self.repeats_in_a_row += 1;
+        sink(&AgentEvent::ToolRepeated {
+            round,
+            index: i,
+            name: call.name.clone(),
+            first_round,
+        });
+        let when = if first_round == 0 {
+            "before your first step".to_string()
+        } else {
+            format!("at step {first_round}")
+        };
+        batch.results[i] = Some(format!(
+            "repeated call: {written} was already run {when} and found: {summary}. \
+             Its results are above. Do not call it again: answer the question from them, \
+             citing path:line, or call a different tool."
+        ));
+    }
+
+    /// The round and summary of the same call made before, in an earlier
+    /// step or earlier in this one.
+    fn earlier_call(&self, batch: &Batch<'_, '_>, key: &str) -> Option<(u32, String)> {
+        self.done_calls
             .iter()
-            .filter(|(_, v)| {
-                v.approval == Approval::Ask && !self.always_allowed.contains(v.tool.name())
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, r, summary)| (*r, summary.clone()))
+            .or_else(|| {
+                let queued = batch.pending.iter().flatten().any(|(k, _)| *k == key);
+                queued.then(|| (batch.round, "(the same call, earlier in this step)".into()))
             })
+    }
+
+    /// One approval for the batch, for the tools that need it. `false`:
+    /// denied, every call is answered and the session ends.
+    fn approve_batch(
+        &mut self,
+        batch: &mut Batch<'_, '_>,
+        approver: &mut dyn Approver,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) -> bool {
+        let round = batch.round;
+        let needs_asking = |s: &Self, v: &Validated<'_>| {
+            v.approval == Approval::Ask && !s.always_allowed.contains(v.tool.name())
+        };
+        let asking: Vec<(String, Value)> = (batch.runnable.iter())
+            .filter(|(_, v)| needs_asking(self, v))
             .map(|(_, v)| {
                 (
                     v.tool.name().to_string(),
@@ -111,71 +192,56 @@ impl Session<'_> {
                 )
             })
             .collect();
-        if !asking.is_empty() {
-            sink(&AgentEvent::ApprovalRequested {
-                round,
-                tools: asking.iter().map(|(n, _)| n.clone()).collect(),
-            });
-            let decision = approver.approve(&asking);
-            let how = match decision {
-                Decision::Deny => {
-                    for (i, v) in &runnable {
-                        if v.approval == Approval::Ask
-                            && !self.always_allowed.contains(v.tool.name())
-                        {
-                            sink(&AgentEvent::ToolDenied {
-                                round,
-                                index: *i,
-                                name: v.tool.name().into(),
-                            });
-                        }
-                    }
-                    for (i, call) in reply.tool_calls.iter().enumerate() {
-                        if results[i].is_none() {
-                            results[i] = Some("error: denied by the user; the session ends".into());
-                        }
-                        self.messages.push(
-                            self.protocol.tool_result_message(
-                                call,
-                                results[i].as_deref().unwrap_or_default(),
-                            ),
-                        );
-                    }
-                    return ToolStepEnd::Denied;
-                }
-                Decision::AllowBatch => "batch",
-                Decision::AlwaysAllow => {
-                    for (name, _) in &asking {
-                        self.always_allowed.insert(name.clone());
-                    }
-                    "always"
-                }
-            };
-            for (i, v) in &runnable {
-                if v.approval == Approval::Ask {
-                    sink(&AgentEvent::ToolApproved {
+        if asking.is_empty() {
+            return true;
+        }
+        sink(&AgentEvent::ApprovalRequested {
+            round,
+            tools: asking.iter().map(|(n, _)| n.clone()).collect(),
+        });
+        let how = match approver.approve(&asking) {
+            Decision::Deny => {
+                for (i, v) in batch.runnable.iter().filter(|(_, v)| needs_asking(self, v)) {
+                    sink(&AgentEvent::ToolDenied {
                         round,
                         index: *i,
                         name: v.tool.name().into(),
-                        how: how.into(),
                     });
                 }
+                for (i, call) in batch.reply.tool_calls.iter().enumerate() {
+                    let result = batch.results[i].get_or_insert_with(|| {
+                        "error: denied by the user; the session ends".into()
+                    });
+                    self.messages
+                        .push(self.protocol.tool_result_message(call, result));
+                }
+                return false;
+            }
+            Decision::AllowBatch => "batch",
+            Decision::AlwaysAllow => {
+                self.always_allowed
+                    .extend(asking.iter().map(|(name, _)| name.clone()));
+                "always"
+            }
+        };
+        for (i, v) in &batch.runnable {
+            if v.approval == Approval::Ask {
+                sink(&AgentEvent::ToolApproved {
+                    round,
+                    index: *i,
+                    name: v.tool.name().into(),
+                    how: how.into(),
+                });
             }
         }
-        if self.cancel.is_cancelled() {
-            return ToolStepEnd::Cancelled;
-        }
-        for (i, v) in &runnable {
-            sink(&AgentEvent::ToolStarted {
-                round,
-                index: *i,
-                name: v.tool.name().into(),
-            });
-        }
-        // Read-only tools share nothing mutable: run the batch in parallel.
+        true
+    }
+
+    /// Runs the calls in parallel (read-only tools share nothing mutable),
+    /// each with how long it took, in milliseconds.
+    fn run_batch(&self, runnable: &[(usize, Validated<'_>)]) -> Vec<(usize, Timed)> {
         let context = self.context;
-        type Timed = (Result<ToolOutput, ToolError>, f64);
-        let outputs: Vec<(usize, Timed)> = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let handles: Vec<_> = runnable
                 .iter()
                 .map(|(i, v)| {
@@ -187,73 +253,65 @@ impl Session<'_> {
                     (*i, scope.spawn(run))
                 })
                 .collect();
+            let panicked = || (Err(ToolError::Panicked(String::new())), 0.0);
             handles
                 .into_iter()
-                .map(|(i, h)| {
-                    (
-                        i,
-                        h.join()
-                            .unwrap_or_else(|_| (Err(ToolError::Panicked(String::new())), 0.0)),
-                    )
-                })
+                .map(|(i, h)| (i, h.join().unwrap_or_else(|_| panicked())))
                 .collect()
-        });
+        })
+    }
+
+    /// What one call's output adds (its evidence, its finding, a loaded
+    /// skill) and the text the model is given, cut to the result budget.
+    fn record_output(
+        &mut self,
+        batch: &mut Batch<'_, '_>,
+        i: usize,
+        (output, ms): Timed,
+        sink: &mut dyn FnMut(&AgentEvent),
+    ) -> String {
+        let round = batch.round;
+        let name = batch.reply.tool_calls[i].name.clone();
+        let output = match output {
+            Ok(output) => output,
+            Err(error) => {
+                let text = format!("error: {error}");
+                sink(&AgentEvent::ToolFinished {
+                    round,
+                    index: i,
+                    name,
+                    summary: String::new(),
+                    results: 0,
+                    bytes: text.len(),
+                    cut: false,
+                    error: Some(error.to_string()),
+                    ms,
+                });
+                return text;
+            }
+        };
         let budget = budget::result_budget(self.limits.context_tokens);
-        for (i, (output, ms)) in outputs {
-            let name = reply.tool_calls[i].name.clone();
-            let (text, event) = match output {
-                Ok(output) => {
-                    let rendered = render_for_model(&output);
-                    let (text, cut) = budget::cut(&rendered, budget);
-                    if let Some((key, written)) = pending[i].take() {
-                        self.done_calls.push((key, round, output.summary.clone()));
-                        self.findings.push(format!("{written}: {}", output.summary));
-                    }
-                    if name == "activate_skill" {
-                        self.skills_loaded.push(text.clone());
-                    }
-                    let event = AgentEvent::ToolFinished {
-                        round,
-                        index: i,
-                        name,
-                        summary: output.summary.clone(),
-                        results: output.evidence.len(),
-                        bytes: text.len(),
-                        cut,
-                        error: None,
-                        ms,
-                    };
-                    self.gathered.extend(output.evidence);
-                    (text, event)
-                }
-                Err(error) => {
-                    let text = format!("error: {error}");
-                    let event = AgentEvent::ToolFinished {
-                        round,
-                        index: i,
-                        name,
-                        summary: String::new(),
-                        results: 0,
-                        bytes: text.len(),
-                        cut: false,
-                        error: Some(error.to_string()),
-                        ms,
-                    };
-                    (text, event)
-                }
-            };
-            sink(&event);
-            results[i] = Some(text);
+        let (text, cut) = budget::cut(&render_for_model(&output), budget);
+        if let Some((key, written)) = batch.pending[i].take() {
+            self.done_calls.push((key, round, output.summary.clone()));
+            self.findings.push(format!("{written}: {}", output.summary));
         }
-        for (call, result) in reply.tool_calls.iter().zip(results) {
-            let result = result.unwrap_or_else(|| "error: not run".into());
-            self.messages
-                .push(self.protocol.tool_result_message(call, &result));
+        if name == "activate_skill" {
+            self.skills_loaded.push(text.clone());
         }
-        if self.repeats_in_a_row >= MAX_REPEATS_IN_A_ROW {
-            return ToolStepEnd::Repeating;
-        }
-        ToolStepEnd::Done
+        sink(&AgentEvent::ToolFinished {
+            round,
+            index: i,
+            name,
+            summary: output.summary.clone(),
+            results: output.evidence.len(),
+            bytes: text.len(),
+            cut,
+            error: None,
+            ms,
+        });
+        self.gathered.extend(output.evidence);
+        text
     }
 
     /// `more_tools`: every tool with every option is offered from now on;
