@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::{EmbedError, Result};
+use crate::files::{EmbedError, Result};
 
 const FETCH_TEACHER: &str = include_str!("../fetch/fetch_teacher.py");
 

@@ -22,7 +22,8 @@ use candle_core::{DType, Device, Tensor};
 use serde::{Deserialize, Serialize};
 use tokenizers::Tokenizer;
 
-use crate::{bad, read, EmbedError, LocalEmbedder, Result};
+use crate::bert::LocalEmbedder;
+use crate::files::{bad, check_model_dir, model_name, read, EmbedError, Result};
 
 /// Dimensions of a distilled table (model2vec's default PCA size).
 pub const STATIC_DIMENSIONS: usize = 256;
@@ -111,7 +112,7 @@ pub struct StaticEmbedder {
 impl StaticEmbedder {
     /// Loads the table in `dir`, checking its files agree.
     pub fn load(dir: &Path) -> Result<Self> {
-        crate::check_model_dir(dir)?;
+        check_model_dir(dir)?;
         let config_path = dir.join("config.json");
         let config_text = read(&config_path)?;
         let config: StaticConfig = serde_json::from_slice(&config_text)
@@ -177,7 +178,7 @@ impl StaticEmbedder {
                 )))
             }
         };
-        let name = crate::model_name(dir, &config_text, &weights, 0);
+        let name = model_name(dir, &config_text, &weights, 0);
         Ok(StaticEmbedder {
             table,
             dimensions,
@@ -192,7 +193,7 @@ impl StaticEmbedder {
     pub fn name_of(dir: &Path) -> Result<String> {
         let config = read(&dir.join("config.json"))?;
         let weights = read(&dir.join("model.safetensors"))?;
-        Ok(crate::model_name(dir, &config, &weights, 0))
+        Ok(model_name(dir, &config, &weights, 0))
     }
 
     /// `local:` plus the directory's name and a hash of its files.

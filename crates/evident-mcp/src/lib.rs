@@ -9,24 +9,15 @@
 //! registry), and must never write to stdout anything but protocol messages:
 //! logs go to stderr or a file.
 
+mod error;
 mod server;
 mod stdin;
 
+pub use error::ServeError;
 pub use server::{EvidentServer, ServerOptions, DEFAULT_MAX_OUTPUT_BYTES};
 
 use evident_agent::ToolContext;
 use rmcp::ServiceExt;
-
-/// Failures that stop the server (a bad request never does).
-#[derive(Debug, thiserror::Error)]
-pub enum ServeError {
-    #[error("cannot start the MCP server: {0}")]
-    Setup(String),
-    #[error("cannot start the MCP server: {0}")]
-    Registry(#[from] evident_agent::RegistryError),
-    #[error("the MCP session failed: {0}")]
-    Session(String),
-}
 
 /// Serves on stdin/stdout until the client closes stdin.
 pub fn serve_stdio(options: ServerOptions, context: ToolContext) -> Result<(), ServeError> {

@@ -21,8 +21,8 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
+use crate::error::ServeError;
 use crate::stdin::DUPLICATE_KEY_MARK;
-use crate::ServeError;
 use evident_agent::{stale_note, Freshness, Log, ProgressSink, Refresher};
 
 /// What `evident mcp` is started with.
