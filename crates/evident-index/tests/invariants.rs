@@ -5,8 +5,14 @@
 //!   `lang/imports.rs`), so adding a language never means editing the
 //!   indexer, the call graph or search.
 //! - "SQL lives in `store/`": every statement is there, behind typed rows.
+//! - "No import cycle inside a crate": no two files of any workspace crate
+//!   import each other, directly or around a loop ([`module_graph`]).
+//! - "No source file over 800 lines": a reader can hold a file in mind.
 
 use std::path::{Path, PathBuf};
+
+#[path = "invariants/module_graph.rs"]
+mod module_graph;
 
 /// What only a language's own row may know.
 const LANGUAGE_WORDS: &[&str] = &[
@@ -188,5 +194,77 @@ fn the_index_holds_no_model_settings() {
         found.is_empty(),
         "model settings in evident-index (they belong to the binary's settings.rs):\n{}",
         found.join("\n")
+    );
+}
+
+/// The `src/` of every crate of the workspace.
+fn workspace_crates() -> Vec<PathBuf> {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut out: Vec<PathBuf> = std::fs::read_dir(crates)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("src"))
+        .filter(|src| src.is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn no_import_cycle_inside_a_crate() {
+    let mut found = Vec::new();
+    for src in workspace_crates() {
+        let modules = module_graph::modules(&src);
+        for group in module_graph::cycles(&module_graph::edges(&modules)) {
+            let names: Vec<String> = group.iter().map(|m| format!("/{}", m.join("/"))).collect();
+            found.push(format!("{}: {}", src.display(), names.join(" <-> ")));
+        }
+    }
+    assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_module_graph_sees_a_cycle_through_a_parent() {
+    // Two modules written as a parent and a child that import each other's
+    // items: the check must see it, or it proves nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod a;\n").unwrap();
+    std::fs::write(
+        src.join("a/mod.rs"),
+        "mod b;\npub struct Shared;\nfn f() { b::run(); }\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("a/b.rs"), "use super::Shared;\npub fn run() {}\n").unwrap();
+    let modules = module_graph::modules(src);
+    let cycles = module_graph::cycles(&module_graph::edges(&modules));
+    assert_eq!(
+        cycles,
+        vec![vec![vec!["a".to_string()], vec!["a".into(), "b".into()]]]
+    );
+    // A facade that only re-exports its child is no cycle.
+    std::fs::write(src.join("a/mod.rs"), "mod b;\npub use b::run;\n").unwrap();
+    std::fs::write(src.join("a/b.rs"), "pub fn run() {}\n").unwrap();
+    let modules = module_graph::modules(src);
+    assert!(module_graph::cycles(&module_graph::edges(&modules)).is_empty());
+}
+
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let mut long = Vec::new();
+    for src in workspace_crates() {
+        let mut files = Vec::new();
+        sources(&src, "", &mut files);
+        for file in files {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            if lines > 800 {
+                long.push(format!("{} ({lines} lines)", file.display()));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "files over 800 lines:\n{}",
+        long.join("\n")
     );
 }
