@@ -138,6 +138,26 @@ impl Hunk {
     }
 }
 
+/// One hunk as Evidence, at its new lines (a pure deletion sits at the line
+/// it was removed before).
+fn hunk_evidence(display_path: &str, h: &Hunk) -> Evidence {
+    let start = h.new_start.max(1);
+    let end = start + h.new_count.saturating_sub(1);
+    let mut ev = Evidence::new(
+        display_path,
+        start,
+        end,
+        Kind::DiffHunk,
+        display_path,
+        h.text.trim_end(),
+    );
+    ev.reason = Some(format!(
+        "-{},{} +{},{}",
+        h.old_start, h.old_count, h.new_start, h.new_count
+    ));
+    ev
+}
+
 fn validate_rev(rev: &str) -> Result<()> {
     let ok = !rev.is_empty()
         && rev.len() <= 200
@@ -248,6 +268,23 @@ fn innermost_definitions(facts: &FileFacts, lines: &[u32]) -> BTreeSet<usize> {
     found
 }
 
+/// What a diff compares: git's arguments, the old and new revisions
+/// (`None`: the working tree; `:`: the index), and how the report says it.
+struct Compared {
+    args: Vec<String>,
+    old_rev: String,
+    new_rev: Option<String>,
+    said: String,
+}
+
+/// One changed file's two sides: texts and facts, as the index reads them.
+struct Sides {
+    old_text: Option<String>,
+    new_text: Option<String>,
+    old_facts: Option<FileFacts>,
+    new_facts: Option<FileFacts>,
+}
+
 impl Index {
     /// Analyses a change against git: hunks, touched definitions, their impact.
     pub fn diff(&self, request: &DiffRequest) -> Result<DiffReport> {
@@ -255,13 +292,57 @@ impl Index {
         git(root, &["rev-parse", "--git-dir"]).map_err(|_| {
             Error::InvalidArgument(format!("{} is not inside a git repository", root.display()))
         })?;
+        let compared = self.compared(request)?;
+        let arg_refs: Vec<&str> = compared.args.iter().map(String::as_str).collect();
+        let text = String::from_utf8_lossy(&git(root, &arg_refs)?).into_owned();
+        let mut changes = parse_diff(&text);
+        if request.base.is_none() && !request.staged {
+            // Untracked files are additions too.
+            changes.extend(self.untracked_changes(request)?);
+        }
+        changes.retain(|change| self.may_show(change));
+        let mut report = DiffReport {
+            compared: compared.said.clone(),
+            files: changes.len(),
+            ..DiffReport::default()
+        };
+        let mut seen: HashSet<(Change, String)> = HashSet::new();
+        for change in &changes {
+            let display_path = change
+                .new_path
+                .clone()
+                .or_else(|| change.old_path.clone())
+                .unwrap_or_default();
+            if change.binary {
+                report.binary.push(display_path);
+                continue;
+            }
+            report
+                .hunks
+                .extend(change.hunks.iter().map(|h| hunk_evidence(&display_path, h)));
+            let sides = self.sides(change, &compared)?;
+            self.touched_by(change, &sides, request.impact_depth, &mut seen, &mut report);
+        }
+        report.touched.sort_by(|a, b| {
+            (a.change, &a.evidence.path, a.evidence.start_line).cmp(&(
+                b.change,
+                &b.evidence.path,
+                b.evidence.start_line,
+            ))
+        });
+        Ok(report)
+    }
+
+    /// The revisions a request compares, checked, and git's arguments for it.
+    fn compared(&self, request: &DiffRequest) -> Result<Compared> {
+        let root = self.root();
         let has_head = git(root, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).is_ok();
         let head = if has_head { "HEAD" } else { EMPTY_TREE };
         let mut args: Vec<String> = ["diff", "--no-color", "--no-ext-diff", "-M", "--unified=0"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let (old_rev, new_rev, compared): (String, Option<String>, String) =
+        let (old_rev, new_rev, said): (String, Option<String>, String) =
             match (&request.base, request.staged) {
                 (Some(_), true) => {
                     return Err(Error::InvalidArgument(
@@ -270,22 +351,22 @@ impl Index {
                 }
                 (Some(base), false) => {
                     validate_rev(base)?;
-                    git(
-                        root,
-                        &[
-                            "rev-parse",
-                            "--verify",
-                            "--quiet",
-                            "--end-of-options",
-                            &format!("{base}^{{commit}}"),
-                        ],
-                    )
-                    .map_err(|_| Error::InvalidArgument(format!("unknown revision {base:?}")))?;
+                    let commit = format!("{base}^{{commit}}");
+                    let verify = [
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        "--end-of-options",
+                        &commit,
+                    ];
+                    git(root, &verify).map_err(|_| {
+                        Error::InvalidArgument(format!("unknown revision {base:?}"))
+                    })?;
                     if !has_head {
                         return Err(Error::InvalidArgument(
-                        "the repository has no commits yet, so there is no HEAD to compare with"
-                            .into(),
-                    ));
+                            "the repository has no commits yet, so there is no HEAD to compare with"
+                                .into(),
+                        ));
                     }
                     args.extend(["--end-of-options".into(), base.clone(), "HEAD".into()]);
                     (base.clone(), Some("HEAD".into()), format!("{base}..HEAD"))
@@ -301,223 +382,185 @@ impl Index {
             };
         args.push("--".into());
         args.extend(request.paths.iter().map(|p| self.repo_rel(p)));
-        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let text = String::from_utf8_lossy(&git(root, &arg_refs)?).into_owned();
-        let mut changes = parse_diff(&text);
-        if request.base.is_none() && !request.staged {
-            // Untracked files are additions too.
-            let mut ls = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
-            let rels: Vec<String> = request.paths.iter().map(|p| self.repo_rel(p)).collect();
-            ls.extend(rels.iter().map(String::as_str));
-            for path in String::from_utf8_lossy(&git(root, &ls)?)
-                .split('\0')
-                .filter(|p| !p.is_empty())
-            {
-                if lang::for_path(path).is_none() {
-                    continue;
-                }
-                // The read rules, as for any read: through the sandbox (no
-                // symlink out or to a secret, no hard link), not over the size
-                // limit, not binary. Otherwise the file is left out.
-                let Ok(file) =
-                    crate::walk::sandbox::resolve_in_canonical(root, path, &self.config.secrets)
-                else {
-                    continue;
-                };
-                let size = std::fs::metadata(&file.abs).map_or(0, |m| m.len());
-                if size > self.config.max_file_size {
-                    continue;
-                }
-                let Ok(bytes) = std::fs::read(&file.abs) else {
-                    continue;
-                };
-                if crate::snippet::looks_binary(&bytes) {
-                    continue;
-                }
-                let lines = extract::count_lines(&String::from_utf8_lossy(&bytes));
-                changes.push(FileChange {
-                    old_path: None,
-                    new_path: Some(path.to_string()),
-                    binary: false,
-                    untracked: true,
-                    hunks: vec![Hunk::new(
-                        0,
-                        0,
-                        1,
-                        lines,
-                        format!("[new untracked file, {lines} lines]\n"),
-                    )],
-                });
-            }
-        }
+        Ok(Compared {
+            args,
+            old_rev,
+            new_rev,
+            said,
+        })
+    }
 
-        // No secret file by either name, and no tracked file that is a hard
-        // link (it may be any file on the disk); untracked ones were checked above.
+    /// The untracked files under the request's paths, each one hunk.
+    fn untracked_changes(&self, request: &DiffRequest) -> Result<Vec<FileChange>> {
+        let mut ls = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
+        let rels: Vec<String> = request.paths.iter().map(|p| self.repo_rel(p)).collect();
+        ls.extend(rels.iter().map(String::as_str));
+        let listed = String::from_utf8_lossy(&git(self.root(), &ls)?).into_owned();
+        Ok(listed
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .filter_map(|path| self.untracked_change(path))
+            .collect())
+    }
+
+    /// An untracked file as a change, when it may be read: through the
+    /// sandbox (no symlink out or to a secret, no hard link), not over the
+    /// size limit, not binary, in a language. Otherwise it is left out.
+    fn untracked_change(&self, path: &str) -> Option<FileChange> {
+        lang::for_path(path)?;
+        let root = self.root();
+        let file =
+            crate::walk::sandbox::resolve_in_canonical(root, path, &self.config.secrets).ok()?;
+        let size = std::fs::metadata(&file.abs).map_or(0, |m| m.len());
+        if size > self.config.max_file_size {
+            return None;
+        }
+        let bytes = std::fs::read(&file.abs).ok()?;
+        if crate::snippet::looks_binary(&bytes) {
+            return None;
+        }
+        let lines = extract::count_lines(&String::from_utf8_lossy(&bytes));
+        let text = format!("[new untracked file, {lines} lines]\n");
+        Some(FileChange {
+            old_path: None,
+            new_path: Some(path.to_string()),
+            binary: false,
+            untracked: true,
+            hunks: vec![Hunk::new(0, 0, 1, lines, text)],
+        })
+    }
+
+    /// No secret file by either name, and no tracked file that is a hard
+    /// link (it may be any file on the disk); untracked ones were checked
+    /// when read.
+    fn may_show(&self, change: &FileChange) -> bool {
         let secrets = &self.config.secrets;
-        changes.retain(|change| {
-            let names = [&change.old_path, &change.new_path];
-            if names
-                .iter()
-                .any(|p| p.as_deref().is_some_and(|p| secrets.is_secret(p)))
-            {
-                return false;
-            }
-            change.untracked
-                || !change.new_path.as_ref().is_some_and(|path| {
-                    root.join(path).symlink_metadata().is_ok_and(|m| {
-                        m.is_file() && crate::walk::sandbox::extra_hard_links(&m).is_some()
-                    })
-                })
-        });
-        let mut report = DiffReport {
-            compared,
-            files: changes.len(),
-            ..DiffReport::default()
+        let names = [&change.old_path, &change.new_path];
+        if names
+            .iter()
+            .any(|p| p.as_deref().is_some_and(|p| secrets.is_secret(p)))
+        {
+            return false;
+        }
+        let hard_link = |path: &String| {
+            self.root()
+                .join(path)
+                .symlink_metadata()
+                .is_ok_and(|m| m.is_file() && crate::walk::sandbox::extra_hard_links(&m).is_some())
         };
-        let mut seen: HashSet<(Change, String)> = HashSet::new();
-        for change in &changes {
-            let display_path = change
-                .new_path
-                .clone()
-                .or_else(|| change.old_path.clone())
-                .unwrap_or_default();
-            if change.binary {
-                report.binary.push(display_path);
-                continue;
-            }
-            for h in &change.hunks {
-                // A pure deletion sits at the line it was removed before.
-                let start = h.new_start.max(1);
-                let end = start + h.new_count.saturating_sub(1);
-                let mut ev = Evidence::new(
-                    &display_path,
-                    start,
-                    end,
-                    Kind::DiffHunk,
-                    &display_path,
-                    h.text.trim_end(),
-                );
-                ev.reason = Some(format!(
-                    "-{},{} +{},{}",
-                    h.old_start, h.old_count, h.new_start, h.new_count
-                ));
-                report.hunks.push(ev);
-            }
-            let old_text = change
-                .old_path
-                .as_ref()
-                .and_then(|p| self.git_text(&old_rev, p));
-            let new_text = change.new_path.as_ref().and_then(|p| match &new_rev {
+        change.untracked || !change.new_path.as_ref().is_some_and(hard_link)
+    }
+
+    /// A change's old and new texts, and their facts read as the index
+    /// read them (see [`extract::Context::of_repository`]).
+    fn sides(&self, change: &FileChange, compared: &Compared) -> Result<Sides> {
+        let root = self.root();
+        let old_text = change
+            .old_path
+            .as_ref()
+            .and_then(|p| self.git_text(&compared.old_rev, p));
+        let new_text = change
+            .new_path
+            .as_ref()
+            .and_then(|p| match &compared.new_rev {
                 Some(rev) => self.git_text(rev, p),
                 None => std::fs::read(root.join(p))
                     .ok()
                     .map(|b| String::from_utf8_lossy(&b).into_owned()),
             });
-            // Qualified names as the index has them: a Rust file's crate name
-            // is the first segment of its stored module.
-            let crate_name = change.new_path.as_deref().and_then(|p| {
-                let (_, module) =
-                    crate::store::graph::file_lines_and_module(self.connection(), p).ok()??;
-                lang::crate_name_of_module(lang::for_path(p)?, &module).map(str::to_string)
-            });
-            // Read as the index read them (see `extract::Context`).
-            let fallbacks = crate::store::meta(self.connection(), "fallback_languages")?;
-            let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {
-                let path = path.as_ref()?;
-                let context = extract::Context {
-                    crate_name: crate_name.as_deref(),
-                    fallback_present: fallbacks.as_deref().is_none_or(|present| {
-                        let spec = lang::for_path(path);
-                        spec.and_then(|s| s.fallback)
-                            .is_some_and(|f| present.split(' ').any(|l| l == f))
-                    }),
+        // Qualified names as the index has them: a Rust file's crate name
+        // is the first segment of its stored module.
+        let crate_name = change.new_path.as_deref().and_then(|p| {
+            let (_, module) =
+                crate::store::graph::file_lines_and_module(self.connection(), p).ok()??;
+            lang::crate_name_of_module(lang::for_path(p)?, &module).map(str::to_string)
+        });
+        let fallbacks = crate::store::meta(self.connection(), "fallback_languages")?;
+        let facts = |path: &Option<String>, text: &Option<String>| -> Option<FileFacts> {
+            let path = path.as_ref()?;
+            let spec = lang::for_path(path)?;
+            let context =
+                extract::Context::of_repository(spec, crate_name.as_deref(), fallbacks.as_deref());
+            Some(extract::extract_in(spec, path, text.as_ref()?, &context))
+        };
+        Ok(Sides {
+            old_facts: facts(&change.old_path, &old_text),
+            new_facts: facts(&change.new_path, &new_text),
+            old_text,
+            new_text,
+        })
+    }
+
+    /// The definitions a change touched: added or modified where lines were
+    /// added, deleted or modified where lines were removed; each once.
+    fn touched_by(
+        &self,
+        change: &FileChange,
+        sides: &Sides,
+        depth: u32,
+        seen: &mut HashSet<(Change, String)>,
+        report: &mut DiffReport,
+    ) {
+        let names = |facts: &Option<FileFacts>| -> HashSet<String> {
+            (facts.iter())
+                .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.clone()))
+                .collect()
+        };
+        let (old_names, new_names) = (names(&sides.old_facts), names(&sides.new_facts));
+        let added_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::new_lines).collect();
+        let removed_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::old_lines).collect();
+        if let (Some(facts), Some(path), Some(text)) =
+            (&sides.new_facts, &change.new_path, &sides.new_text)
+        {
+            for i in innermost_definitions(facts, &added_lines) {
+                let d = &facts.definitions[i];
+                let status = if old_names.contains(&d.qualified_name) {
+                    Change::Modified
+                } else {
+                    Change::Added
                 };
-                Some(extract::extract_in(
-                    lang::for_path(path)?,
-                    path,
-                    text.as_ref()?,
-                    &context,
-                ))
-            };
-            let old_facts = facts(&change.old_path, &old_text);
-            let new_facts = facts(&change.new_path, &new_text);
-            let old_names: HashSet<&str> = old_facts
-                .iter()
-                .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.as_str()))
-                .collect();
-            let new_names: HashSet<&str> = new_facts
-                .iter()
-                .flat_map(|f| f.definitions.iter().map(|d| d.qualified_name.as_str()))
-                .collect();
-            let added_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::new_lines).collect();
-            let removed_lines: Vec<u32> = change.hunks.iter().flat_map(Hunk::old_lines).collect();
-            if let (Some(facts), Some(path), Some(text)) = (&new_facts, &change.new_path, &new_text)
-            {
-                for i in innermost_definitions(facts, &added_lines) {
-                    let d = &facts.definitions[i];
-                    let status = if old_names.contains(d.qualified_name.as_str()) {
-                        Change::Modified
-                    } else {
-                        Change::Added
-                    };
-                    if seen.insert((status, d.qualified_name.clone())) {
-                        report.touched.push(self.touched(
-                            status,
-                            path,
-                            text,
-                            d,
-                            request.impact_depth,
-                        ));
-                    }
-                }
-            }
-            if let (Some(facts), Some(path), Some(text)) = (&old_facts, &change.old_path, &old_text)
-            {
-                for i in innermost_definitions(facts, &removed_lines) {
-                    let d = &facts.definitions[i];
-                    let status = if new_names.contains(d.qualified_name.as_str()) {
-                        Change::Modified
-                    } else {
-                        Change::Deleted
-                    };
-                    if seen.insert((status, d.qualified_name.clone())) {
-                        let shown = if status == Change::Deleted {
-                            path
-                        } else {
-                            change.new_path.as_ref().unwrap_or(path)
-                        };
-                        let (shown_text, shown_def) = match (status, &new_facts, &new_text) {
-                            (Change::Modified, Some(nf), Some(nt)) => {
-                                match nf
-                                    .definitions
-                                    .iter()
-                                    .find(|n| n.qualified_name == d.qualified_name)
-                                {
-                                    Some(nd) => (nt, nd),
-                                    None => (text, d),
-                                }
-                            }
-                            _ => (text, d),
-                        };
-                        report.touched.push(self.touched(
-                            status,
-                            shown,
-                            shown_text,
-                            shown_def,
-                            request.impact_depth,
-                        ));
-                    }
+                if seen.insert((status, d.qualified_name.clone())) {
+                    report
+                        .touched
+                        .push(self.touched(status, path, text, d, depth));
                 }
             }
         }
-        report.touched.sort_by(|a, b| {
-            (a.change, &a.evidence.path, a.evidence.start_line).cmp(&(
-                b.change,
-                &b.evidence.path,
-                b.evidence.start_line,
-            ))
-        });
-        Ok(report)
+        let (Some(facts), Some(path), Some(text)) =
+            (&sides.old_facts, &change.old_path, &sides.old_text)
+        else {
+            return;
+        };
+        for i in innermost_definitions(facts, &removed_lines) {
+            let d = &facts.definitions[i];
+            let status = if new_names.contains(&d.qualified_name) {
+                Change::Modified
+            } else {
+                Change::Deleted
+            };
+            if !seen.insert((status, d.qualified_name.clone())) {
+                continue;
+            }
+            // A modified definition is shown as it is now.
+            let now = match (status, &sides.new_facts, &sides.new_text, &change.new_path) {
+                (Change::Modified, Some(nf), Some(nt), Some(np)) => nf
+                    .definitions
+                    .iter()
+                    .find(|n| n.qualified_name == d.qualified_name)
+                    .map(|nd| (np, nt, nd)),
+                _ => None,
+            };
+            let (shown, shown_text, shown_def) = match now {
+                Some(now) => now,
+                None if status == Change::Modified => {
+                    (change.new_path.as_ref().unwrap_or(path), text, d)
+                }
+                None => (path, text, d),
+            };
+            report
+                .touched
+                .push(self.touched(status, shown, shown_text, shown_def, depth));
+        }
     }
 
     fn git_text(&self, rev: &str, path: &str) -> Option<String> {

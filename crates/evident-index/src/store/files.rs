@@ -130,150 +130,192 @@ pub(crate) fn write_file(tx: &Transaction, p: &NewFile, existing: Option<i64>) -
         Some(id) => SymbolIds::kept_from(tx, id, facts)?,
         None => SymbolIds::default(),
     };
-    let file_id = match existing {
-        Some(id) => {
-            delete_rows(tx, id)?;
-            tx.prepare_cached(
-                "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
-                 line_count = ?7, syntax_errors = ?8, definitions = ?9, imports = ?10, calls = ?11
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                p.lang,
-                facts.module,
-                p.hash,
-                p.size as i64,
-                p.mtime_ns,
-                facts.line_count,
-                facts.has_syntax_errors,
-                facts.definitions.len() as i64,
-                facts.imports.len() as i64,
-                facts.calls.len() as i64
-            ])?;
-            id
-        }
-        None => {
-            tx.prepare_cached(
-                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors,
-                                   definitions, imports, calls)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?
-            .execute(params![
-                p.rel,
-                p.lang,
-                facts.module,
-                p.hash,
-                p.size as i64,
-                p.mtime_ns,
-                facts.line_count,
-                facts.has_syntax_errors,
-                facts.definitions.len() as i64,
-                facts.imports.len() as i64,
-                facts.calls.len() as i64
-            ])?;
-            tx.last_insert_rowid()
-        }
+    let file_id = file_row(tx, p, existing)?;
+    let symbol_ids = insert_symbols(tx, file_id, facts, &mut ids)?;
+    insert_imports(tx, file_id, p)?;
+    insert_assignments(tx, file_id, facts, &symbol_ids)?;
+    insert_calls(tx, file_id, facts, &symbol_ids)?;
+    insert_chunks(tx, file_id, p, &symbol_ids)
+}
+
+/// The file's own row, updated in place (its old rows deleted) or new; its id.
+fn file_row(tx: &Transaction, p: &NewFile, existing: Option<i64>) -> Result<i64> {
+    let facts = p.facts;
+    let counts = (
+        facts.definitions.len() as i64,
+        facts.imports.len() as i64,
+        facts.calls.len() as i64,
+    );
+    let Some(id) = existing else {
+        tx.prepare_cached(
+            "INSERT INTO files(path, lang, module, hash, size, mtime_ns, line_count, syntax_errors,
+                               definitions, imports, calls)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?
+        .execute(params![
+            p.rel,
+            p.lang,
+            facts.module,
+            p.hash,
+            p.size as i64,
+            p.mtime_ns,
+            facts.line_count,
+            facts.has_syntax_errors,
+            counts.0,
+            counts.1,
+            counts.2
+        ])?;
+        return Ok(tx.last_insert_rowid());
     };
+    delete_rows(tx, id)?;
+    tx.prepare_cached(
+        "UPDATE files SET lang = ?2, module = ?3, hash = ?4, size = ?5, mtime_ns = ?6,
+         line_count = ?7, syntax_errors = ?8, definitions = ?9, imports = ?10, calls = ?11
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        p.lang,
+        facts.module,
+        p.hash,
+        p.size as i64,
+        p.mtime_ns,
+        facts.line_count,
+        facts.has_syntax_errors,
+        counts.0,
+        counts.1,
+        counts.2
+    ])?;
+    Ok(id)
+}
+
+/// The definitions' rows, parents first; their row ids, in order.
+fn insert_symbols(
+    tx: &Transaction,
+    file_id: i64,
+    facts: &FileFacts,
+    ids: &mut SymbolIds,
+) -> Result<Vec<i64>> {
     let mut symbol_ids: Vec<i64> = Vec::with_capacity(facts.definitions.len());
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO symbols(file_id, parent_id, kind, name, qualified_name, signature, doc, bases,
                                  start_line, end_line, declaration, id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        )?;
-        for d in &facts.definitions {
-            // Parents precede children in source order, so their ids exist.
-            let parent = d.parent.map(|i| symbol_ids[i]);
-            let id = ids.next(&d.qualified_name, d.kind.as_str());
-            insert.execute(params![
-                file_id,
-                parent,
-                d.kind.as_str(),
-                d.name,
-                d.qualified_name,
-                d.signature,
-                d.doc,
-                (!d.bases.is_empty()).then(|| d.bases.join("\n")),
-                d.start_line,
-                d.end_line,
-                d.declaration,
-                id
-            ])?;
-            symbol_ids.push(tx.last_insert_rowid());
-        }
+    )?;
+    for d in &facts.definitions {
+        // Parents precede children in source order, so their ids exist.
+        let parent = d.parent.map(|i| symbol_ids[i]);
+        let id = ids.next(&d.qualified_name, d.kind.as_str());
+        insert.execute(params![
+            file_id,
+            parent,
+            d.kind.as_str(),
+            d.name,
+            d.qualified_name,
+            d.signature,
+            d.doc,
+            (!d.bases.is_empty()).then(|| d.bases.join("\n")),
+            d.start_line,
+            d.end_line,
+            d.declaration,
+            id
+        ])?;
+        symbol_ids.push(tx.last_insert_rowid());
     }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, binding, target)
+    Ok(symbol_ids)
+}
+
+/// The imports' rows, each with its resolved target.
+fn insert_imports(tx: &Transaction, file_id: i64, p: &NewFile) -> Result<()> {
+    let facts = p.facts;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO imports(file_id, start_line, end_line, module, name, alias, binding, target)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        for (i, target) in facts.imports.iter().zip(p.targets) {
-            insert.execute(params![
-                file_id,
-                i.start_line,
-                i.end_line,
-                i.module,
-                i.name,
-                i.alias,
-                i.binding,
-                target
-            ])?;
-        }
+    )?;
+    for (i, target) in facts.imports.iter().zip(p.targets) {
+        insert.execute(params![
+            file_id,
+            i.start_line,
+            i.end_line,
+            i.module,
+            i.name,
+            i.alias,
+            i.binding,
+            target
+        ])?;
     }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO assignments(file_id, line, name, value, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for a in &facts.assignments {
-            insert.execute(params![
-                file_id,
-                a.line,
-                a.name,
-                a.value,
-                a.enclosing.map(|i| symbol_ids[i])
-            ])?;
-        }
+    Ok(())
+}
+
+/// The bindings' rows.
+fn insert_assignments(
+    tx: &Transaction,
+    file_id: i64,
+    facts: &FileFacts,
+    symbol_ids: &[i64],
+) -> Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO assignments(file_id, line, name, value, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for a in &facts.assignments {
+        insert.execute(params![
+            file_id,
+            a.line,
+            a.name,
+            a.value,
+            a.enclosing.map(|i| symbol_ids[i])
+        ])?;
     }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id, arguments)
+    Ok(())
+}
+
+/// The call sites' rows.
+fn insert_calls(
+    tx: &Transaction,
+    file_id: i64,
+    facts: &FileFacts,
+    symbol_ids: &[i64],
+) -> Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO calls(file_id, line, callee, callee_name, callee_head, enclosing_id, arguments)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for c in &facts.calls {
+        insert.execute(params![
+            file_id,
+            c.line,
+            c.callee,
+            c.callee_name,
+            c.callee_head,
+            c.enclosing.map(|i| symbol_ids[i]),
+            crate::lang::extract::encode_arguments(&c.arguments)
+        ])?;
+    }
+    Ok(())
+}
+
+/// The search chunks' rows and their full-text entries.
+fn insert_chunks(tx: &Transaction, file_id: i64, p: &NewFile, symbol_ids: &[i64]) -> Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO chunks(file_id, symbol_id, kind, name, qualified_name, start_line, end_line)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        for c in &facts.calls {
-            insert.execute(params![
-                file_id,
-                c.line,
-                c.callee,
-                c.callee_name,
-                c.callee_head,
-                c.enclosing.map(|i| symbol_ids[i]),
-                crate::lang::extract::encode_arguments(&c.arguments)
-            ])?;
-        }
-    }
-    {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO chunks(file_id, symbol_id, kind, name, qualified_name, start_line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        let mut insert_text = tx.prepare_cached(
+    )?;
+    let mut insert_text = tx.prepare_cached(
             "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
-        for c in p.chunks {
-            insert.execute(params![
-                file_id,
-                c.definition.map(|i| symbol_ids[i]),
-                c.kind.as_str(),
-                c.name,
-                c.qualified_name,
-                c.start_line,
-                c.end_line
-            ])?;
-            let id = tx.last_insert_rowid();
-            insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
-        }
+    let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
+    for c in p.chunks {
+        insert.execute(params![
+            file_id,
+            c.definition.map(|i| symbol_ids[i]),
+            c.kind.as_str(),
+            c.name,
+            c.qualified_name,
+            c.start_line,
+            c.end_line
+        ])?;
+        let id = tx.last_insert_rowid();
+        insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
     }
     Ok(())
 }

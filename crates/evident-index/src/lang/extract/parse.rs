@@ -27,6 +27,28 @@ pub struct Context<'a> {
     pub fallback_present: bool,
 }
 
+impl<'a> Context<'a> {
+    /// The context a repository's file of `spec` is read in, by the indexer
+    /// and by `diff` alike: its Rust crate, and whether the repository has
+    /// files of the language's fallback. `fallbacks` lists the languages
+    /// present, space-separated, as the index records them; `None` (not
+    /// recorded) counts every fallback as present.
+    pub fn of_repository(
+        spec: &LanguageSpec,
+        crate_name: Option<&'a str>,
+        fallbacks: Option<&str>,
+    ) -> Context<'a> {
+        let present = |present: &str| {
+            spec.fallback
+                .is_some_and(|f| present.split(' ').any(|l| l == f))
+        };
+        Context {
+            crate_name,
+            fallback_present: fallbacks.is_none_or(present),
+        }
+    }
+}
+
 impl Default for Context<'_> {
     fn default() -> Self {
         Context {

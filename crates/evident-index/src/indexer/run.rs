@@ -1,0 +1,552 @@
+//! A run, one phase per function: walk and compare, forget what is gone,
+//! parse and write in batches, resolve the calls and settle.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::outcome::{outcome_path, process, write_outcome, Outcome};
+use super::profile::Profile;
+use super::report::{IndexOptions, Progress, Summary};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::graph::calls::{self, Invalidation};
+use crate::lang;
+use crate::lang::imports::Resolver;
+use crate::store;
+use crate::store::files::{self, StoredFile};
+use crate::store::parse_cache::ParseCache;
+use crate::walk::git::GitIdentities;
+use crate::walk::{self, Candidate, Format, Skipped};
+
+/// Git's index is asked for file identities when more files than this moved.
+const ASK_GIT_PAST: usize = 32;
+
+/// Meta key: the files the last complete run walked but could not index
+/// (binary, unreadable), one per line: part of its file set, not of its rows.
+const FAILED_CANDIDATES: &str = "failed_candidates";
+
+/// What the walk found against what the index holds.
+struct Comparison<'w> {
+    present: HashSet<&'w str>,
+    removed: Vec<(&'w String, i64)>,
+    added: usize,
+    /// A file the last run could not index is gone.
+    failed_gone: bool,
+    /// New files and files whose stat data moved, with git's id where git
+    /// vouches for the working copy.
+    to_read: Vec<(&'w Candidate, Option<String>)>,
+}
+
+impl Comparison<'_> {
+    fn file_set_changed(&self) -> bool {
+        self.added > 0 || !self.removed.is_empty() || self.failed_gone
+    }
+}
+
+/// Brings `<root>/.evident/index.db` up to date with the files under `root`.
+pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
+    let started = Instant::now();
+    let mut profile = Profile::new(started);
+    let root = checked_root(root)?;
+    let mut config = Config::load(&root)?;
+    if let Some(limit) = options.max_file_size {
+        config.max_file_size = limit;
+    }
+    // One indexing run at a time per repository: a second one waits here, then
+    // finds the index up to date. (Readers never wait: WAL.)
+    let run_lock = store::lock_for_indexing(&root)?;
+    if options.rebuild {
+        store::remove_index(&root)?;
+    }
+    let seeded_from = seed_from_sibling(&root, options, &mut profile);
+    let (mut conn, created) = store::open_for_write(&root)?;
+    if created || seeded_from.is_some() {
+        exclude_from_git(&root);
+    }
+    compile_queries_meanwhile(&conn)?;
+    let walked = walk::walk(&root, &config);
+    profile.phase("walk");
+    let stored = files::stored_files(&conn)?;
+    profile.phase("read stored files");
+    let failed_before = store::meta(&conn, FAILED_CANDIDATES)?.unwrap_or_default();
+    let compared = compare(&root, &walked, &stored, &failed_before);
+    let resolver = Resolver::new(compared.present.iter().copied(), &root);
+    profile.phase("compare (and git's identities), resolver");
+    let fallbacks = fallback_languages_present(&walked.candidates);
+    if layout_changed(&conn, &resolver, &fallbacks)? {
+        if !created && !options.rebuild {
+            drop(conn);
+            drop(run_lock);
+            let again = IndexOptions {
+                rebuild: true,
+                ..options.clone()
+            };
+            return index_repo(&root, &again);
+        }
+        record_layout(&conn, &resolver, &fallbacks)?;
+    }
+    profile.phase("walk and compare");
+    let mut invalid = forget_removed(&mut conn, &walked, &compared, &resolver, created)?;
+    profile.phase("removals and re-resolution");
+    let mut summary = Summary {
+        root: root.clone(),
+        removed: compared.removed.len() as u64,
+        added: compared.added as u64,
+        created,
+        seeded_from,
+        ..Summary::default()
+    };
+    let run = Run {
+        root: &root,
+        config: &config,
+        options,
+        stored: &stored,
+        resolver: &resolver,
+        fallbacks: &fallbacks,
+    };
+    let failed = run.parse_and_write(
+        &mut conn,
+        compared.to_read,
+        &mut summary,
+        &mut invalid,
+        &mut profile,
+    )?;
+    run.settle(&mut conn, &mut invalid, &failed, &mut summary, &mut profile)?;
+    summary.skipped = walked.skipped;
+    summary.skipped.extend(failed);
+    summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+/// The root, canonical, when it is a directory.
+fn checked_root(root: &Path) -> Result<PathBuf> {
+    if !root.exists() {
+        return Err(Error::NoSuchPath(root.to_path_buf()));
+    }
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root.to_path_buf()));
+    }
+    root.canonicalize().map_err(|e| Error::io(root, e))
+}
+
+/// A new index of a repository another worktree has indexed starts as a
+/// copy of that one: then only the files that differ are parsed.
+fn seed_from_sibling(
+    root: &Path,
+    options: &IndexOptions,
+    profile: &mut Profile,
+) -> Option<PathBuf> {
+    if options.rebuild || store::index_path(root).exists() {
+        return None;
+    }
+    let seeded = walk::git::sibling_indexes(root)
+        .into_iter()
+        .find(|sibling| store::seed_from(root, sibling).is_ok());
+    profile.phase("seed from a sibling worktree");
+    seeded
+}
+
+/// Compiling a language's query takes ~10-15 ms; do it while the walk runs.
+/// Not joined: a worker that needs a query before it is ready waits on its OnceLock.
+fn compile_queries_meanwhile(conn: &Connection) -> Result<()> {
+    let langs: Vec<&'static lang::LanguageSpec> = files::stored_languages(conn)?
+        .iter()
+        .filter_map(|l| lang::by_name(l))
+        .collect();
+    std::thread::spawn(move || {
+        for l in &langs {
+            let _ = l.query();
+        }
+    });
+    Ok(())
+}
+
+fn compare<'w>(
+    root: &Path,
+    walked: &'w walk::Walk,
+    stored: &'w HashMap<String, StoredFile>,
+    failed_before: &str,
+) -> Comparison<'w> {
+    let present: HashSet<&str> = walked.candidates.iter().map(|c| c.rel.as_str()).collect();
+    let removed: Vec<(&String, i64)> = stored
+        .iter()
+        .filter(|(path, _)| !present.contains(path.as_str()))
+        .map(|(path, s)| (path, s.id))
+        .collect();
+    // Files the last run could not index (binary, unreadable) were in its
+    // file set too: seen again, they add nothing to it.
+    let failed_before: HashSet<&str> = failed_before.lines().collect();
+    let added = walked
+        .candidates
+        .iter()
+        .filter(|c| !stored.contains_key(&c.rel) && !failed_before.contains(c.rel.as_str()))
+        .count();
+    let failed_gone = failed_before.iter().any(|p| !present.contains(p));
+    // A file is looked at when it is new or its stat data moved. Its id then
+    // comes from git's index where git vouches for the working copy (the file
+    // is not read when that is the stored id), else from its bytes. Asking
+    // git costs a stat of every tracked file: worth it when many files moved
+    // (a branch switch, a new worktree, a checkout's fresh mtimes), not for
+    // an edit.
+    let moved: Vec<&Candidate> = walked
+        .candidates
+        .iter()
+        .filter(|c| {
+            stored
+                .get(&c.rel)
+                .is_none_or(|s| s.size != c.size || s.mtime_ns != c.mtime_ns)
+        })
+        .collect();
+    let identities = if moved.len() > ASK_GIT_PAST {
+        GitIdentities::read(root).unwrap_or_default()
+    } else {
+        GitIdentities::default()
+    };
+    let to_read = moved
+        .into_iter()
+        .map(|c| (c, identities.get(&c.rel).map(str::to_string)))
+        .collect();
+    Comparison {
+        present,
+        removed,
+        added,
+        failed_gone,
+        to_read,
+    }
+}
+
+/// Rust qualified names start with the crate's name from its Cargo.toml,
+/// and imports resolve through go.mod, tsconfig.json paths and workspace
+/// packages: when one of those changes, every stored name and import may
+/// be wrong, so the index is built again (rare, and always right).
+/// Whether a `.h` with syntax errors is tried as C++ depends on whether the
+/// repository has C++ files: when that changes, so may every header.
+fn layout_changed(conn: &Connection, resolver: &Resolver, fallbacks: &str) -> Result<bool> {
+    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
+    Ok(store::meta(conn, "layout")?.unwrap_or_default() != layout)
+}
+
+fn record_layout(conn: &Connection, resolver: &Resolver, fallbacks: &str) -> Result<()> {
+    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
+    store::set_meta(conn, "layout", &layout)?;
+    store::set_meta(conn, "fallback_languages", fallbacks)
+}
+
+/// The first transaction: forget removed files, record skips, and re-resolve
+/// stored imports when the file set changed (a new file can satisfy an
+/// import, a deleted one can break it). Returns what the run must resolve.
+fn forget_removed(
+    conn: &mut Connection,
+    walked: &walk::Walk,
+    compared: &Comparison<'_>,
+    resolver: &Resolver,
+    created: bool,
+) -> Result<Invalidation> {
+    let file_set_changed = compared.file_set_changed();
+    let skips_changed = files::skipped(conn)? != walked.skipped;
+    // Edges are resolved after every batch is written; a run that stopped
+    // before that leaves them stale, and the next run resolves them all.
+    let mut invalid = Invalidation {
+        all: created || store::meta(conn, "edges_state")?.as_deref() != Some("fresh"),
+        ..Invalidation::default()
+    };
+    if !(file_set_changed || skips_changed || !compared.to_read.is_empty()) {
+        return Ok(invalid);
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    store::set_meta(&tx, "edges_state", "stale")?;
+    for (path, id) in &compared.removed {
+        invalid.note_old_rows(&tx, *id, path)?;
+        files::delete_file(&tx, *id)?;
+    }
+    files::clear_skipped(&tx)?;
+    for s in &walked.skipped {
+        files::insert_skipped(&tx, s)?;
+    }
+    if file_set_changed {
+        // Calls in files whose imports now point elsewhere may resolve differently.
+        invalid.changed_paths.extend(reresolve_all(&tx, resolver)?);
+    }
+    store::set_meta(&tx, "run_state", "in_progress")?;
+    tx.commit()?;
+    Ok(invalid)
+}
+
+/// What the parse workers and the writer share for one run.
+struct Run<'a> {
+    root: &'a Path,
+    config: &'a Config,
+    options: &'a IndexOptions,
+    stored: &'a HashMap<String, StoredFile>,
+    resolver: &'a Resolver,
+    fallbacks: &'a str,
+}
+
+impl Run<'_> {
+    /// Parses the files to read on a pool of workers while this thread
+    /// writes their rows in batches. Returns the files that could not be
+    /// indexed.
+    fn parse_and_write(
+        &self,
+        conn: &mut Connection,
+        to_read: Vec<(&Candidate, Option<String>)>,
+        summary: &mut Summary,
+        invalid: &mut Invalidation,
+        profile: &mut Profile,
+    ) -> Result<Vec<Skipped>> {
+        let parse_cache = self.options.parse_cache.as_ref().map(ParseCache::open);
+        let cancel = self.options.cancel.clone().unwrap_or_default();
+        let progress = self.options.progress.clone();
+        if let Some(p) = &progress {
+            p.start(to_read.len() as u64);
+        }
+        let batch_size = self.options.batch_size.unwrap_or(256).max(1);
+        let mut failed: Vec<Skipped> = Vec::new();
+        let (sender, receiver) = mpsc::sync_channel::<Outcome>(batch_size * 2);
+        let write_result = std::thread::scope(|scope| -> Result<()> {
+            let cache = parse_cache.as_ref();
+            let cancel = &cancel;
+            scope.spawn(move || self.parse_all(&to_read, sender, cache, cancel));
+            let mut writer = Writer {
+                batch_size,
+                pending: Vec::with_capacity(batch_size),
+                time: Duration::ZERO,
+            };
+            let mut sinks = Sinks {
+                stored: self.stored,
+                summary,
+                failed: &mut failed,
+                invalid,
+            };
+            let result = writer.write_all(conn, &receiver, progress.as_deref(), cancel, &mut sinks);
+            profile.note("writing batches", writer.time);
+            // Hanging up wakes producers blocked on a full channel, so the scope can end.
+            drop(receiver);
+            result
+        });
+        if let Some(p) = &progress {
+            p.finish();
+        }
+        write_result?;
+        profile.phase("parse and write");
+        if let Some(cache) = &parse_cache {
+            summary.from_cache = cache.hits.load(Ordering::Relaxed);
+            cache.settle();
+            profile.phase("parse cache");
+        }
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        Ok(failed)
+    }
+
+    /// The parse workers: a pool of our own, whose workers block on the
+    /// channel, which must never stall another user of rayon's global pool.
+    fn parse_all(
+        &self,
+        to_read: &[(&Candidate, Option<String>)],
+        sender: mpsc::SyncSender<Outcome>,
+        parse_cache: Option<&ParseCache>,
+        cancel: &AtomicBool,
+    ) {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let work = || {
+            to_read
+                .par_iter()
+                .for_each_with(sender, |sender, (candidate, id)| {
+                    let outcome = if cancel.load(Ordering::Relaxed) {
+                        Outcome::Cancelled
+                    } else {
+                        let stored = self.stored.get(&candidate.rel);
+                        let id = id.as_deref();
+                        process(
+                            candidate,
+                            id,
+                            stored,
+                            self.resolver,
+                            self.fallbacks,
+                            parse_cache,
+                        )
+                    };
+                    // The writer hung up (an error or Ctrl-C): stop quietly.
+                    let _ = sender.send(outcome);
+                })
+        };
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        }
+    }
+
+    /// The last transaction: secondary indexes, the calls to resolve, and
+    /// the run's metadata; then the totals.
+    fn settle(
+        &self,
+        conn: &mut Connection,
+        invalid: &mut Invalidation,
+        failed: &[Skipped],
+        summary: &mut Summary,
+        profile: &mut Profile,
+    ) -> Result<()> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        store::ensure_secondary_indexes(&tx)?;
+        if !invalid.is_empty() {
+            invalid.settle_unwritten();
+            summary.resolved_calls = calls::resolve_calls(&tx, self.resolver, invalid)? as u64;
+            profile.phase("resolve calls");
+        }
+        store::set_meta(&tx, "edges_state", "fresh")?;
+        store::set_meta(&tx, "indexed_at", &now.to_string())?;
+        store::set_meta(&tx, "root", &self.root.to_string_lossy())?;
+        store::set_meta(&tx, "run_state", "complete")?;
+        let failed_now: Vec<&str> = failed.iter().map(|f| f.rel.as_str()).collect();
+        store::set_meta(&tx, FAILED_CANDIDATES, &failed_now.join("\n"))?;
+        let max_file_size = self.config.max_file_size.to_string();
+        store::set_meta(&tx, "max_file_size", &max_file_size)?;
+        tx.commit()?;
+        let totals = files::totals(conn)?;
+        summary.files = totals.files;
+        summary.definitions = totals.definitions;
+        summary.imports = totals.imports;
+        summary.calls = totals.calls;
+        summary.syntax_errors = totals.syntax_errors;
+        summary.unchanged = summary.files.saturating_sub(summary.parsed);
+        profile.phase("finish");
+        Ok(())
+    }
+}
+
+/// The single writer: outcomes in batches of one transaction each.
+struct Writer {
+    batch_size: usize,
+    pending: Vec<Outcome>,
+    time: Duration,
+}
+
+impl Writer {
+    fn write_all(
+        &mut self,
+        conn: &mut Connection,
+        receiver: &mpsc::Receiver<Outcome>,
+        progress: Option<&dyn Progress>,
+        cancel: &AtomicBool,
+        sinks: &mut Sinks<'_>,
+    ) -> Result<()> {
+        for outcome in receiver.iter() {
+            if matches!(outcome, Outcome::Cancelled) {
+                continue;
+            }
+            if let (Some(p), Some(path)) = (progress, outcome_path(&outcome)) {
+                p.advance(path);
+            }
+            self.pending.push(outcome);
+            if self.pending.len() >= self.batch_size {
+                self.flush(conn, sinks)?;
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        }
+        if !self.pending.is_empty() {
+            self.flush(conn, sinks)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, conn: &mut Connection, sinks: &mut Sinks<'_>) -> Result<()> {
+        let started = Instant::now();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for outcome in self.pending.drain(..) {
+            write_outcome(
+                &tx,
+                outcome,
+                sinks.stored,
+                sinks.summary,
+                sinks.failed,
+                sinks.invalid,
+            )?;
+        }
+        tx.commit()?;
+        self.time += started.elapsed();
+        Ok(())
+    }
+}
+
+/// What writing outcomes updates.
+struct Sinks<'s> {
+    stored: &'s HashMap<String, StoredFile>,
+    summary: &'s mut Summary,
+    failed: &'s mut Vec<Skipped>,
+    invalid: &'s mut Invalidation,
+}
+
+/// The languages some language falls back to (`cpp` for C) that the
+/// repository has files of, space-separated and sorted.
+fn fallback_languages_present(candidates: &[Candidate]) -> String {
+    let present: HashSet<&str> = candidates
+        .iter()
+        .filter_map(|c| match c.format {
+            Format::Code(spec) => Some(spec.name),
+            Format::Doc(_) => None,
+        })
+        .collect();
+    let mut fallbacks: Vec<&str> = present
+        .iter()
+        .filter_map(|l| lang::by_name(l)?.fallback)
+        .filter(|f| present.contains(f))
+        .collect();
+    fallbacks.sort_unstable();
+    fallbacks.dedup();
+    fallbacks.join(" ")
+}
+
+/// Recomputes every stored import's target against the current file set and
+/// writes the ones that changed. Returns the files whose imports changed.
+fn reresolve_all(tx: &Transaction, resolver: &Resolver) -> Result<HashSet<String>> {
+    let mut changed = HashSet::new();
+    for row in files::stored_imports(tx)? {
+        let Some(spec) = lang::by_name(&row.lang) else {
+            continue;
+        };
+        let new = resolver.resolve(spec, &row.path, &row.module, row.name.as_deref());
+        if new != row.target {
+            files::set_import_target(tx, row.id, new.as_deref())?;
+            changed.insert(row.path);
+        }
+    }
+    Ok(changed)
+}
+
+/// Adds `.evident/` to `.git/info/exclude` so the index never shows up in `git status`.
+fn exclude_from_git(root: &Path) {
+    let git_dir = root.join(".git");
+    if !git_dir.is_dir() {
+        return;
+    }
+    let info = git_dir.join("info");
+    let exclude = info.join("exclude");
+    let existing = std::fs::read_to_string(&exclude).unwrap_or_default();
+    if existing
+        .lines()
+        .any(|l| l.trim() == ".evident/" || l.trim() == "/.evident/")
+    {
+        return;
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(".evident/\n");
+    // Best effort: a read-only .git must not stop indexing.
+    let _ = std::fs::create_dir_all(&info).and_then(|_| std::fs::write(&exclude, text));
+}
