@@ -88,7 +88,7 @@ fn imports_resolve_across_languages() {
 }
 
 #[test]
-fn queries_answer_with_evidence() {
+fn symbols_answer_with_evidence() {
     let (_tmp, root) = fixture_repo();
     index(&root);
     let index = Index::open(&root).unwrap();
@@ -162,6 +162,13 @@ fn queries_answer_with_evidence() {
         )
         .unwrap()
         .is_empty());
+}
+
+#[test]
+fn importers_answer_by_module_and_by_path() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let index = Index::open(&root).unwrap();
 
     let importers = index.importers("rag_common").unwrap();
     assert_eq!(importers.len(), 1);
@@ -203,6 +210,13 @@ fn queries_answer_with_evidence() {
         .map(|e| e.start_line)
         .collect();
     assert!(by_module.contains(&2) && by_module.contains(&3));
+}
+
+#[test]
+fn outlines_and_reads_answer_with_evidence() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let index = Index::open(&root).unwrap();
 
     let outline = index.outline("pkg/mod.py").unwrap();
     let tree: Vec<(String, u32)> = outline

@@ -328,45 +328,7 @@ impl SseStream {
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
-                let index = call
-                    .get("index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(position as u64);
-                let next = self.calls.len();
-                let partial = self.calls.entry(index).or_insert_with(|| PartialCall {
-                    position: next,
-                    ..Default::default()
-                });
-                let next = partial.position;
-                if let Some(id) = call
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                {
-                    partial.id = Some(id.to_string());
-                }
-                let function = call.get("function").cloned().unwrap_or(Value::Null);
-                if let Some(name) = function.get("name").and_then(Value::as_str) {
-                    partial.name.push_str(name);
-                }
-                if !partial.announced && !partial.name.is_empty() {
-                    partial.announced = true;
-                    self.pending.push_back(WireEvent::CallStarted {
-                        index: next,
-                        name: partial.name.clone(),
-                    });
-                }
-                if let Some(fragment) = function.get("arguments") {
-                    let text = match fragment {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(), // some servers send an object
-                    };
-                    if !text.is_empty() {
-                        partial.arguments.push_str(&text);
-                        self.pending
-                            .push_back(WireEvent::CallDelta { index: next, text });
-                    }
-                }
+                self.call_delta(position, call);
             }
         }
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -375,6 +337,50 @@ impl SseStream {
             self.flush_calls();
         }
         Ok(())
+    }
+
+    /// One streamed fragment of a tool call: its id and name when first
+    /// seen, then pieces of its arguments.
+    fn call_delta(&mut self, position: usize, call: &Value) {
+        let index = call
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or(position as u64);
+        let next = self.calls.len();
+        let partial = self.calls.entry(index).or_insert_with(|| PartialCall {
+            position: next,
+            ..Default::default()
+        });
+        let next = partial.position;
+        if let Some(id) = call
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
+            partial.id = Some(id.to_string());
+        }
+        let function = call.get("function").cloned().unwrap_or(Value::Null);
+        if let Some(name) = function.get("name").and_then(Value::as_str) {
+            partial.name.push_str(name);
+        }
+        if !partial.announced && !partial.name.is_empty() {
+            partial.announced = true;
+            self.pending.push_back(WireEvent::CallStarted {
+                index: next,
+                name: partial.name.clone(),
+            });
+        }
+        if let Some(fragment) = function.get("arguments") {
+            let text = match fragment {
+                Value::String(s) => s.clone(),
+                other => other.to_string(), // some servers send an object
+            };
+            if !text.is_empty() {
+                partial.arguments.push_str(&text);
+                self.pending
+                    .push_back(WireEvent::CallDelta { index: next, text });
+            }
+        }
     }
 
     fn flush_calls(&mut self) {

@@ -61,30 +61,7 @@ fn every_hostile_call_is_refused_over_mcp_and_nothing_leaks() {
         .map(|(i, _)| i + 1)
         .chain([last])
         .collect();
-    let mut answers: HashMap<usize, Value> = HashMap::new();
-    let (lines, received) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if lines.send(line.unwrap()).is_err() {
-                return;
-            }
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while let Ok(line) = received.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        assert!(
-            !line.contains(CANARY),
-            "stdout leaked a forbidden file: {line}"
-        );
-        let message: Value = serde_json::from_str(&line).expect("stdout carries only JSON");
-        if let Some(id) = message["id"].as_u64() {
-            answers.insert(id as usize, message);
-        }
-        if expected.iter().all(|id| answers.contains_key(id)) {
-            break;
-        }
-    }
+    let answers = read_answers(child.stdout.take().unwrap(), &expected);
     drop(stdin);
     let _ = child.wait();
 
@@ -123,4 +100,33 @@ fn every_hostile_call_is_refused_over_mcp_and_nothing_leaks() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The server's answers by id, until every expected id has one (or a
+/// minute passes); no line may carry the canary.
+fn read_answers(stdout: std::process::ChildStdout, expected: &[usize]) -> HashMap<usize, Value> {
+    let mut answers: HashMap<usize, Value> = HashMap::new();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while let Ok(line) = received.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        assert!(
+            !line.contains(CANARY),
+            "stdout leaked a forbidden file: {line}"
+        );
+        let message: Value = serde_json::from_str(&line).expect("stdout carries only JSON");
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id as usize, message);
+        }
+        if expected.iter().all(|id| answers.contains_key(id)) {
+            break;
+        }
+    }
+    answers
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
-use crate::snippet::Budget;
+use crate::snippet::{Budget, SnippetReader};
 use crate::store::graph as rows;
 
 pub use crate::store::graph::Target;
@@ -340,22 +340,9 @@ impl Index {
                     walk.omitted += 1;
                     continue;
                 }
-                let info = names.node(node)?.clone();
-                let path = names.file(file_id)?.0.clone();
-                let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
-                let mut ev =
-                    Evidence::new(&path, line, line, info.kind, &info.qualified_name, snippet);
-                ev.qualified_name = Some(info.qualified_name.clone());
-                ev.depth = Some(depth + 1);
-                ev.via = Some(names.chain(&chain)?);
-                ev.confidence = Some(confidence);
-                ev.reason = Some(format!(
-                    "{} at lines {}-{} calls {}",
-                    info.kind,
-                    info.start_line,
-                    info.end_line,
-                    names.node(callee_chain[0])?.qualified_name
-                ));
+                let at = (file_id, line);
+                let ev =
+                    caller_evidence(&mut names, &mut reader, at, depth + 1, &chain, confidence)?;
                 walk.nodes.push(ev);
             }
             frontier = next;
@@ -414,6 +401,35 @@ struct NodeInfo {
     kind: Kind,
     start_line: u32,
     end_line: u32,
+}
+
+/// A caller reached at `depth`: the line of its call `at` (file, line),
+/// named by the caller, with the chain back to the target (`chain[0]` is
+/// the caller, `chain[1]` what it calls).
+fn caller_evidence(
+    names: &mut Names<'_>,
+    reader: &mut SnippetReader<'_>,
+    (file_id, line): (i64, u32),
+    depth: u32,
+    chain: &[Node],
+    confidence: String,
+) -> Result<Evidence> {
+    let info = names.node(chain[0])?.clone();
+    let path = names.file(file_id)?.0.clone();
+    let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
+    let mut ev = Evidence::new(&path, line, line, info.kind, &info.qualified_name, snippet);
+    ev.qualified_name = Some(info.qualified_name.clone());
+    ev.depth = Some(depth);
+    ev.via = Some(names.chain(chain)?);
+    ev.confidence = Some(confidence);
+    ev.reason = Some(format!(
+        "{} at lines {}-{} calls {}",
+        info.kind,
+        info.start_line,
+        info.end_line,
+        names.node(chain[1])?.qualified_name
+    ));
+    Ok(ev)
 }
 
 /// Looks names up once per definition or file during a walk.

@@ -81,96 +81,20 @@ pub struct Section {
     pub end_line: u32,
 }
 
+/// A heading: the line of its first line, its title, its level.
+type Heading = (u32, String, u32);
+
 /// The sections of a document; text before the first heading is a section
 /// titled with the file name.
 pub fn sections(format: &DocFormat, rel: &str, text: &str) -> Vec<Section> {
     let lines: Vec<&str> = text.lines().collect();
     let file_name = rel.rsplit('/').next().unwrap_or(rel);
-    // (line of the heading's first line, title, level)
-    let mut headings: Vec<(u32, String, u32)> = Vec::new();
-    match format.headings {
-        HeadingStyle::Markdown => {
-            let mut fence: Option<&str> = None;
-            for (i, line) in lines.iter().enumerate() {
-                let trimmed = line.trim_start();
-                for marker in ["```", "~~~"] {
-                    if trimmed.starts_with(marker) {
-                        fence = match fence {
-                            Some(open) if open == marker => None,
-                            None => Some(marker),
-                            other => other,
-                        };
-                    }
-                }
-                if fence.is_some() || trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                    continue;
-                }
-                let hashes = line.chars().take_while(|&c| c == '#').count();
-                if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
-                    let title = line[hashes..].trim().trim_end_matches('#').trim();
-                    headings.push((i as u32 + 1, title.to_string(), hashes as u32));
-                } else if i + 1 < lines.len() && !line.trim().is_empty() && !line.starts_with(' ') {
-                    let under = lines[i + 1].trim_end();
-                    let level = if under.len() >= 3 && under.chars().all(|c| c == '=') {
-                        1
-                    } else if under.len() >= 3
-                        && under.chars().all(|c| c == '-')
-                        && !line.trim_start().starts_with(['-', '*', '|'])
-                    {
-                        2
-                    } else {
-                        0
-                    };
-                    if level > 0 {
-                        headings.push((i as u32 + 1, line.trim().to_string(), level));
-                    }
-                }
-            }
-        }
-        HeadingStyle::Rst => {
-            let mut order: Vec<char> = Vec::new();
-            let is_rule = |s: &str| {
-                let s = s.trim_end();
-                let first = s.chars().next();
-                s.len() >= 2
-                    && first.is_some_and(|c| "=-~^\"'`#*+:.".contains(c))
-                    && s.chars().all(|c| Some(c) == first)
-            };
-            let mut i = 0;
-            while i + 1 < lines.len() {
-                let (line, under) = (lines[i], lines[i + 1]);
-                if !line.trim().is_empty()
-                    && !is_rule(line)
-                    && is_rule(under)
-                    && under.trim_end().len() >= line.trim().len()
-                {
-                    let c = under.chars().next().unwrap();
-                    let overlined = i > 0 && is_rule(lines[i - 1]) && lines[i - 1].starts_with(c);
-                    let level = match order.iter().position(|&o| o == c) {
-                        Some(p) => p as u32 + 1,
-                        None => {
-                            order.push(c);
-                            order.len() as u32
-                        }
-                    };
-                    let start = if overlined { i as u32 } else { i as u32 + 1 };
-                    headings.push((start, line.trim().to_string(), level));
-                    i += 2;
-                    continue;
-                }
-                i += 1;
-            }
-        }
-        HeadingStyle::AsciiDoc => {
-            for (i, line) in lines.iter().enumerate() {
-                let marks = line.chars().take_while(|&c| c == '=').count();
-                if (1..=6).contains(&marks) && line[marks..].starts_with(' ') {
-                    headings.push((i as u32 + 1, line[marks..].trim().to_string(), marks as u32));
-                }
-            }
-        }
-        HeadingStyle::Plain => {}
-    }
+    let mut headings = match format.headings {
+        HeadingStyle::Markdown => markdown_headings(&lines),
+        HeadingStyle::Rst => rst_headings(&lines),
+        HeadingStyle::AsciiDoc => asciidoc_headings(&lines),
+        HeadingStyle::Plain => Vec::new(),
+    };
     // A generated giant's headings past the cap are text of the last section
     // before them: each section is a chunk, and each chunk costs a row.
     headings.truncate(crate::lang::extract::MAX_FACTS_PER_FILE);
@@ -199,6 +123,99 @@ pub fn sections(format: &DocFormat, rel: &str, text: &str) -> Vec<Section> {
         });
     }
     out
+}
+
+/// `#` headings and setext (`===`, `---` underlined) ones, outside fences.
+fn markdown_headings(lines: &[&str]) -> Vec<Heading> {
+    let mut headings = Vec::new();
+    let mut fence: Option<&str> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        for marker in ["```", "~~~"] {
+            if trimmed.starts_with(marker) {
+                fence = match fence {
+                    Some(open) if open == marker => None,
+                    None => Some(marker),
+                    other => other,
+                };
+            }
+        }
+        if fence.is_some() || trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            let title = line[hashes..].trim().trim_end_matches('#').trim();
+            headings.push((i as u32 + 1, title.to_string(), hashes as u32));
+        } else if i + 1 < lines.len() && !line.trim().is_empty() && !line.starts_with(' ') {
+            let under = lines[i + 1].trim_end();
+            let level = if under.len() >= 3 && under.chars().all(|c| c == '=') {
+                1
+            } else if under.len() >= 3
+                && under.chars().all(|c| c == '-')
+                && !line.trim_start().starts_with(['-', '*', '|'])
+            {
+                2
+            } else {
+                0
+            };
+            if level > 0 {
+                headings.push((i as u32 + 1, line.trim().to_string(), level));
+            }
+        }
+    }
+    headings
+}
+
+/// Underlined (and overlined) titles; levels in the order their characters
+/// first appear.
+fn rst_headings(lines: &[&str]) -> Vec<Heading> {
+    let mut headings = Vec::new();
+    let mut order: Vec<char> = Vec::new();
+    let is_rule = |s: &str| {
+        let s = s.trim_end();
+        let first = s.chars().next();
+        s.len() >= 2
+            && first.is_some_and(|c| "=-~^\"'`#*+:.".contains(c))
+            && s.chars().all(|c| Some(c) == first)
+    };
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let (line, under) = (lines[i], lines[i + 1]);
+        if !line.trim().is_empty()
+            && !is_rule(line)
+            && is_rule(under)
+            && under.trim_end().len() >= line.trim().len()
+        {
+            let c = under.chars().next().unwrap();
+            let overlined = i > 0 && is_rule(lines[i - 1]) && lines[i - 1].starts_with(c);
+            let level = match order.iter().position(|&o| o == c) {
+                Some(p) => p as u32 + 1,
+                None => {
+                    order.push(c);
+                    order.len() as u32
+                }
+            };
+            let start = if overlined { i as u32 } else { i as u32 + 1 };
+            headings.push((start, line.trim().to_string(), level));
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    headings
+}
+
+/// `=` headings.
+fn asciidoc_headings(lines: &[&str]) -> Vec<Heading> {
+    let mut headings = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let marks = line.chars().take_while(|&c| c == '=').count();
+        if (1..=6).contains(&marks) && line[marks..].starts_with(' ') {
+            headings.push((i as u32 + 1, line[marks..].trim().to_string(), marks as u32));
+        }
+    }
+    headings
 }
 
 /// Search chunks of a document: one per section (long ones in windows).

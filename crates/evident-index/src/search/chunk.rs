@@ -39,27 +39,36 @@ pub struct Chunk {
 /// generated file can hold 200,000 one-line definitions).
 pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
     let lines: Vec<&str> = source.lines().collect();
+    let mut out = definition_chunks(facts, &lines);
+    out.extend(outside_chunks(facts, rel, &lines));
+    out
+}
+
+/// Lines `from..=to`, leaving out the lines after the first of each range in
+/// `skip` (sorted by start): nested definitions keep only their first line.
+fn line_text(lines: &[&str], from: u32, to: u32, skip: &[(u32, u32)]) -> String {
     let total = lines.len() as u32;
-    // Lines `from..=to`, leaving out the lines after the first of each range in
-    // `skip` (sorted by start): nested definitions keep only their first line.
-    let line_text = |from: u32, to: u32, skip: &[(u32, u32)]| -> String {
-        let mut out = String::new();
-        let mut next_skip = skip.iter().peekable();
-        for n in from.max(1)..=to.min(total) {
-            while next_skip.peek().is_some_and(|&&(_, end)| end < n) {
-                next_skip.next();
-            }
-            if next_skip
-                .peek()
-                .is_some_and(|&&(start, end)| n > start && n <= end)
-            {
-                continue;
-            }
-            out.push_str(lines[(n - 1) as usize]);
-            out.push('\n');
+    let mut out = String::new();
+    let mut next_skip = skip.iter().peekable();
+    for n in from.max(1)..=to.min(total) {
+        while next_skip.peek().is_some_and(|&&(_, end)| end < n) {
+            next_skip.next();
         }
-        out
-    };
+        if next_skip
+            .peek()
+            .is_some_and(|&&(start, end)| n > start && n <= end)
+        {
+            continue;
+        }
+        out.push_str(lines[(n - 1) as usize]);
+        out.push('\n');
+    }
+    out
+}
+
+/// One chunk per definition (long ones in windows), its nested definitions
+/// cut to their first line.
+fn definition_chunks(facts: &FileFacts, lines: &[&str]) -> Vec<Chunk> {
     // A class's attributes and fields (`objects = Manager()`) are searched
     // as part of their class's chunk, not as chunks of their own: they are
     // many, and their text is the class's.
@@ -103,11 +112,18 @@ pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
                 } else {
                     String::new()
                 },
-                body: code_terms(&line_text(start, end, &children[i])),
+                body: code_terms(&line_text(lines, start, end, &children[i])),
             });
         }
     }
-    // Code outside top-level definitions, in windows. `depth[n]` > 0: line n is inside one.
+    out
+}
+
+/// The code outside top-level definitions, in windows.
+fn outside_chunks(facts: &FileFacts, rel: &str, lines: &[&str]) -> Vec<Chunk> {
+    let total = lines.len() as u32;
+    let mut out = Vec::new();
+    // `depth[n]` > 0: line n is inside one.
     let mut depth = vec![0i32; total as usize + 2];
     for d in facts.definitions.iter().filter(|d| d.parent.is_none()) {
         let (s, e) = (d.start_line.clamp(1, total + 1), d.end_line.clamp(0, total));
@@ -126,7 +142,7 @@ pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
             (true, None) => run_start = Some(n),
             (false, Some(start)) => {
                 for (s, e) in windows(start, n - 1, WINDOW_LINES, OVERLAP_LINES / 2) {
-                    let text = line_text(s, e, &[]);
+                    let text = line_text(lines, s, e, &[]);
                     if text.trim().is_empty() {
                         continue;
                     }

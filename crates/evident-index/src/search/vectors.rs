@@ -126,36 +126,15 @@ pub fn embed_chunks(
             summary.reused += u64::from(stored.is_some());
             vectors.push(stored);
         }
-        let to_embed: Vec<usize> = (0..items.len()).filter(|&i| vectors[i].is_none()).collect();
-        if !to_embed.is_empty() {
-            let texts: Vec<String> = to_embed.iter().map(|&i| items[i].2.clone()).collect();
-            let embedded = embedder.embed(&texts).map_err(|error| Error::Embedding {
-                message: error.to_string(),
-                embedded: summary.embedded,
-            })?;
-            if embedded.len() != texts.len() {
-                return Err(Error::Embedding {
-                    message: format!("{} vectors for {} texts", embedded.len(), texts.len()),
-                    embedded: summary.embedded,
-                });
-            }
-            for (&i, vector) in to_embed.iter().zip(embedded) {
-                if *dimensions.get_or_insert(vector.len()) != vector.len() || vector.is_empty() {
-                    return Err(Error::Embedding {
-                        message: format!(
-                            "model {model} gave a vector of {} dimensions after ones of {}",
-                            vector.len(),
-                            dimensions.unwrap_or(0)
-                        ),
-                        embedded: summary.embedded,
-                    });
-                }
-                let quantised = rows::quantise(&vector);
-                rows::insert_vector(&tx, &items[i].1, &model, &quantised)?;
-                vectors[i] = Some(quantised);
-            }
-            summary.embedded += to_embed.len() as u64;
-        }
+        embed_missing(
+            &tx,
+            embedder,
+            &model,
+            &items,
+            &mut vectors,
+            &mut dimensions,
+            &mut summary,
+        )?;
         let mut written = Vec::with_capacity(items.len());
         for ((id, _, _), vector) in items.iter().zip(&vectors) {
             if let Some(vector) = vector {
@@ -176,6 +155,51 @@ pub fn embed_chunks(
     }
     summary.with_vectors = rows::vector_count(&conn, &model)?;
     Ok(summary)
+}
+
+/// Embeds the batch's texts that have no stored vector, checking that
+/// every vector has the model's dimensions, and stores them by text hash.
+fn embed_missing(
+    tx: &rusqlite::Transaction<'_>,
+    embedder: &dyn Embedder,
+    model: &str,
+    items: &[(i64, String, String)],
+    vectors: &mut [Option<Vec<u8>>],
+    dimensions: &mut Option<usize>,
+    summary: &mut EmbedSummary,
+) -> Result<()> {
+    let to_embed: Vec<usize> = (0..items.len()).filter(|&i| vectors[i].is_none()).collect();
+    if to_embed.is_empty() {
+        return Ok(());
+    }
+    let texts: Vec<String> = to_embed.iter().map(|&i| items[i].2.clone()).collect();
+    let embedded = embedder.embed(&texts).map_err(|error| Error::Embedding {
+        message: error.to_string(),
+        embedded: summary.embedded,
+    })?;
+    if embedded.len() != texts.len() {
+        return Err(Error::Embedding {
+            message: format!("{} vectors for {} texts", embedded.len(), texts.len()),
+            embedded: summary.embedded,
+        });
+    }
+    for (&i, vector) in to_embed.iter().zip(embedded) {
+        if *dimensions.get_or_insert(vector.len()) != vector.len() || vector.is_empty() {
+            return Err(Error::Embedding {
+                message: format!(
+                    "model {model} gave a vector of {} dimensions after ones of {}",
+                    vector.len(),
+                    dimensions.unwrap_or(0)
+                ),
+                embedded: summary.embedded,
+            });
+        }
+        let quantised = rows::quantise(&vector);
+        rows::insert_vector(tx, &items[i].1, model, &quantised)?;
+        vectors[i] = Some(quantised);
+    }
+    summary.embedded += to_embed.len() as u64;
+    Ok(())
 }
 
 /// The text a chunk is embedded from; `None` when its file cannot be read.

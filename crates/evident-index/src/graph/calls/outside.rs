@@ -64,7 +64,7 @@ impl Graph<'_> {
         }
         // Resolution found no definition of the name in scope, imported, or
         // (few enough to guess) anywhere: unless a local rebinds it, it is the language's.
-        if lang.builtins.contains(&head) && self.bindings(file, enclosing, head).is_empty() {
+        if lang.builtins.contains(head) && self.bindings(file, enclosing, head).is_empty() {
             return Some((segments.join(lang.separator), "builtin"));
         }
         if rest.is_empty() && self.bindings(file, enclosing, head).is_empty() {

@@ -231,8 +231,8 @@ fn self_or_base(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
 /// type through its bindings; known to come from outside, nothing is guessed.
 fn bound_receiver(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>> {
     let first = *site.head.first()?;
-    if !(site.lang.self_receivers.contains(&first)
-        || !g.bindings(site.file, site.enclosing, first).is_empty())
+    if !site.lang.self_receivers.contains(&first)
+        && g.bindings(site.file, site.enclosing, first).is_empty()
     {
         return None;
     }
