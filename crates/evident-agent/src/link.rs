@@ -11,6 +11,7 @@
 //!
 //! This module only reads the index; it runs no tool and asks no model.
 
+use evident_index::lang::syntax;
 use evident_index::{Evidence, Index, SymbolQuery};
 
 /// What a span of the question names.
@@ -113,7 +114,7 @@ fn looks_like_code(text: &str) -> bool {
         text.chars().skip(1).any(|c| c.is_uppercase()) && text.chars().any(|c| c.is_lowercase());
     text.contains('_')
         || text.contains('.')
-        || text.contains("::")
+        || text.contains(syntax::PATH_SEPARATOR)
         || text.contains('#')
         || text.contains('/')
         || inner_capital
@@ -256,10 +257,9 @@ fn link_file(span: &Span, files: &[String]) -> Vec<Entity> {
 fn module_parts(path: &str) -> Vec<&str> {
     let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
     let mut parts: Vec<&str> = stem.split('/').collect();
-    if matches!(
-        parts.last(),
-        Some(&"__init__") | Some(&"mod") | Some(&"index") | Some(&"lib")
-    ) {
+    // A package file (`__init__.py`, `mod.rs`, `index.js`) stands for its directory.
+    let stems = evident_index::lang::for_path(path).map_or(&[][..], |l| l.package_stems);
+    if parts.last().is_some_and(|last| stems.contains(last)) {
         parts.pop();
     }
     parts

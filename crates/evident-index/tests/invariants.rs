@@ -2,7 +2,7 @@
 //! only: comments and `#[cfg(test)]` modules are skipped):
 //! - "No language is named outside `lang/`": per-language knowledge is data
 //!   (`LanguageSpec` rows, `.scm` queries, the import rules in
-//!   `lang/imports.rs`), so adding a language never means editing the
+//!   `lang/imports/`), so adding a language never means editing the
 //!   indexer, the call graph or search.
 //! - "SQL lives in `store/`": every statement is there, behind typed rows.
 //! - "No import cycle inside a crate": no two files of any workspace crate
@@ -58,7 +58,36 @@ const LANGUAGE_LITERALS: &[&str] = &[
     "composer.json",
     "require_relative",
     "\"new\"",
+    "\"new \"",
+    "\"::\"",
+    "\"?.\"",
 ];
+
+/// What the agent may not spell out either: syntax and file conventions.
+const AGENT_LITERALS: &[&str] = &[
+    "__init__", "mod.rs", "lib.rs", "main.rs", "index.ts", "index.js", "go.mod", ".jsx", ".mjs",
+    ".cjs", "\"new \"", "\"::\"", "\"?.\"",
+];
+
+/// Each line of `file`'s code that holds one of `literals`.
+fn literals_in(file: &Path, root: &Path, literals: &[&str]) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let rel = file
+        .strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string();
+    code(&text)
+        .into_iter()
+        .flat_map(|(number, line)| {
+            let rel = &rel;
+            literals
+                .iter()
+                .filter(move |l| line.contains(*l))
+                .map(move |l| format!("{rel}:{number}: {l} in `{}`", line.trim()))
+        })
+        .collect()
+}
 
 /// The `.rs` files under `dir`, except those under a folder named `skip`.
 fn sources(dir: &Path, skip: &str, out: &mut Vec<PathBuf>) {
@@ -98,7 +127,16 @@ fn no_language_is_named_outside_lang() {
     let mut files = Vec::new();
     sources(&src, "lang", &mut files);
     assert!(files.len() > 10, "found the sources: {files:?}");
-    let mut found = Vec::new();
+    // The agent reads names and paths too: what it knows of their syntax and
+    // conventions comes from `lang` (its English words, "this" or "crate",
+    // are not checked).
+    let agent = src.join("../../evident-agent/src");
+    let mut agent_files = Vec::new();
+    sources(&agent, "", &mut agent_files);
+    let mut found = agent_files
+        .iter()
+        .flat_map(|file| literals_in(file, &agent, AGENT_LITERALS))
+        .collect::<Vec<_>>();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
         for (number, line) in code(&text) {
@@ -110,8 +148,8 @@ fn no_language_is_named_outside_lang() {
             });
             let literals = LANGUAGE_LITERALS.iter().filter(|l| line.contains(*l));
             for hit in words.chain(literals) {
-                let rel = file.strip_prefix(&src).unwrap().display();
-                found.push(format!("src/{rel}:{number}: {hit} in `{}`", line.trim()));
+                let rel = file.strip_prefix(&src).unwrap_or(file).display();
+                found.push(format!("{rel}:{number}: {hit} in `{}`", line.trim()));
             }
         }
     }

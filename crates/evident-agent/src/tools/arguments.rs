@@ -4,6 +4,7 @@ use evident_index::{Index, Kind};
 use serde_json::{Map, Value};
 
 use super::contract::{ToolContext, ToolError, ToolOutput};
+use evident_index::lang::syntax;
 
 pub(super) fn open(context: &ToolContext) -> Result<Index, ToolError> {
     Ok(Index::open(&context.root)?)
@@ -94,6 +95,5 @@ pub(super) fn forgiving_target(
 /// `Engine.compute` → `compute`, `store::Db::new` → `new`.
 pub(super) fn last_segment(name: &str) -> &str {
     let name = name.trim().trim_end_matches("()");
-    let after_dot = name.rsplit('.').next().unwrap_or(name);
-    after_dot.rsplit("::").next().unwrap_or(after_dot)
+    syntax::last_segment(name)
 }

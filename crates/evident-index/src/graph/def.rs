@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
+use crate::lang::syntax;
 use crate::query::Index;
 use crate::snippet::Budget;
 use crate::store::graph as rows;
@@ -328,7 +329,7 @@ impl Index {
     /// (methods only when the call has a receiver), each labelled
     /// `name_only`. Empty when there are none: nothing is known.
     fn name_only_candidates(&self, call: &rows::CallOnLine) -> Result<Vec<Evidence>> {
-        let written = call.callee.trim_start_matches("new ").trim();
+        let written = syntax::without_new(&call.callee);
         let has_receiver = written.len() > call.callee_name.len();
         let query = crate::query::SymbolQuery {
             kind: has_receiver.then_some(Kind::Method),

@@ -12,6 +12,7 @@ mod languages;
 pub mod locals;
 pub mod roles;
 mod spec;
+pub mod syntax;
 
 pub use spec::{ImportResolution, LanguageSpec, ModuleBinding, ModuleNaming, Words};
 

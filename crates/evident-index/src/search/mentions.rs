@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use crate::error::Result;
+use crate::lang::syntax;
 use crate::search::spans::{Span, SpanKind};
 use crate::store::chunks::{self, NamedDefinition};
 
@@ -123,7 +124,7 @@ fn definitions_for(conn: &Connection, name: &str) -> Result<Vec<NamedDefinition>
     let dotted_tail = format!(".{tail}");
     let mut defs = chunks::definitions_named(conn, last, 64)?;
     defs.retain(|d| {
-        let qualified = d.qualified.replace("::", ".");
+        let qualified = syntax::dotted(&d.qualified);
         qualified == tail || qualified.ends_with(&dotted_tail)
     });
     Ok(defs)

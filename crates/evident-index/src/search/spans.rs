@@ -13,6 +13,7 @@
 
 use std::sync::LazyLock;
 
+use crate::lang::syntax;
 use regex::Regex;
 
 /// What a span is.
@@ -384,7 +385,7 @@ fn is_compound_identifier(word: &str) -> bool {
 /// a trailing `()` dropped.
 pub fn normalise_name(text: &str) -> String {
     text.trim_end_matches("()")
-        .replace("::", ".")
+        .replace(syntax::PATH_SEPARATOR, ".")
         .replace('#', ".")
         .replace("(*", "")
         .replace(['(', ')'], "")

@@ -2,6 +2,7 @@
 //! how they are written, and the FTS5 expression that never carries syntax.
 
 use super::chunk::{identifiers, split_identifier};
+use crate::lang::syntax;
 
 /// A long query's distinct terms, in order of appearance, are kept up to
 /// this many (a subject line comes first).
@@ -112,7 +113,7 @@ pub(super) fn looks_like_code(span: &str) -> bool {
                 .rsplit('/')
                 .next()
                 .is_some_and(|file| file.contains('.')))
-        || joined("::")
+        || joined(syntax::PATH_SEPARATOR)
 }
 
 /// A MATCH expression that is always valid FTS5: quoted terms joined by OR,

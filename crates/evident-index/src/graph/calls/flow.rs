@@ -11,6 +11,7 @@ use super::pass::*;
 use super::table::Symbol;
 use crate::evidence::Kind;
 use crate::lang::extract::{DECORATED, ELEMENTS};
+use crate::lang::syntax;
 
 impl Graph<'_> {
     /// Runs `f` one level deeper into the flow, or returns nothing past the limit.
@@ -248,7 +249,7 @@ impl Graph<'_> {
         if expression.contains('[') {
             return Vec::new();
         }
-        let normalized = expression.replace("::", ".").replace("?.", ".");
+        let normalized = syntax::dotted(expression);
         let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
         let Some((&head, rest)) = segments.split_first() else {
             return Vec::new();

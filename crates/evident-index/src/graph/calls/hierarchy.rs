@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::pass::*;
 use super::table::Symbol;
+use crate::lang::syntax;
 
 /// What to do at a subclass met by [`Graph::walk_subclasses`].
 pub(super) enum Below {
@@ -223,7 +224,7 @@ impl Graph<'_> {
     /// name by scope and imports, a dotted one (`models.Model`,
     /// `unittest.TestCase`) as a whole, never by its last name alone.
     pub(super) fn classes_named_by_base(&self, class: &Symbol, base: &str) -> Vec<i64> {
-        let dotted = base.contains('.') || base.contains("::");
+        let dotted = syntax::is_qualified(base);
         let found = if dotted {
             self.resolve_as_written(class.file, class.parent, base)
         } else {

@@ -7,6 +7,7 @@ use std::rc::Rc;
 use super::flow::is_string_literal;
 use super::pass::*;
 use super::{hierarchy, table};
+use crate::lang::syntax;
 
 impl Graph<'_> {
     /// Where a call nothing in the repository answers goes outside it:
@@ -21,7 +22,7 @@ impl Graph<'_> {
         callee: &str,
     ) -> Option<(String, &'static str)> {
         let lang = self.lang_of(file)?;
-        let callee = callee.trim().trim_start_matches("new ").trim();
+        let callee = syntax::without_new(callee);
         if callee.ends_with(')') && !callee.starts_with('(') {
             // `functools.wraps(f)` applied: a call of an outside value.
             let values = self.values_of_expr(file, enclosing, callee);
@@ -50,7 +51,7 @@ impl Graph<'_> {
                 _ => self.method_of_outside_value(file, enclosing, callee),
             };
         }
-        let normalized = callee.replace("::", ".").replace("?.", ".");
+        let normalized = syntax::dotted(callee);
         let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
         let (&head, rest) = segments.split_first()?;
         if let Some(name) = self.imported_from_outside(file, &segments) {
@@ -156,7 +157,7 @@ impl Graph<'_> {
             i.target.is_none() && i.binding() == Some(head) && !i.module.starts_with('.')
         })?;
         // Path-like modules keep their slashes: `@acme/ui.button`, `net/http.Get`.
-        let module = import.module.replace("::", ".");
+        let module = syntax::dotted(&import.module);
         let mut name = match (import.name.as_deref(), &import.alias) {
             (Some("*"), _) => module,
             (Some(imported), _) => format!("{module}.{imported}"),
@@ -178,7 +179,7 @@ impl Graph<'_> {
         }
         let class = self.symbol(class)?;
         for base in &class.bases {
-            let normalized = base.replace("::", ".");
+            let normalized = syntax::dotted(base);
             let segments: Vec<&str> = normalized.split('.').collect();
             if let Some(name) = self.imported_from_outside(class.file, &segments) {
                 return Some(name);
@@ -245,7 +246,7 @@ impl Graph<'_> {
         if !simple {
             return None;
         }
-        let normalized = outer.replace("::", ".");
+        let normalized = syntax::dotted(outer);
         let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
         self.outside_named(file, scope, &segments)
     }

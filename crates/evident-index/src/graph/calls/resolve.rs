@@ -8,6 +8,7 @@
 use super::flow;
 use super::pass::*;
 use crate::evidence::Kind;
+use crate::lang::syntax;
 use crate::lang::LanguageSpec;
 
 /// What is being resolved: one call site, its callee as written and as
@@ -91,8 +92,8 @@ impl Graph<'_> {
         let Some(lang) = self.lang_of(file) else {
             return Vec::new();
         };
-        let callee = callee.trim().trim_start_matches("new ").trim();
-        let normalized = callee.replace("::", ".").replace("?.", ".");
+        let callee = syntax::without_new(callee);
+        let normalized = syntax::dotted(callee);
         let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
         let Some((&last, head)) = segments.split_last() else {
             return Vec::new();

@@ -87,7 +87,7 @@ pub(crate) fn remap_edges(conn: &Connection, moves: &[(i64, i64, i64)]) -> Resul
     Ok(())
 }
 
-/// A stored file's facts for the types that flow, as `graph::calls::flow_facts`
+/// A stored file's facts for the types that flow, as `graph::calls::invalidation::flow_facts`
 /// writes them from extraction.
 pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
     let mut out = Vec::new();
@@ -108,7 +108,7 @@ pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<Strin
             out.push(format!("{owner}\t{name}\t{value}"));
         }
     }
-    // Must match `graph::calls::flow_facts`: definitions other files reach.
+    // Must match `graph::calls::invalidation::flow_facts`: definitions other files reach.
     let mut stmt = conn.prepare_cached(
         "SELECT s.qualified_name, s.kind, p.kind FROM symbols s
          LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.file_id = ?1",
