@@ -103,7 +103,7 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// fails is charged the bytes it read before failing; once the total passes
 /// eight times the text (plus 1 MiB) the search stops. Real replies never come
 /// near it, but openers that never close (`{"a":{"a":{"a":...`) would make
-/// every attempt read to the end: quadratic time, found by `tests/fuzz.rs`.
+/// every attempt read to the end: quadratic time, found by `tests/it/fuzz.rs`.
 pub(crate) struct ScanBudget<'t> {
     text: &'t str,
     newlines: Option<Vec<usize>>,

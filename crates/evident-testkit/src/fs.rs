@@ -34,6 +34,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The small Python repository most agent and CLI tests ask about: a
+/// helper (`get_collection_name`), a file that imports it by name and one
+/// that imports its module.
+pub const RAG_FILES: &[(&str, &str)] = &[
+    (
+        "rag_common.py",
+        "PREFIX = \"rag\"\n\n\ndef get_collection_name(kind):\n    return f\"{PREFIX}_{kind}\"\n",
+    ),
+    (
+        "ingest.py",
+        "from rag_common import get_collection_name\n\n\ndef ingest(doc):\n    return get_collection_name(doc.kind)\n",
+    ),
+    (
+        "query.py",
+        "import rag_common\n\n\ndef search(q):\n    return rag_common.get_collection_name(q.kind)\n",
+    ),
+];
+
 /// A fresh copy of `crates/evident-index/tests/fixtures/repo` (the mixed-language
 /// fixture several crates test against), at `<tempdir>/repo`.
 pub fn fixture_repo() -> (tempfile::TempDir, PathBuf) {

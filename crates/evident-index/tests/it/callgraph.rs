@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use evident_index::{index_repo, Index, IndexOptions, Kind, Page};
 use rusqlite::Connection;
 
-mod common;
+use crate::common;
 
 fn fixture() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

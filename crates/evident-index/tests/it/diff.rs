@@ -4,7 +4,7 @@ use std::path::Path;
 
 use evident_index::{index_repo, Change, DiffRequest, Index, IndexOptions};
 
-mod common;
+use crate::common;
 use common::git;
 
 use evident_testkit::fs::write_in as write;

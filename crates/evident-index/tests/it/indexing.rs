@@ -5,7 +5,7 @@ use std::path::Path;
 use evident_index::{index_repo, Index, IndexOptions, Kind, SymbolQuery};
 use rusqlite::Connection;
 
-mod common;
+use crate::common;
 use common::{dump, fixture_repo};
 
 fn index(root: &Path) -> evident_index::Summary {

@@ -1,7 +1,7 @@
 //! Full-text search: code-aware terms, ranking signals, FTS5 escaping,
 //! filters, and chunks kept in step with the files.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! must be refused, nothing forbidden may reach the model, and text inside a
 //! tool result must never become a call of the agent's.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

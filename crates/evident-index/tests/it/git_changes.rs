@@ -10,7 +10,7 @@ use evident_index::{index_repo, IndexOptions, Summary};
 use evident_testkit::git::commit_all;
 use rusqlite::Connection;
 
-mod common;
+use crate::common;
 use common::{assert_equals_rebuild, fixture_repo, git};
 
 fn index(root: &Path) -> Summary {

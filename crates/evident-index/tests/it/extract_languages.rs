@@ -5,7 +5,7 @@
 use evident_index::extract::{extract, FileFacts};
 use evident_index::{lang, Kind};
 
-mod common;
+use crate::common;
 
 fn facts(file: &str) -> FileFacts {
     let path = format!("{}/tests/fixtures/lang/{file}", env!("CARGO_MANIFEST_DIR"));

@@ -6,7 +6,7 @@
 //! SSE byte for byte); the expected entities follow from the fixture's
 //! source, written here.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

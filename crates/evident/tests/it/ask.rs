@@ -18,13 +18,7 @@ const CHAT: &str = "/v1/chat/completions";
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    std::fs::write(
-        root.join("rag_common.py"),
-        "PREFIX = \"rag\"\n\n\ndef get_collection_name(kind):\n    return f\"{PREFIX}_{kind}\"\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("ingest.py"), "from rag_common import get_collection_name\n\n\ndef ingest(doc):\n    return get_collection_name(doc.kind)\n").unwrap();
-    std::fs::write(root.join("query.py"), "import rag_common\n\n\ndef search(q):\n    return rag_common.get_collection_name(q.kind)\n").unwrap();
+    evident_testkit::fs::write_all(root, evident_testkit::fs::RAG_FILES);
     std::fs::write(root.join("util.py"), "def helper():\n    return 1\n").unwrap();
     dir
 }

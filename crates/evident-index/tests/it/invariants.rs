@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "invariants/module_graph.rs"]
 mod module_graph;
 
 /// What only a language's own row may know.

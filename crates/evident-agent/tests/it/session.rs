@@ -2,7 +2,7 @@
 //! Ollama NDJSON byte for byte) over a real index of a small repository
 //! shaped like seed 000's: `rag_common` and the files that import it.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
@@ -28,12 +28,7 @@ fn repo() -> tempfile::TempDir {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write(
-        "rag_common.py",
-        "PREFIX = \"rag\"\n\n\ndef get_collection_name(kind):\n    return f\"{PREFIX}_{kind}\"\n",
-    );
-    write("ingest.py", "from rag_common import get_collection_name\n\n\ndef ingest(doc):\n    return get_collection_name(doc.kind)\n");
-    write("query.py", "import rag_common\n\n\ndef search(q):\n    return rag_common.get_collection_name(q.kind)\n");
+    evident_testkit::fs::write_all(root, evident_testkit::fs::RAG_FILES);
     write(
         "big.py",
         &(1..=3000)

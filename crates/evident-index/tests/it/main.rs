@@ -1,0 +1,11 @@
+//! `evident-index`'s integration tests, one binary: each file is a module.
+
+mod callgraph;
+mod common;
+mod diff;
+mod extract_languages;
+mod git_changes;
+mod indexing;
+mod invariants;
+mod long_queries;
+mod search;

@@ -1,0 +1,12 @@
+//! `evident`'s integration tests, one binary: each file is a module.
+
+mod ask;
+mod callers_pages;
+mod cli;
+mod local_embed;
+mod mcp;
+mod mcp_escape;
+mod possible_callers;
+mod probe;
+mod rerank;
+mod search_doors;
