@@ -229,9 +229,9 @@ fn rust_crate_self_super_and_mod_declarations() {
         None
     );
     // Integration tests: each file in tests/ is a crate root; `mod common;` is tests/common/mod.rs.
-    let t = resolver(&["tests/it/indexing.rs", "tests/common/mod.rs"]);
+    let t = resolver(&["tests/indexing.rs", "tests/common/mod.rs"]);
     assert_eq!(
-        t.resolve(rs, "tests/it/indexing.rs", "self", Some("common"))
+        t.resolve(rs, "tests/indexing.rs", "self", Some("common"))
             .as_deref(),
         Some("tests/common/mod.rs")
     );
