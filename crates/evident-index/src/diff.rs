@@ -411,14 +411,8 @@ impl Index {
         let root = self.root();
         let file =
             crate::walk::sandbox::resolve_in_canonical(root, path, &self.config.secrets).ok()?;
-        let size = std::fs::metadata(&file.abs).map_or(0, |m| m.len());
-        if size > self.config.max_file_size {
-            return None;
-        }
-        let bytes = std::fs::read(&file.abs).ok()?;
-        if crate::snippet::looks_binary(&bytes) {
-            return None;
-        }
+        let bytes =
+            crate::walk::sandbox::read_admitted(&file, path, self.config.max_file_size).ok()?;
         let lines = extract::count_lines(&String::from_utf8_lossy(&bytes));
         let text = format!("[new untracked file, {lines} lines]\n");
         Some(FileChange {

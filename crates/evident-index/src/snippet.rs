@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::walk::sandbox;
+pub use crate::walk::sandbox::looks_binary;
 
 /// A file's text and where each of its lines starts.
 struct Lines {
@@ -80,18 +81,7 @@ impl<'a> SnippetReader<'a> {
         let entry = self.cache.entry(rel.to_string()).or_insert_with(|| {
             let file = sandbox::resolve_with_docs(root, docs_dirs, rel, secrets)
                 .map_err(|e| e.to_string())?;
-            let size = std::fs::metadata(&file.abs)
-                .map_err(|e| format!("{rel}: {e}"))?
-                .len();
-            if size > max_file_size {
-                return Err(format!(
-                    "{rel} is {size} bytes, over the {max_file_size}-byte limit (index.max_file_size); it is not read"
-                ));
-            }
-            let bytes = std::fs::read(&file.abs).map_err(|e| format!("{rel}: {e}"))?;
-            if looks_binary(&bytes) {
-                return Err(format!("{rel} is a binary file (it has NUL bytes); it is not read"));
-            }
+            let bytes = sandbox::read_admitted(&file, rel, max_file_size)?;
             Ok(Lines::new(String::from_utf8_lossy(&bytes).into_owned()))
         });
         entry
@@ -147,12 +137,6 @@ impl<'a> SnippetReader<'a> {
         out.extend(join(to - budget.tail..to));
         Ok(out.join("\n"))
     }
-}
-
-/// Whether `bytes` are binary rather than text: a NUL in the first 8,000 bytes
-/// (git's rule).
-pub fn looks_binary(bytes: &[u8]) -> bool {
-    bytes.iter().take(8000).any(|&b| b == 0)
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 mod format;
 pub mod freshness;
 pub mod git;
+mod refusal;
 pub mod sandbox;
 
 pub use format::Format;
+pub use refusal::Refusal;
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;

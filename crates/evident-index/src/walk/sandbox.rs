@@ -3,6 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::refusal::Refusal;
 use crate::config::{DocsDir, SecretPolicy};
 use crate::error::{Error, Result};
 
@@ -28,15 +29,16 @@ pub fn resolve(root: &Path, requested: &str, secrets: &SecretPolicy) -> Result<R
 /// `/`-separated relative path with `.` and `..` resolved by text alone; empty
 /// for the root itself. A path that is elsewhere or climbs out is refused.
 pub fn lexical(root: &Path, requested: &str) -> Result<String> {
-    let refuse = |why: String| Err(Error::Refused(why));
+    let refuse = |refusal: Refusal| Err(refusal.into());
     if let Some(why) = suspicious(requested) {
-        return refuse(format!("{requested:?} {why}"));
+        let path = requested.to_string();
+        return refuse(Refusal::Suspicious { path, why });
     }
     let requested_path = Path::new(requested);
     let relative = if requested_path.is_absolute() {
         match requested_path.strip_prefix(root) {
             Ok(rel) => rel,
-            Err(_) => return refuse(format!("{requested} is outside the repository")),
+            Err(_) => return refuse(Refusal::Outside(requested.into())),
         }
     } else {
         requested_path
@@ -48,11 +50,11 @@ pub fn lexical(root: &Path, requested: &str) -> Result<String> {
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.pop().is_none() {
-                    return refuse(format!("{requested} leaves the repository"));
+                    return refuse(Refusal::Leaves(requested.into()));
                 }
             }
             Component::RootDir | Component::Prefix(_) => {
-                return refuse(format!("{requested} is outside the repository"))
+                return refuse(Refusal::Outside(requested.into()))
             }
         }
     }
@@ -112,36 +114,38 @@ pub fn resolve_in_canonical(
     requested: &str,
     secrets: &SecretPolicy,
 ) -> Result<RepoFile> {
-    let refuse = |why: String| Err(Error::Refused(why));
+    let refuse = |refusal: Refusal| Err(refusal.into());
     if requested.is_empty() {
-        return refuse("empty path".into());
+        return refuse(Refusal::Empty);
     }
     // Lexical normalisation first, so `a/../../x` is refused before touching the disk.
     let lexical_rel = lexical(root, requested)?;
     if lexical_rel.is_empty() {
-        return refuse(format!("{requested} names the repository root, not a file"));
+        return refuse(Refusal::Root(requested.into()));
     }
     if secrets.is_secret(&lexical_rel) {
-        return refuse(format!("{lexical_rel} is a secret file and is never read"));
+        return refuse(Refusal::Secret(lexical_rel));
     }
     let joined = root.join(&lexical_rel);
     let abs = match joined.canonicalize() {
         Ok(abs) => abs,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if joined.symlink_metadata().is_ok() {
-                return refuse(format!("{lexical_rel} is a broken symlink"));
+                return refuse(Refusal::BrokenSymlink(lexical_rel));
             }
             return Err(Error::NoSuchPath(PathBuf::from(lexical_rel)));
         }
         Err(e) => {
             // ELOOP and friends: a symlink loop is a refusal, not an I/O mystery.
-            return refuse(format!("{lexical_rel} cannot be resolved ({e})"));
+            let error = e.to_string();
+            return refuse(Refusal::Unresolvable {
+                path: lexical_rel,
+                error,
+            });
         }
     };
     let Ok(real_rel) = abs.strip_prefix(root) else {
-        return refuse(format!(
-            "{lexical_rel} is a symlink that leads outside the repository"
-        ));
+        return refuse(Refusal::SymlinkOut(lexical_rel));
     };
     let real_rel = real_rel
         .components()
@@ -149,23 +153,51 @@ pub fn resolve_in_canonical(
         .collect::<Vec<_>>()
         .join("/");
     if secrets.is_secret(&real_rel) {
-        return refuse(format!(
-            "{lexical_rel} leads to {real_rel}, a secret file that is never read"
-        ));
+        return refuse(Refusal::SecretTarget {
+            path: lexical_rel,
+            target: real_rel,
+        });
     }
     let metadata = std::fs::metadata(&abs).map_err(|e| Error::io(abs.clone(), e))?;
     if !metadata.is_file() {
-        return refuse(format!("{lexical_rel} is not a regular file"));
+        return refuse(Refusal::NotRegular(lexical_rel));
     }
     if let Some(links) = extra_hard_links(&metadata) {
-        return refuse(format!(
-            "{lexical_rel} has {links} hard links: it may be a file from outside the repository, so it is not read"
-        ));
+        let path = lexical_rel;
+        return refuse(Refusal::HardLinks { path, links });
     }
     Ok(RepoFile {
         rel: lexical_rel,
         abs,
     })
+}
+
+/// Whether `bytes` are binary rather than text: a NUL in the first 8,000 bytes
+/// (git's rule).
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8000).any(|&b| b == 0)
+}
+
+/// The bytes of a file the sandbox let through, when they may be read:
+/// within `limit` (`index.max_file_size`) and not binary. `shown` is the
+/// path as the refusal says it. The one check every reader of file text
+/// (snippets, `diff`'s untracked files) makes after [`resolve`].
+pub fn read_admitted(
+    file: &RepoFile,
+    shown: &str,
+    limit: u64,
+) -> std::result::Result<Vec<u8>, String> {
+    let unreadable = |e: std::io::Error| format!("{shown}: {e}");
+    let size = std::fs::metadata(&file.abs).map_err(unreadable)?.len();
+    if size > limit {
+        let path = shown.to_string();
+        return Err(Refusal::TooLarge { path, size, limit }.to_string());
+    }
+    let bytes = std::fs::read(&file.abs).map_err(unreadable)?;
+    if looks_binary(&bytes) {
+        return Err(Refusal::Binary(shown.to_string()).to_string());
+    }
+    Ok(bytes)
 }
 
 /// [`resolve_in_canonical`], where a path under `@NAME/` is a document in the
@@ -192,10 +224,11 @@ pub fn resolve_with_docs(
         super::format::Format::for_path(&inner.rel),
         Some(super::format::Format::Doc(_))
     ) {
-        return Err(Error::Refused(format!(
-            "{requested}: only documents are read from {}",
-            dir.mount
-        )));
+        return Err(Refusal::OnlyDocuments {
+            path: requested.into(),
+            mount: dir.mount.clone(),
+        }
+        .into());
     }
     Ok(RepoFile {
         rel: format!("{}/{}", dir.mount, inner.rel),
@@ -213,7 +246,7 @@ pub fn check_scope(
     requested: &str,
     secrets: &SecretPolicy,
 ) -> Result<()> {
-    let refuse = |why: String| Err(Error::Refused(why));
+    let refuse = |refusal: Refusal| Err(refusal.into());
     let root = root
         .canonicalize()
         .map_err(|e| Error::io(root.to_path_buf(), e))?;
@@ -230,27 +263,25 @@ pub fn check_scope(
         }
     };
     if secrets.is_secret(&inside) {
-        return refuse(format!("{lexical} is a secret file and is never read"));
+        return refuse(Refusal::Secret(lexical));
     }
     let joined = base.join(&inside);
     match joined.canonicalize() {
         Ok(real) => {
             let Ok(real_rel) = real.strip_prefix(base) else {
-                return refuse(format!(
-                    "{lexical} is a symlink that leads outside the repository"
-                ));
+                return refuse(Refusal::SymlinkOut(lexical));
             };
             let real_rel = real_rel.to_string_lossy().replace('\\', "/");
             if secrets.is_secret(&real_rel) {
-                return refuse(format!(
-                    "{lexical} leads to {real_rel}, a secret file that is never read"
-                ));
+                let target = real_rel;
+                return refuse(Refusal::SecretTarget {
+                    path: lexical,
+                    target,
+                });
             }
             Ok(())
         }
-        Err(_) if joined.symlink_metadata().is_ok() => {
-            refuse(format!("{lexical} is a broken or looping symlink"))
-        }
+        Err(_) if joined.symlink_metadata().is_ok() => refuse(Refusal::BrokenOrLooping(lexical)),
         // A scope that does not exist matches nothing; that is not a refusal.
         Err(_) => Ok(()),
     }
