@@ -5,7 +5,6 @@ import { show, el, evidenceCard } from "./dom.js";
 import { highlight } from "./highlight.js";
 
 const KINDS = ["", "function", "method", "class", "struct", "interface", "module", "variable", "constant", "doc"];
-const LANGUAGES = ["", "python", "javascript", "typescript", "rust", "go", "c", "cpp", "java", "csharp", "ruby", "php", "bash", "lua", "kotlin", "scala", "swift"];
 
 function select(id, options) {
   return el("select", { id }, options.map((o) => el("option", { value: o }, o || `any ${id}`)));
@@ -14,7 +13,9 @@ function select(id, options) {
 export async function searchView(main, _rest, params) {
   const input = el("input", { id: "query", type: "search", autocomplete: "off", placeholder: "Search code and docs" });
   const kind = select("kind", KINDS);
-  const language = select("language", LANGUAGES);
+  // The languages this index holds, as `evident status` counts them.
+  const status = await api("/api/status").catch(() => ({ files_by_language: [] }));
+  const language = select("language", ["", ...status.files_by_language.map(({ lang }) => lang)]);
   const path = el("input", { id: "path", type: "text", placeholder: "path or glob" });
   const notes = el("p", { class: "notes" });
   const results = el("ol", { id: "results", class: "cards" });

@@ -111,6 +111,15 @@ test("search: typing shows Evidence cards, and a result opens the file", async (
   const first = await page.textContent("#results .card .card-head");
   assert.match(first, /clean/);
   await screenshot(page, "search");
+  // The language filter offers the languages this index holds, and the
+  // search applies it: no Python file answers for Rust.
+  const languages = await page.locator("#language option").allTextContents();
+  assert.ok(languages.includes("python") && languages.includes("rust"), languages.join(","));
+  assert.ok(!languages.includes("swift"), languages.join(","));
+  await page.selectOption("#language", "rust");
+  await page.waitForFunction(() => ![...document.querySelectorAll("#results .card .card-head")].some((h) => /\.py\b/.test(h.textContent)));
+  await page.selectOption("#language", "");
+  await page.waitForSelector("#results .card");
   await page.click("#results .card .card-head a");
   await page.waitForSelector("#file .row");
   assert.match(page.url(), /\/file\//);

@@ -31,7 +31,7 @@ pub use grounding::{Citation, Support};
 pub use refresh::{stale_note, Freshness, Log, ProgressSink, Refresher};
 pub use registry::{Registry, RegistryError, Rejection};
 pub use rerank::Reranker;
-pub use search::{EmbedderHandle, SearchAnswer, SearchError, SearchRequest, SearchService};
+pub use search::{EmbedderHandle, SearchAnswer, SearchError, SearchService};
 pub use session::{
     AgentEvent, AnsweredBy, Approver, Decision, FinishReason, Limits, NonInteractive, Outcome,
     Session, SessionError, Stats,

@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 
 use crate::intent::{self, DecidedBy, Decision, Intent};
 use crate::link::{self, Entity, EntityKind};
-use crate::search::SearchRequest;
 use crate::tools::ToolContext;
+use evident_index::SearchQuery;
 
 impl Intent {
     /// The tool whose result is the answer's evidence and its facts.
@@ -309,10 +309,11 @@ fn described(question: &str, context: &ToolContext, index: &Index) -> Vec<Entity
     } else {
         SearchMode::Bm25
     };
-    let request = SearchRequest {
+    let request = SearchQuery {
         limit: 3,
         group: SearchGroup::Definition,
-        ..SearchRequest::new(words, mode)
+        mode,
+        ..SearchQuery::new(words)
     };
     let Ok(answer) = context.search.search(&context.root, index, &request) else {
         return Vec::new();
@@ -320,7 +321,7 @@ fn described(question: &str, context: &ToolContext, index: &Index) -> Vec<Entity
     // A description's words are the definition's own: most of them appear in
     // its name or first lines (its doc comment); a near miss is no subject.
     let asked: Vec<String> = request
-        .query
+        .text
         .split(' ')
         .filter(|w| w.len() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
         .map(str::to_lowercase)

@@ -9,9 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use evident_index::{
-    Embedder, Evidence, Index, Kind, QueryVector, SearchGroup, SearchMode, SearchQuery, Signals,
-};
+use evident_index::{Embedder, Evidence, Index, QueryVector, SearchMode, SearchQuery};
 
 use crate::rerank::{rerank, RerankOutcome, Reranker};
 
@@ -40,38 +38,6 @@ impl Embedder for EmbedderHandle {
     }
     fn batch_size(&self) -> usize {
         self.embedder.lock().map_or(32, |e| e.batch_size())
-    }
-}
-
-/// What a search asks for.
-#[derive(Debug, Clone)]
-pub struct SearchRequest {
-    pub query: String,
-    pub limit: usize,
-    pub kind: Option<Kind>,
-    /// A glob, or a file or directory prefix.
-    pub path: Option<String>,
-    pub mode: SearchMode,
-    /// Keep each result's `reason` (how it ranked).
-    pub explain: bool,
-    /// What one result stands for: a chunk, a file, a definition.
-    pub group: SearchGroup,
-    /// What besides the words ranks; `None`: the defaults for `group`.
-    pub signals: Option<Signals>,
-}
-
-impl SearchRequest {
-    pub fn new(query: impl Into<String>, mode: SearchMode) -> SearchRequest {
-        SearchRequest {
-            query: query.into(),
-            limit: 10,
-            kind: None,
-            path: None,
-            mode,
-            explain: false,
-            group: SearchGroup::default(),
-            signals: None,
-        }
     }
 }
 
@@ -147,23 +113,22 @@ impl SearchService {
         &self,
         root: &Path,
         index: &Index,
-        request: &SearchRequest,
+        request: &SearchQuery,
     ) -> Result<SearchAnswer, SearchError> {
         let mut answer = SearchAnswer::default();
         let depth = match &self.reranker {
             Some(reranker) => request.limit.max(reranker.top),
             None => request.limit,
         };
+        // The request as asked; the mode and the vector as this service can serve them.
         let mut query = SearchQuery {
             limit: depth,
-            kind: request.kind,
-            path: request.path.clone(),
-            group: request.group,
-            signals: request.signals,
-            ..SearchQuery::new(request.query.clone())
+            mode: SearchMode::Bm25,
+            vector: None,
+            ..request.clone()
         };
         if request.mode != SearchMode::Bm25 {
-            match self.query_vector(index, &request.query, &mut answer) {
+            match self.query_vector(index, &request.text, &mut answer) {
                 Ok(vector) => {
                     query.mode = request.mode;
                     query.vector = Some(vector);
@@ -178,7 +143,7 @@ impl SearchService {
         answer.results = index.search(&query)?;
         answer.timings.push(("search", started.elapsed()));
         if let Some(reranker) = &self.reranker {
-            let outcome = rerank(root, &request.query, &mut answer.results, reranker);
+            let outcome = rerank(root, &request.text, &mut answer.results, reranker);
             if let RerankOutcome::FellBack(why) = outcome {
                 answer
                     .notes

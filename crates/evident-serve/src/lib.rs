@@ -17,8 +17,7 @@ use std::path::{Path, PathBuf};
 
 use evident_agent::{stale_note, Log, Refresher};
 use evident_agent::{
-    Limits, NonInteractive, Registry, RegistryError, SearchRequest, Session, ToolContext,
-    ToolOutput,
+    Limits, NonInteractive, Registry, RegistryError, Session, ToolContext, ToolOutput,
 };
 use evident_index::{Config, Index, SearchMode};
 use evident_llm::{ChatClient, Protocol, ToolCall};
@@ -479,8 +478,7 @@ impl Server {
     }
 
     /// Search as `evident search` runs it (the one search service), with the
-    /// page's filters: kind and path by the search, language by each
-    /// result's file.
+    /// page's filters: kind, path and language.
     fn search<'p>(&self, param: &dyn Fn(&str) -> Option<&'p str>) -> Reply {
         let query = param("q").unwrap_or("").trim();
         if query.is_empty() {
@@ -494,27 +492,21 @@ impl Server {
             None => None,
         };
         let language = param("language").filter(|l| !l.is_empty());
-        let mut request = SearchRequest::new(query, SearchMode::Hybrid);
-        request.limit = if language.is_some() { 100 } else { 30 };
-        request.kind = kind;
-        request.path = param("path").filter(|p| !p.is_empty()).map(str::to_string);
+        let request = evident_index::SearchQuery {
+            limit: 30,
+            kind,
+            path: param("path").filter(|p| !p.is_empty()).map(str::to_string),
+            language: language.map(str::to_string),
+            mode: SearchMode::Hybrid,
+            ..evident_index::SearchQuery::new(query)
+        };
         self.with_index(|index| {
             let answer = self
                 .context
                 .search
                 .search(self.root(), index, &request)
                 .map_err(|e| evident_index::Error::InvalidArgument(e.to_string()))?;
-            let evidence: Vec<_> = answer
-                .results
-                .into_iter()
-                .filter(|ev| {
-                    language.is_none_or(|l| {
-                        evident_index::lang::for_path(&ev.path).is_some_and(|spec| spec.name == l)
-                    })
-                })
-                .take(30)
-                .collect();
-            Ok(json!({ "evidence": evidence, "notes": answer.notes }))
+            Ok(json!({ "evidence": answer.results, "notes": answer.notes }))
         })
     }
 

@@ -210,6 +210,9 @@ pub struct SearchArgs {
     /// Only paths matching this glob (`src/**/*.py`), or under this file or directory.
     #[arg(long)]
     pub path: Option<String>,
+    /// Only files of this language or document format (the names `evident status` lists: python, rust, markdown, ...).
+    #[arg(long)]
+    pub language: Option<String>,
     /// Ranking: bm25, vector or hybrid (vector and hybrid need an embedder and the vectors `evident index` makes; hybrid falls back to bm25).
     #[arg(long, value_enum, default_value_t = SearchMode::Hybrid)]
     pub mode: SearchMode,

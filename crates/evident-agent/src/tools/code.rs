@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::arguments::*;
 use super::contract::{ToolContext, ToolError, ToolOutput};
 use super::summary::*;
-use crate::search::SearchRequest;
+use evident_index::SearchQuery;
 
 pub(super) fn search_code(
     context: &ToolContext,
@@ -21,16 +21,17 @@ pub(super) fn search_code(
     } else {
         SearchMode::Bm25
     };
-    let mut request = SearchRequest {
+    let mut request = SearchQuery {
         limit: number(arguments, "limit").unwrap_or(8) as usize,
         kind: kind(arguments)?,
         explain: true,
         group: text(arguments, "group")
             .and_then(SearchGroup::parse)
             .unwrap_or_default(),
-        ..SearchRequest::new(query, mode)
+        mode,
+        ..SearchQuery::new(query)
     };
-    let run = |request: &SearchRequest| {
+    let run = |request: &SearchQuery| {
         context
             .search
             .search(&context.root, &index, request)

@@ -3,8 +3,7 @@
 /// What one result stands for. The doors (CLI, agent, MCP) default to a
 /// file: "where do I look" is the first question, one result per file saves
 /// a model's context, and it ranks best on the localization benchmark
-/// (BENCHMARKS.md). [`SearchQuery::new`](super::SearchQuery::new) asks for chunks, the unit the
-/// index stores.
+/// (BENCHMARKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SearchGroup {
     /// A chunk: a definition's body (or a window of it), code between definitions.

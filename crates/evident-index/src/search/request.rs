@@ -29,7 +29,10 @@ pub struct QueryVector {
     pub values: Vec<f32>,
 }
 
-/// What [`Index::search`] looks for.
+/// What a search asks for: the one request type of every door (the CLI,
+/// the agent's `search_code`, MCP, the web page) and of [`Index::search`].
+/// The doors hand it to `evident_agent::SearchService`, which adds the
+/// query's `vector` when it has an embedder.
 #[derive(Debug, Clone)]
 pub struct SearchQuery {
     pub text: String,
@@ -37,6 +40,9 @@ pub struct SearchQuery {
     pub kind: Option<Kind>,
     /// A glob (`src/**/*.py`), or a file or directory prefix.
     pub path: Option<String>,
+    /// Only files of this language or document format (`python`,
+    /// `markdown`: the names `evident status` lists).
+    pub language: Option<String>,
     pub mode: SearchMode,
     pub vector: Option<QueryVector>,
     /// RRF's k: a result at rank r in a list adds 1 / (k + r).
@@ -45,6 +51,9 @@ pub struct SearchQuery {
     pub group: SearchGroup,
     /// What besides the words ranks; `None`: the defaults for `group`.
     pub signals: Option<Signals>,
+    /// Keep each result's `reason` (how it ranked) at the doors. The index
+    /// always writes it; the search service drops it unless asked.
+    pub explain: bool,
 }
 
 impl SearchQuery {
@@ -54,11 +63,13 @@ impl SearchQuery {
             limit: 10,
             kind: None,
             path: None,
+            language: None,
             mode: SearchMode::Bm25,
             vector: None,
             rrf_k: DEFAULT_RRF_K,
-            group: SearchGroup::Chunk,
+            group: SearchGroup::default(),
             signals: None,
+            explain: false,
         }
     }
 }

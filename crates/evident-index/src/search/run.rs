@@ -19,6 +19,7 @@ use crate::evidence::{Evidence, Kind};
 use crate::query::Index;
 use crate::snippet::{Budget, SnippetReader};
 use crate::store::chunks::{self, ChunkRow};
+use crate::walk::Format;
 
 /// How deep each list is read for fusion.
 const FUSION_DEPTH: usize = 100;
@@ -33,6 +34,8 @@ struct Plan<'q> {
     terms: Vec<String>,
     vector: Option<&'q QueryVector>,
     path_filter: Option<PathFilter>,
+    /// The language or document format asked for, checked.
+    language: Option<&'q str>,
     signals: Signals,
 }
 
@@ -69,6 +72,7 @@ impl<'q> Plan<'q> {
             .as_deref()
             .map(|p| PathFilter::new(&index.repo_rel(p)))
             .transpose()?;
+        let language = q.language.as_deref().map(known_language).transpose()?;
         Ok(Plan {
             q,
             text,
@@ -76,14 +80,24 @@ impl<'q> Plan<'q> {
             terms,
             vector,
             path_filter,
+            language,
             signals: q.signals.unwrap_or_else(|| Signals::for_group(q.group)),
         })
     }
 
     fn keeps(&self, row: &ChunkRow) -> bool {
+        let language_of = |path: &str| Format::for_path(path).map(|f| f.name());
         self.path_filter
             .as_ref()
             .is_none_or(|f| f.matches(&row.path))
+            && self
+                .language
+                .is_none_or(|l| language_of(&row.path) == Some(l))
+    }
+
+    /// Whether a filter will drop most of what the lists read.
+    fn filtered(&self) -> bool {
+        self.path_filter.is_some() || self.language.is_some()
     }
 }
 
@@ -103,6 +117,7 @@ impl Index {
             (Vec::new(), Vec::new())
         };
         self.add_mentioned(&mut candidates, &mentions, q, plan.path_filter.as_ref())?;
+        candidates.retain(|c| plan.keeps(&c.row));
         let fuse = Fusion::new(&candidates, q.rrf_k, &plan.signals);
         // Tests, documents and the rest rank below the code unless the
         // query asks for them: "where do I look" is the code.
@@ -137,7 +152,7 @@ impl Index {
     /// its own: hybrid costs the slower of the two.
     fn gather(&self, plan: &Plan<'_>) -> Result<Vec<Candidate>> {
         let q = plan.q;
-        let filtered = plan.path_filter.is_some();
+        let filtered = plan.filtered();
         let root = self.root();
         let (full_text, nearest) = std::thread::scope(|scope| {
             let nearest = plan.vector.map(|v| {
@@ -225,6 +240,21 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// `language` when it names a language or a document format evident reads.
+fn known_language(language: &str) -> Result<&str> {
+    let code = crate::lang::LANGUAGES.iter().map(|l| l.name);
+    let docs = crate::lang::docs::DOC_FORMATS.iter().map(|d| d.name);
+    let mut known = code.chain(docs);
+    if known.any(|name| name == language) {
+        return Ok(language);
+    }
+    let names: Vec<&str> = crate::lang::LANGUAGES.iter().map(|l| l.name).collect();
+    Err(Error::InvalidArgument(format!(
+        "unknown language {language:?}; one of {}, or a document format",
+        names.join(", ")
+    )))
 }
 
 /// Candidates in ranking order with their exact-name signal and fused score:

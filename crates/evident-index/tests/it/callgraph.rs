@@ -1556,7 +1556,7 @@ fn commands_work_on_the_new_languages() {
     );
 
     let found = index
-        .search(&evident_index::SearchQuery::new("Formatter format"))
+        .search(&crate::common::chunk_query("Formatter format"))
         .unwrap();
     assert!(
         found

@@ -827,7 +827,7 @@ fn sixteen_languages_incremental_equals_rebuild() {
 #[test]
 fn a_giant_is_indexed_in_part_and_searched_to_its_end() {
     use evident_index::extract::MAX_FACTS_PER_FILE;
-    use evident_index::SearchQuery;
+
     let (_tmp, root) = fixture_repo();
     let count = MAX_FACTS_PER_FILE + MAX_FACTS_PER_FILE / 5;
     let giant: String = (0..count).map(|k| format!("def f{k}(): pass\n")).collect();
@@ -848,7 +848,7 @@ fn a_giant_is_indexed_in_part_and_searched_to_its_end() {
     assert_eq!(exact("f10").len(), 1);
     let last = format!("f{}", count - 1);
     assert!(exact(&last).is_empty(), "past the cap: no symbol");
-    let hits = index.search(&SearchQuery::new(&last)).unwrap();
+    let hits = index.search(&crate::common::chunk_query(&last)).unwrap();
     assert!(
         hits.iter().any(|h| h.path == "giant.py"
             && h.start_line <= count as u32

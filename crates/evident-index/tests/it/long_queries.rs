@@ -15,7 +15,7 @@ fn ranked(index: &Index, query: &str, group: SearchGroup, signal: &str) -> Vec<E
         group,
         limit: 20,
         signals: Some(signals),
-        ..SearchQuery::new(query)
+        ..crate::common::chunk_query(query)
     };
     index.search(&q).unwrap()
 }

@@ -39,11 +39,37 @@ fn repo() -> tempfile::TempDir {
 fn search(root: &Path, text: &str) -> Vec<(String, String)> {
     let index = Index::open(root).unwrap();
     index
-        .search(&SearchQuery::new(text))
+        .search(&crate::common::chunk_query(text))
         .unwrap()
         .into_iter()
         .map(|e| (e.path, e.name))
         .collect()
+}
+
+#[test]
+fn a_language_filter_keeps_that_languages_files_only() {
+    let dir = repo();
+    let index = Index::open(dir.path()).unwrap();
+    let go = SearchQuery {
+        language: Some("go".into()),
+        ..SearchQuery::new("collection name")
+    };
+    let paths: Vec<String> = index
+        .search(&go)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    // By the extension's language, not by the words: svc/other.go has none of them.
+    assert_eq!(paths, ["svc/names.go"], "{paths:?}");
+    let unknown = SearchQuery {
+        language: Some("klingon".into()),
+        ..SearchQuery::new("collection name")
+    };
+    assert!(matches!(
+        index.search(&unknown),
+        Err(Error::InvalidArgument(m)) if m.contains("unknown language \"klingon\"") && m.contains("python")
+    ));
 }
 
 #[test]
@@ -80,7 +106,7 @@ fn the_exact_identifier_ranks_first() {
     }
     let index = Index::open(dir.path()).unwrap();
     let top = &index
-        .search(&SearchQuery::new("get_collection_name"))
+        .search(&crate::common::chunk_query("get_collection_name"))
         .unwrap()[0];
     assert!(top.score.unwrap() > 0.0);
     assert!(top.reason.as_deref().unwrap().starts_with("exact name"));
@@ -130,7 +156,7 @@ fn fts_syntax_never_reaches_the_user() {
         "-",
         "{kind}",
     ] {
-        match index.search(&SearchQuery::new(query)) {
+        match index.search(&crate::common::chunk_query(query)) {
             Ok(_) => {}
             Err(Error::InvalidArgument(message)) => {
                 assert!(message.contains("no words"), "{query}: {message}")
@@ -139,11 +165,11 @@ fn fts_syntax_never_reaches_the_user() {
         }
     }
     assert!(
-        matches!(index.search(&SearchQuery::new("  ")), Err(Error::InvalidArgument(m)) if m.contains("empty"))
+        matches!(index.search(&crate::common::chunk_query("  ")), Err(Error::InvalidArgument(m)) if m.contains("empty"))
     );
     let long = "x".repeat(evident_index::MAX_QUERY_CHARS + 1);
     assert!(
-        matches!(index.search(&SearchQuery::new(long)), Err(Error::InvalidArgument(m)) if m.contains("limit"))
+        matches!(index.search(&crate::common::chunk_query(long)), Err(Error::InvalidArgument(m)) if m.contains("limit"))
     );
 }
 
@@ -200,7 +226,7 @@ fn results_grouped_by_file_and_by_definition() {
         let q = SearchQuery {
             group,
             limit: 20,
-            ..SearchQuery::new("ledger balance total")
+            ..crate::common::chunk_query("ledger balance total")
         };
         index.search(&q).unwrap()
     };
@@ -267,7 +293,7 @@ fn grouped_by_definition_only_definitions_come_back() {
         let q = SearchQuery {
             group,
             limit: 20,
-            ..SearchQuery::new("ledger balance")
+            ..crate::common::chunk_query("ledger balance")
         };
         index.search(&q).unwrap()
     };
@@ -296,7 +322,7 @@ fn ranked_with(index: &Index, query: &str, group: SearchGroup, signal: &str) -> 
     let q = SearchQuery {
         group,
         signals: Some(signals),
-        ..SearchQuery::new(query)
+        ..crate::common::chunk_query(query)
     };
     index.search(&q).unwrap()
 }
@@ -458,7 +484,7 @@ fn documents_and_tests_rank_below_code_unless_asked_for() {
 fn kind_and_path_filters() {
     let dir = repo();
     let index = Index::open(dir.path()).unwrap();
-    let mut q = SearchQuery::new("collection");
+    let mut q = crate::common::chunk_query("collection");
     q.path = Some("svc".into());
     let found = index.search(&q).unwrap();
     assert!(
@@ -471,12 +497,12 @@ fn kind_and_path_filters() {
         .unwrap()
         .iter()
         .all(|e| e.path == "web/store.js"));
-    let mut q = SearchQuery::new("collection");
+    let mut q = crate::common::chunk_query("collection");
     q.kind = Some(Kind::Chunk);
     let found = index.search(&q).unwrap();
     assert!(found.iter().all(|e| e.kind == Kind::Chunk), "{found:?}");
     assert!(found.iter().any(|e| e.path == "app/main.py"), "{found:?}");
-    let mut q = SearchQuery::new("collection");
+    let mut q = crate::common::chunk_query("collection");
     q.path = Some("[".into());
     assert!(matches!(index.search(&q), Err(Error::InvalidArgument(m)) if m.contains("glob")));
 }
@@ -523,7 +549,9 @@ fn long_definitions_are_split_with_overlap_and_keep_their_name() {
     );
     index_repo(dir.path(), &IndexOptions::default()).unwrap();
     let index = Index::open(dir.path()).unwrap();
-    let hits = index.search(&SearchQuery::new("needle marker")).unwrap();
+    let hits = index
+        .search(&crate::common::chunk_query("needle marker"))
+        .unwrap();
     assert_eq!(hits[0].name, "long_pipeline");
     assert_eq!(hits[0].end_line, 202);
     assert!(
@@ -533,7 +561,7 @@ fn long_definitions_are_split_with_overlap_and_keep_their_name() {
     let all = index
         .search(&SearchQuery {
             limit: 50,
-            ..SearchQuery::new("long_pipeline")
+            ..crate::common::chunk_query("long_pipeline")
         })
         .unwrap();
     assert_eq!(
@@ -674,7 +702,9 @@ fn headings_are_never_call_targets_but_are_searchable() {
     );
     let callees = index.callees("main", None).unwrap();
     assert!(callees.iter().all(|e| e.path != "README.md"), "{callees:?}");
-    let hits = index.search(&SearchQuery::new("flux capacitor")).unwrap();
+    let hits = index
+        .search(&crate::common::chunk_query("flux capacitor"))
+        .unwrap();
     assert_eq!(
         (hits[0].path.as_str(), hits[0].kind, hits[0].name.as_str()),
         ("docs/guide.rst", Kind::Doc, "Tuning")
@@ -830,7 +860,7 @@ fn vector_and_hybrid_ranking_fuse_by_scores_or_reciprocal_rank() {
         model: "bag-of-words-64".into(),
         values: BagOfWords::vector(query),
     };
-    let mut q = SearchQuery::new(query);
+    let mut q = crate::common::chunk_query(query);
     q.mode = evident_index::SearchMode::Vector;
     q.vector = Some(vector.clone());
     let by_vector = index.search(&q).unwrap();
@@ -898,7 +928,7 @@ fn vector_and_hybrid_ranking_fuse_by_scores_or_reciprocal_rank() {
     );
 
     // Without the query's embedding, vector ranking is refused, not faked.
-    let mut q = SearchQuery::new(query);
+    let mut q = crate::common::chunk_query(query);
     q.mode = evident_index::SearchMode::Hybrid;
     assert!(matches!(index.search(&q), Err(Error::InvalidArgument(m)) if m.contains("embedding")));
     // A vector of the wrong size is a clear error.

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use crate::settings::Settings;
 use anyhow::Result;
-use evident_agent::{Reranker, SearchRequest, SearchService};
+use evident_agent::{Reranker, SearchService};
+use evident_index::SearchQuery;
 use evident_index::Signals;
 
 use super::{emit, open_index, profiled, query_root};
@@ -59,14 +60,16 @@ pub fn search(repo: &Option<PathBuf>, json: bool, args: SearchArgs) -> Result<Ex
         }
         Some(signals)
     };
-    let request = SearchRequest {
+    let request = SearchQuery {
         limit: args.limit,
         kind: args.kind,
         path: args.path,
+        language: args.language,
         explain: args.explain,
         group,
         signals,
-        ..SearchRequest::new(args.query.clone(), mode)
+        mode,
+        ..SearchQuery::new(args.query.clone())
     };
     let answer = service.search(&root, &index, &request)?;
     if std::env::var_os("EVIDENT_PROFILE").is_some() {

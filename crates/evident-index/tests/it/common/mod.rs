@@ -42,3 +42,11 @@ pub fn assert_equals_rebuild(root: &Path, context: &str) {
          only incremental: {only_incremental:#?}\nonly rebuilt: {only_rebuilt:#?}"
     );
 }
+
+/// A search for chunks, the unit the index stores (the doors group by file).
+pub fn chunk_query(text: impl Into<String>) -> evident_index::SearchQuery {
+    evident_index::SearchQuery {
+        group: evident_index::SearchGroup::Chunk,
+        ..evident_index::SearchQuery::new(text)
+    }
+}
