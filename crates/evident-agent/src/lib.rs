@@ -5,6 +5,13 @@
 //! what a long-running door (MCP, the web page) needs to keep the index fresh:
 //! the `Refresher` and its `Log`.
 //!
+//! The principal type is [`Session`]: built from a model client, the
+//! [`Registry`] of tools (`Registry::read_only(&[])`) and a [`ToolContext`]
+//! (`ToolContext::plain(root)`), each `session.ask(question, &mut
+//! NonInteractive, &mut |event| ...)` returns an [`Outcome`] whose answer
+//! cites evidence checked against the index. Every search goes through
+//! [`SearchService`].
+//!
 //! This crate owns what a model may do and in what order. It must not hold a
 //! tool that writes, executes or reaches the network, must not run a call
 //! that failed validation or was denied, and must never drop a call without

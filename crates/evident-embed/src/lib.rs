@@ -6,6 +6,15 @@
 //! - [`StaticEmbedder`], the default: a table of token vectors distilled once
 //!   from such a model (`static_model`), thousands of chunks a second.
 //!
+//! The principal type is [`StaticEmbedder`]: texts in, unit vectors out.
+//!
+//! ```no_run
+//! let embedder = evident_embed::StaticEmbedder::load(std::path::Path::new("model.static"))?;
+//! let vectors = embedder.embed(&["parse the config file".to_string()])?;
+//! assert_eq!(vectors[0].len(), evident_embed::STATIC_DIMENSIONS);
+//! # Ok::<(), evident_embed::EmbedError>(())
+//! ```
+//!
 //! This crate owns loading and checking those files, tokenising, the forward
 //! pass, pooling, distilling and normalisation. It must not fetch anything (the model
 //! files come from `scripts/fetch-embed-model.sh` or the user), and it knows

@@ -4,6 +4,21 @@
 //! calls, answering queries with [`Evidence`], and reading the settings
 //! (`evident.toml` and the user's config, [`Settings`]).
 //!
+//! The principal types are [`index_repo`], which brings a repository's
+//! index up to date, and [`Index`], which every query goes through and which
+//! answers with [`Evidence`]:
+//!
+//! ```no_run
+//! use evident_index::{index_repo, Index, IndexOptions, SymbolQuery};
+//!
+//! let root = std::path::Path::new(".");
+//! index_repo(root, &IndexOptions::default())?;
+//! for evidence in Index::open(root)?.symbols("main", &SymbolQuery::default())? {
+//!     println!("{} {}", evidence.location(), evidence.name);
+//! }
+//! # Ok::<(), evident_index::Error>(())
+//! ```
+//!
 //! It must not know about language models, HTTP or the agent: every answer it
 //! gives is a list of `Evidence` (or a typed [`Error`]), and it never writes
 //! anywhere but `<repo>/.evident/` (and one line in `.git/info/exclude`).

@@ -1,5 +1,22 @@
 //! Talking to local model servers, and reading the tool calls models make.
 //!
+//! The principal type is [`ChatClient`] ([`OllamaClient`], [`OpenAiClient`]),
+//! driven one turn at a time by [`run_turn`] under a [`Protocol`]:
+//!
+//! ```no_run
+//! use evident_llm::{run_turn, CancelToken, ChatRequest, Message, OllamaClient, OllamaOptions};
+//!
+//! let client = OllamaClient::new(OllamaOptions::default());
+//! let request = ChatRequest {
+//!     model: "qwen2.5-coder:1.5b".into(),
+//!     messages: vec![Message::user("Say hello.")],
+//!     ..Default::default()
+//! };
+//! let reply = run_turn(&client, &request, &CancelToken::new(), &mut |_| {})?;
+//! println!("{}", reply.content);
+//! # Ok::<(), evident_llm::TurnError>(())
+//! ```
+//!
 //! This crate owns the wire: Ollama's NDJSON `/api/chat` and OpenAI-compatible
 //! SSE `/v1/chat/completions` ([`OllamaClient`], [`OpenAiClient`], both behind
 //! [`ChatClient`]), embeddings, timeouts, retries and typed errors; and the

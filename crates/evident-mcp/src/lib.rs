@@ -5,6 +5,10 @@
 //! server needs: keeping the index fresh with a cheap stat pass, serving calls
 //! concurrently, and mapping failures onto the protocol.
 //!
+//! The principal type is [`EvidentServer`]; the shortest use is
+//! `serve_stdio(options, ToolContext::plain(root))`, which serves until the
+//! client closes stdin.
+//!
 //! It must not define, describe or validate a tool itself (there is one
 //! registry), and must never write to stdout anything but protocol messages:
 //! logs go to stderr or a file.

@@ -1,6 +1,9 @@
 //! `evident serve`: one repository's index, read-only, for a browser on
 //! this machine.
 //!
+//! The principal type is [`Server`]: `Server::bind(options, context)?` then
+//! `server.run(workers)`, serving `server.url()` until the process ends.
+//!
 //! Owns the HTTP surface and its guard. Every request passes [`guard`]
 //! before anything is read: GET or HEAD only, a `Host` header naming this
 //! server on the loopback address (a page elsewhere that rebinds its DNS name
