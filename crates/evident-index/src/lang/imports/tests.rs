@@ -4,9 +4,26 @@ use std::path::Path;
 
 use super::Resolver;
 use crate::lang::by_name;
+use crate::lang::LanguageSpec;
 
 fn resolver(files: &[&str]) -> Resolver {
     Resolver::new(files.iter().copied(), Path::new("/nonexistent"))
+}
+
+/// One import and where it must resolve: `(importer, module, imported name, expected path)`.
+type Case<'a> = (&'a str, &'a str, Option<&'a str>, Option<&'a str>);
+
+/// Resolves each case with `r` under `spec`, and names every one that differs.
+fn check(r: &Resolver, spec: &LanguageSpec, cases: &[Case]) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|&(importer, module, name, want)| {
+            let got = r.resolve(spec, importer, module, name);
+            (got.as_deref() != want)
+                .then(|| format!("{importer}: {module} {name:?} -> {got:?}, want {want:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
@@ -20,65 +37,45 @@ fn python_absolute_relative_sibling_and_source_roots() {
         "src/rag_common.py",
     ]);
     let py = by_name("python").unwrap();
-    assert_eq!(
-        r.resolve(py, "app/main.py", "pkg.mod", None).as_deref(),
-        Some("pkg/mod.py")
+    check(
+        &r,
+        py,
+        &[
+            ("app/main.py", "pkg.mod", None, Some("pkg/mod.py")),
+            ("app/main.py", "pkg", Some("mod"), Some("pkg/mod.py")),
+            ("app/main.py", "pkg", Some("thing"), Some("pkg/__init__.py")),
+            ("app/main.py", "helpers", None, Some("app/helpers.py")),
+            (
+                "app/main.py",
+                "rag_common",
+                Some("f"),
+                Some("src/rag_common.py"),
+            ),
+            ("pkg/sub/deep.py", "..mod", Some("x"), Some("pkg/mod.py")),
+            ("pkg/sub/deep.py", "..", Some("mod"), Some("pkg/mod.py")),
+            ("pkg/mod.py", ".", Some("sub"), None),
+            ("pkg/mod.py", "....x", None, None),
+            ("app/main.py", "os.path", None, None),
+        ],
     );
-    assert_eq!(
-        r.resolve(py, "app/main.py", "pkg", Some("mod")).as_deref(),
-        Some("pkg/mod.py")
-    );
-    assert_eq!(
-        r.resolve(py, "app/main.py", "pkg", Some("thing"))
-            .as_deref(),
-        Some("pkg/__init__.py")
-    );
-    assert_eq!(
-        r.resolve(py, "app/main.py", "helpers", None).as_deref(),
-        Some("app/helpers.py")
-    );
-    assert_eq!(
-        r.resolve(py, "app/main.py", "rag_common", Some("f"))
-            .as_deref(),
-        Some("src/rag_common.py")
-    );
-    assert_eq!(
-        r.resolve(py, "pkg/sub/deep.py", "..mod", Some("x"))
-            .as_deref(),
-        Some("pkg/mod.py")
-    );
-    assert_eq!(
-        r.resolve(py, "pkg/sub/deep.py", "..", Some("mod"))
-            .as_deref(),
-        Some("pkg/mod.py")
-    );
-    assert_eq!(r.resolve(py, "pkg/mod.py", ".", Some("sub")), None);
-    assert_eq!(r.resolve(py, "pkg/mod.py", "....x", None), None);
-    assert_eq!(r.resolve(py, "app/main.py", "os.path", None), None);
 }
 
 #[test]
 fn javascript_relative_with_extensions_and_index() {
     let r = resolver(&["web/a.ts", "web/util/index.ts", "web/b.js", "web/c.tsx"]);
     let ts = by_name("typescript").unwrap();
-    assert_eq!(
-        r.resolve(ts, "web/a.ts", "./util", None).as_deref(),
-        Some("web/util/index.ts")
+    check(
+        &r,
+        ts,
+        &[
+            ("web/a.ts", "./util", None, Some("web/util/index.ts")),
+            ("web/a.ts", "./b", None, Some("web/b.js")),
+            ("web/a.ts", "./c.js", None, Some("web/c.tsx")),
+            ("web/util/index.ts", "../a", None, Some("web/a.ts")),
+            ("web/a.ts", "react", None, None),
+            ("web/a.ts", "../../../x", None, None),
+        ],
     );
-    assert_eq!(
-        r.resolve(ts, "web/a.ts", "./b", None).as_deref(),
-        Some("web/b.js")
-    );
-    assert_eq!(
-        r.resolve(ts, "web/a.ts", "./c.js", None).as_deref(),
-        Some("web/c.tsx")
-    );
-    assert_eq!(
-        r.resolve(ts, "web/util/index.ts", "../a", None).as_deref(),
-        Some("web/a.ts")
-    );
-    assert_eq!(r.resolve(ts, "web/a.ts", "react", None), None);
-    assert_eq!(r.resolve(ts, "web/a.ts", "../../../x", None), None);
 }
 
 #[test]
@@ -129,45 +126,64 @@ fn javascript_tsconfig_paths_base_url_and_workspace_packages() {
     ];
     let r = Resolver::new(files.iter().copied(), root.path());
     let ts = by_name("typescript").unwrap();
-    let at = |importer: &str, module: &str| r.resolve(ts, importer, module, None);
-    assert_eq!(
-        at("app/src/main.ts", "@lib/math").as_deref(),
-        Some("app/src/lib/math.ts")
+    check(
+        &r,
+        ts,
+        &[
+            (
+                "app/src/main.ts",
+                "@lib/math",
+                None,
+                Some("app/src/lib/math.ts"),
+            ),
+            // The longer prefix wins over the wildcard.
+            (
+                "app/src/main.ts",
+                "@lib/special",
+                None,
+                Some("app/src/other/special.ts"),
+            ),
+            (
+                "app/src/main.ts",
+                "config",
+                None,
+                Some("app/src/conf/main.ts"),
+            ),
+            // `baseUrl` alone makes `plain/thing` a repository path.
+            (
+                "app/src/main.ts",
+                "plain/thing",
+                None,
+                Some("app/src/plain/thing.ts"),
+            ),
+            // The config applies below its directory only.
+            ("packages/ui/src/main.ts", "@lib/math", None, None),
+            // Workspace packages by name: the declared entry, subpaths under the package or its src/.
+            (
+                "app/src/main.ts",
+                "@acme/ui",
+                None,
+                Some("packages/ui/src/main.ts"),
+            ),
+            (
+                "app/src/main.ts",
+                "@acme/ui/button",
+                None,
+                Some("packages/ui/src/button.tsx"),
+            ),
+            (
+                "app/src/main.ts",
+                "util-pkg",
+                None,
+                Some("packages/util/lib/entry.ts"),
+            ),
+            // A name that merely starts like a package's is another package.
+            ("app/src/main.ts", "@acme/uikit", None, None),
+            // node_modules is never a workspace.
+            ("app/src/main.ts", "left-pad", None, None),
+            ("app/src/main.ts", "react", None, None),
+        ],
     );
-    // The longer prefix wins over the wildcard.
-    assert_eq!(
-        at("app/src/main.ts", "@lib/special").as_deref(),
-        Some("app/src/other/special.ts")
-    );
-    assert_eq!(
-        at("app/src/main.ts", "config").as_deref(),
-        Some("app/src/conf/main.ts")
-    );
-    // `baseUrl` alone makes `plain/thing` a repository path.
-    assert_eq!(
-        at("app/src/main.ts", "plain/thing").as_deref(),
-        Some("app/src/plain/thing.ts")
-    );
-    // The config applies below its directory only.
-    assert_eq!(at("packages/ui/src/main.ts", "@lib/math"), None);
-    // Workspace packages by name: the declared entry, subpaths under the package or its src/.
-    assert_eq!(
-        at("app/src/main.ts", "@acme/ui").as_deref(),
-        Some("packages/ui/src/main.ts")
-    );
-    assert_eq!(
-        at("app/src/main.ts", "@acme/ui/button").as_deref(),
-        Some("packages/ui/src/button.tsx")
-    );
-    assert_eq!(
-        at("app/src/main.ts", "util-pkg").as_deref(),
-        Some("packages/util/lib/entry.ts")
-    );
-    // A name that merely starts like a package's is another package.
-    assert_eq!(at("app/src/main.ts", "@acme/uikit"), None);
-    // node_modules is never a workspace.
-    assert_eq!(at("app/src/main.ts", "left-pad"), None);
-    assert_eq!(at("app/src/main.ts", "react"), None);
     let before = r.layout_signature();
     write("packages/ui/package.json", r#"{"name": "@acme/widgets"}"#);
     assert_ne!(
@@ -186,67 +202,62 @@ fn rust_crate_self_super_and_mod_declarations() {
         "src/a/b.rs",
     ]);
     let rs = by_name("rust").unwrap();
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "crate::store", Some("Db"))
-            .as_deref(),
-        Some("src/store.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "crate::store::query", Some("*"))
-            .as_deref(),
-        Some("src/store/query.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "super", Some("X")).as_deref(),
-        Some("src/a/mod.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "super::super::store", Some("Db"))
-            .as_deref(),
-        Some("src/store.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/mod.rs", "self", Some("b")).as_deref(),
-        Some("src/a/b.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/lib.rs", "self", Some("store"))
-            .as_deref(),
-        Some("src/store.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/store.rs", "self", Some("query"))
-            .as_deref(),
-        Some("src/store/query.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "crate", Some("Thing"))
-            .as_deref(),
-        Some("src/lib.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/b.rs", "std::collections", Some("HashMap")),
-        None
+    check(
+        &r,
+        rs,
+        &[
+            (
+                "src/a/b.rs",
+                "crate::store",
+                Some("Db"),
+                Some("src/store.rs"),
+            ),
+            (
+                "src/a/b.rs",
+                "crate::store::query",
+                Some("*"),
+                Some("src/store/query.rs"),
+            ),
+            ("src/a/b.rs", "super", Some("X"), Some("src/a/mod.rs")),
+            (
+                "src/a/b.rs",
+                "super::super::store",
+                Some("Db"),
+                Some("src/store.rs"),
+            ),
+            ("src/a/mod.rs", "self", Some("b"), Some("src/a/b.rs")),
+            ("src/lib.rs", "self", Some("store"), Some("src/store.rs")),
+            (
+                "src/store.rs",
+                "self",
+                Some("query"),
+                Some("src/store/query.rs"),
+            ),
+            ("src/a/b.rs", "crate", Some("Thing"), Some("src/lib.rs")),
+            ("src/a/b.rs", "std::collections", Some("HashMap"), None),
+        ],
     );
     // Integration tests: each file in tests/ is a crate root; `mod common;` is tests/common/mod.rs.
     let t = resolver(&["tests/indexing.rs", "tests/common/mod.rs"]);
-    assert_eq!(
-        t.resolve(rs, "tests/indexing.rs", "self", Some("common"))
-            .as_deref(),
-        Some("tests/common/mod.rs")
+    check(
+        &t,
+        rs,
+        &[(
+            "tests/indexing.rs",
+            "self",
+            Some("common"),
+            Some("tests/common/mod.rs"),
+        )],
     );
     // Edition 2018: a child module without `self::`; other crates stay unresolved.
-    assert_eq!(
-        r.resolve(rs, "src/lib.rs", "store", Some("Db")).as_deref(),
-        Some("src/store.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/a/mod.rs", "b", Some("X")).as_deref(),
-        Some("src/a/b.rs")
-    );
-    assert_eq!(
-        r.resolve(rs, "src/lib.rs", "serde", Some("Serialize")),
-        None
+    check(
+        &r,
+        rs,
+        &[
+            ("src/lib.rs", "store", Some("Db"), Some("src/store.rs")),
+            ("src/a/mod.rs", "b", Some("X"), Some("src/a/b.rs")),
+            ("src/lib.rs", "serde", Some("Serialize"), None),
+        ],
     );
 }
 
@@ -257,34 +268,35 @@ fn java_classes_and_packages() {
         "src/main/java/com/x/util/B.java",
     ]);
     let java = by_name("java").unwrap();
-    assert_eq!(
-        r.resolve(java, "src/main/java/com/x/A.java", "com.x.util", Some("B"))
-            .as_deref(),
-        Some("src/main/java/com/x/util/B.java")
-    );
-    assert_eq!(
-        r.resolve(
-            java,
-            "src/main/java/com/x/util/B.java",
-            "com.x.A",
-            Some("run")
-        )
-        .as_deref(),
-        Some("src/main/java/com/x/A.java")
-    );
-    assert_eq!(
-        r.resolve(java, "src/main/java/com/x/A.java", "com.x.util", Some("*"))
-            .as_deref(),
-        Some("src/main/java/com/x/util")
-    );
-    assert_eq!(
-        r.resolve(
-            java,
-            "src/main/java/com/x/A.java",
-            "java.util",
-            Some("List")
-        ),
-        None
+    check(
+        &r,
+        java,
+        &[
+            (
+                "src/main/java/com/x/A.java",
+                "com.x.util",
+                Some("B"),
+                Some("src/main/java/com/x/util/B.java"),
+            ),
+            (
+                "src/main/java/com/x/util/B.java",
+                "com.x.A",
+                Some("run"),
+                Some("src/main/java/com/x/A.java"),
+            ),
+            (
+                "src/main/java/com/x/A.java",
+                "com.x.util",
+                Some("*"),
+                Some("src/main/java/com/x/util"),
+            ),
+            (
+                "src/main/java/com/x/A.java",
+                "java.util",
+                Some("List"),
+                None,
+            ),
+        ],
     );
 }
 
@@ -297,18 +309,25 @@ fn c_includes_beside_then_include_dirs_and_system_headers() {
         "lib/include/net/sock.h",
     ]);
     let c = by_name("c").unwrap();
-    let resolve = |module: &str| r.resolve(c, "src/main.c", module, Some("*"));
-    assert_eq!(resolve("local.h").as_deref(), Some("src/local.h"));
-    assert_eq!(resolve("util.h").as_deref(), Some("include/util.h"));
-    assert_eq!(
-        resolve("net/sock.h").as_deref(),
-        Some("lib/include/net/sock.h")
+    check(
+        &r,
+        c,
+        &[
+            ("src/main.c", "local.h", Some("*"), Some("src/local.h")),
+            ("src/main.c", "util.h", Some("*"), Some("include/util.h")),
+            (
+                "src/main.c",
+                "net/sock.h",
+                Some("*"),
+                Some("lib/include/net/sock.h"),
+            ),
+            // `<...>` is searched in the include directories only, then outside.
+            ("src/main.c", "<util.h>", Some("*"), Some("include/util.h")),
+            ("src/main.c", "<local.h>", Some("*"), None),
+            ("src/main.c", "<stdio.h>", Some("*"), None),
+            ("src/main.c", "../../etc/passwd", Some("*"), None),
+        ],
     );
-    // `<...>` is searched in the include directories only, then outside.
-    assert_eq!(resolve("<util.h>").as_deref(), Some("include/util.h"));
-    assert_eq!(resolve("<local.h>"), None);
-    assert_eq!(resolve("<stdio.h>"), None);
-    assert_eq!(resolve("../../etc/passwd"), None);
 }
 
 #[test]
@@ -328,9 +347,10 @@ fn compile_commands_name_the_include_directories() {
     let r = Resolver::new(["src/a.c", "third/api/api.h", "include/api.h"], root);
     let c = by_name("c").unwrap();
     // Only the database's directories: `include/` is not guessed then.
-    assert_eq!(
-        r.resolve(c, "src/a.c", "api.h", Some("*")).as_deref(),
-        Some("third/api/api.h")
+    check(
+        &r,
+        c,
+        &[("src/a.c", "api.h", Some("*"), Some("third/api/api.h"))],
     );
 }
 
@@ -349,50 +369,72 @@ fn scripts_ruby_bash_lua_and_swift_modules() {
         "Sources/App/main.swift",
     ]);
     let ruby = by_name("ruby").unwrap();
-    assert_eq!(
-        r.resolve(ruby, "bin/checkout.rb", "shop/pricing", Some("*"))
-            .as_deref(),
-        Some("lib/shop/pricing.rb")
+    check(
+        &r,
+        ruby,
+        &[
+            (
+                "bin/checkout.rb",
+                "shop/pricing",
+                Some("*"),
+                Some("lib/shop/pricing.rb"),
+            ),
+            (
+                "bin/checkout.rb",
+                "./../lib/shop/pricing",
+                Some("*"),
+                Some("lib/shop/pricing.rb"),
+            ),
+            ("bin/checkout.rb", "json", Some("*"), None),
+        ],
     );
-    assert_eq!(
-        r.resolve(ruby, "bin/checkout.rb", "./../lib/shop/pricing", Some("*"))
-            .as_deref(),
-        Some("lib/shop/pricing.rb")
-    );
-    assert_eq!(r.resolve(ruby, "bin/checkout.rb", "json", Some("*")), None);
     let bash = by_name("bash").unwrap();
-    assert_eq!(
-        r.resolve(bash, "scripts/deploy.sh", "./lib/log.sh", Some("*"))
-            .as_deref(),
-        Some("scripts/lib/log.sh")
-    );
-    assert_eq!(
-        r.resolve(bash, "scripts/deploy.sh", "lib/log.sh", Some("*"))
-            .as_deref(),
-        Some("scripts/lib/log.sh")
+    check(
+        &r,
+        bash,
+        &[
+            (
+                "scripts/deploy.sh",
+                "./lib/log.sh",
+                Some("*"),
+                Some("scripts/lib/log.sh"),
+            ),
+            (
+                "scripts/deploy.sh",
+                "lib/log.sh",
+                Some("*"),
+                Some("scripts/lib/log.sh"),
+            ),
+        ],
     );
     let lua = by_name("lua").unwrap();
-    assert_eq!(
-        r.resolve(lua, "main.lua", "acme.util", None).as_deref(),
-        Some("acme/util.lua")
-    );
-    assert_eq!(
-        r.resolve(lua, "main.lua", "acme", None).as_deref(),
-        Some("acme/init.lua")
-    );
-    assert_eq!(
-        r.resolve(lua, "main.lua", "pl.utils", None).as_deref(),
-        Some("share/lua/5.4/pl/utils.lua")
+    check(
+        &r,
+        lua,
+        &[
+            ("main.lua", "acme.util", None, Some("acme/util.lua")),
+            ("main.lua", "acme", None, Some("acme/init.lua")),
+            (
+                "main.lua",
+                "pl.utils",
+                None,
+                Some("share/lua/5.4/pl/utils.lua"),
+            ),
+        ],
     );
     let swift = by_name("swift").unwrap();
-    assert_eq!(
-        r.resolve(swift, "Sources/App/main.swift", "Geometry", Some("*"))
-            .as_deref(),
-        Some("Sources/Geometry")
-    );
-    assert_eq!(
-        r.resolve(swift, "Sources/App/main.swift", "Foundation", Some("*")),
-        None
+    check(
+        &r,
+        swift,
+        &[
+            (
+                "Sources/App/main.swift",
+                "Geometry",
+                Some("*"),
+                Some("Sources/Geometry"),
+            ),
+            ("Sources/App/main.swift", "Foundation", Some("*"), None),
+        ],
     );
 }
 
@@ -407,47 +449,55 @@ fn csharp_php_and_kotlin() {
         "kt/com/acme/util/Strings.kt",
     ]);
     let cs = by_name("csharp").unwrap();
-    assert_eq!(
-        r.resolve(cs, "src/Acme.App/Worker.cs", "Acme.Util", Some("*"))
-            .as_deref(),
-        Some("src/Acme.Util")
-    );
-    assert_eq!(
-        r.resolve(cs, "src/Acme.App/Worker.cs", "Acme.Util", Some("Strings"))
-            .as_deref(),
-        Some("src/Acme.Util/Strings.cs")
-    );
-    assert_eq!(
-        r.resolve(cs, "src/Acme.App/Worker.cs", "System", Some("*")),
-        None
+    check(
+        &r,
+        cs,
+        &[
+            (
+                "src/Acme.App/Worker.cs",
+                "Acme.Util",
+                Some("*"),
+                Some("src/Acme.Util"),
+            ),
+            (
+                "src/Acme.App/Worker.cs",
+                "Acme.Util",
+                Some("Strings"),
+                Some("src/Acme.Util/Strings.cs"),
+            ),
+            ("src/Acme.App/Worker.cs", "System", Some("*"), None),
+        ],
     );
     let php = by_name("php").unwrap();
     // Without a composer.json: by path suffix.
-    assert_eq!(
-        r.resolve(
-            php,
-            "app/helpers.php",
-            "App\\Http\\Controllers",
-            Some("Home")
-        )
-        .as_deref(),
-        Some("app/Http/Controllers/Home.php")
-    );
-    assert_eq!(
-        r.resolve(
-            php,
-            "app/Http/Controllers/Home.php",
-            ".//../../helpers.php",
-            Some("*")
-        )
-        .as_deref(),
-        Some("app/helpers.php")
+    check(
+        &r,
+        php,
+        &[
+            (
+                "app/helpers.php",
+                "App\\Http\\Controllers",
+                Some("Home"),
+                Some("app/Http/Controllers/Home.php"),
+            ),
+            (
+                "app/Http/Controllers/Home.php",
+                ".//../../helpers.php",
+                Some("*"),
+                Some("app/helpers.php"),
+            ),
+        ],
     );
     // A Kotlin package directory before a Java one of the same name.
     let kotlin = by_name("kotlin").unwrap();
-    assert_eq!(
-        r.resolve(kotlin, "kt/com/acme/App.kt", "com.acme.util", Some("trim"))
-            .as_deref(),
-        Some("kt/com/acme/util")
+    check(
+        &r,
+        kotlin,
+        &[(
+            "kt/com/acme/App.kt",
+            "com.acme.util",
+            Some("trim"),
+            Some("kt/com/acme/util"),
+        )],
     );
 }
