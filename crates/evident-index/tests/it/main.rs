@@ -3,6 +3,7 @@
 mod callgraph;
 mod common;
 mod diff;
+mod edit_scenarios;
 mod extract_languages;
 mod git_changes;
 mod indexing;
