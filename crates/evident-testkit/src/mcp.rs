@@ -1,7 +1,7 @@
 //! A minimal MCP client over raw JSON-RPC lines: initialise, send
 //! `tools/call`s, and collect each answer by id. For tests that compare what
 //! an MCP client gets with what other doors give (the SDK client tests live
-//! in `crates/evident/tests/it/mcp.rs`).
+//! in `crates/evident/tests/it/mcp/`).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

@@ -503,3 +503,45 @@ fn bad_files_yield_what_they_can_and_lose_nothing() {
     // The good files are all still there.
     assert_eq!(one("get_collection_name").len(), 1);
 }
+
+/// Every file under `root` but the index's own directory, with its bytes
+/// and modification time.
+fn tree(root: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".evident" {
+                continue;
+            }
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+                out.push((rel, std::fs::read(&path).unwrap(), modified));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn indexing_and_queries_write_only_under_the_index_directory() {
+    let (_tmp, root) = fixture_repo();
+    let before = tree(&root);
+    index(&root);
+    let index = Index::open(&root).unwrap();
+    index.symbols("compute", &SymbolQuery::default()).unwrap();
+    index.importers("rag_common").unwrap();
+    index.search(&common::chunk_query("collection")).unwrap();
+    index.read("src/rag_common.py", 1, 3).unwrap();
+    // Not a git work tree: `.git/info/exclude` is not written either.
+    assert_eq!(tree(&root), before, "a file outside .evident/ changed");
+}
