@@ -79,7 +79,14 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let resolver = Resolver::new(compared.present.iter().copied(), &root);
     profile.phase("compare (and git's identities), resolver");
     let fallbacks = fallback_languages_present(&walked.candidates);
-    if layout_changed(&conn, &resolver, &fallbacks)? {
+    // Rust qualified names start with the crate's name from its Cargo.toml,
+    // and imports resolve through go.mod, tsconfig.json paths and workspace
+    // packages: when one of those changes, every stored name and import may
+    // be wrong, so the index is built again (rare, and always right).
+    // Whether a `.h` with syntax errors is tried as C++ depends on whether the
+    // repository has C++ files: when that changes, so may every header.
+    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
+    if store::meta(&conn, "layout")?.unwrap_or_default() != layout {
         if !created && !options.rebuild {
             drop(conn);
             drop(run_lock);
@@ -89,7 +96,8 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
             };
             return index_repo(&root, &again);
         }
-        record_layout(&conn, &resolver, &fallbacks)?;
+        store::set_meta(&conn, "layout", &layout)?;
+        store::set_meta(&conn, "fallback_languages", &fallbacks)?;
     }
     profile.phase("walk and compare");
     let mut invalid = forget_removed(&mut conn, &walked, &compared, &resolver, created)?;
@@ -220,23 +228,6 @@ fn compare<'w>(
         failed_gone,
         to_read,
     }
-}
-
-/// Rust qualified names start with the crate's name from its Cargo.toml,
-/// and imports resolve through go.mod, tsconfig.json paths and workspace
-/// packages: when one of those changes, every stored name and import may
-/// be wrong, so the index is built again (rare, and always right).
-/// Whether a `.h` with syntax errors is tried as C++ depends on whether the
-/// repository has C++ files: when that changes, so may every header.
-fn layout_changed(conn: &Connection, resolver: &Resolver, fallbacks: &str) -> Result<bool> {
-    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
-    Ok(store::meta(conn, "layout")?.unwrap_or_default() != layout)
-}
-
-fn record_layout(conn: &Connection, resolver: &Resolver, fallbacks: &str) -> Result<()> {
-    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
-    store::set_meta(conn, "layout", &layout)?;
-    store::set_meta(conn, "fallback_languages", fallbacks)
 }
 
 /// The first transaction: forget removed files, record skips, and re-resolve

@@ -117,7 +117,9 @@ impl Index {
             (Vec::new(), Vec::new())
         };
         self.add_mentioned(&mut candidates, &mentions, q, plan.path_filter.as_ref())?;
-        candidates.retain(|c| plan.keeps(&c.row));
+        if plan.filtered() {
+            candidates.retain(|c| plan.keeps(&c.row));
+        }
         let fuse = Fusion::new(&candidates, q.rrf_k, &plan.signals);
         // Tests, documents and the rest rank below the code unless the
         // query asks for them: "where do I look" is the code.

@@ -20,11 +20,11 @@ pub(super) struct Site<'s> {
     /// The callee as written, without `new `.
     callee: &'s str,
     /// The segments before the last one: the receiver's path.
-    head: Vec<&'s str>,
+    head: &'s [&'s str],
     /// The called name: the last segment.
     last: &'s str,
     /// All segments, the called name included.
-    segments: Vec<&'s str>,
+    segments: &'s [&'s str],
     /// What the receiver's last segment names in scope, once asked.
     owner_ids: std::cell::OnceCell<Vec<(i64, Confidence)>>,
 }
@@ -103,9 +103,9 @@ impl Graph<'_> {
             enclosing,
             lang,
             callee,
-            head: head.to_vec(),
+            head,
             last,
-            segments: segments.clone(),
+            segments: &segments,
             owner_ids: Default::default(),
         };
         RULES
@@ -305,7 +305,7 @@ fn module_path(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>>
 /// `ns::f()`, `ns::Cls::m()`, `Shop::Pricing.new`: through namespaces and
 /// modules, which may be reopened in many files.
 fn namespace_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>> {
-    g.through_namespaces(site.file, &site.head, site.last)
+    g.through_namespaces(site.file, site.head, site.last)
 }
 
 /// `Cls.method` / `Type::method`: the head names a class or type.
@@ -341,7 +341,7 @@ fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
 
 /// A receiver imported from outside the repository: nothing is guessed.
 fn known_outside(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>> {
-    g.imported_from_outside(site.file, &site.segments)
+    g.imported_from_outside(site.file, site.segments)
         .map(|_| Vec::new())
 }
 

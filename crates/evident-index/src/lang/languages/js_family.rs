@@ -63,22 +63,11 @@ pub(in crate::lang) const TYPESCRIPT: LanguageSpec = LanguageSpec {
     ..DEFAULTS
 };
 
-/// TSX.
+/// TSX: TypeScript with JSX, read by its own grammar; no type stubs.
 pub(in crate::lang) const TSX: LanguageSpec = LanguageSpec {
     name: "tsx",
     extensions: &["tsx"],
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
-    query_sources: &[JS_QUERY, TS_QUERY],
-    locals_sources: &[JS_LOCALS, TS_LOCALS],
-    import_resolution: ImportResolution::JsRelative,
-    wrapper_kinds: &["export_statement"],
-    constructors: &["constructor"],
-    self_receivers: &["this", "self"],
-    base_receivers: &["super"],
-    package_stems: &["index"],
-    inherited_constructors: true,
-    builtins: Words::new(include_str!("../../../builtins/javascript.txt")),
-    string_type: Some("String"),
-    builtin_types: JS_BUILTIN_TYPES,
-    ..DEFAULTS
+    interface_files: &[],
+    ..TYPESCRIPT
 };
