@@ -381,7 +381,9 @@ impl Index {
                 }
             };
         args.push("--".into());
-        args.extend(request.paths.iter().map(|p| self.repo_rel(p)));
+        for p in &request.paths {
+            args.push(self.repo_rel(p)?);
+        }
         Ok(Compared {
             args,
             old_rev,
@@ -393,7 +395,11 @@ impl Index {
     /// The untracked files under the request's paths, each one hunk.
     fn untracked_changes(&self, request: &DiffRequest) -> Result<Vec<FileChange>> {
         let mut ls = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
-        let rels: Vec<String> = request.paths.iter().map(|p| self.repo_rel(p)).collect();
+        let rels: Vec<String> = request
+            .paths
+            .iter()
+            .map(|p| self.repo_rel(p))
+            .collect::<Result<_>>()?;
         ls.extend(rels.iter().map(String::as_str));
         let listed = String::from_utf8_lossy(&git(self.root(), &ls)?).into_owned();
         Ok(listed

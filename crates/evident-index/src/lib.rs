@@ -38,6 +38,7 @@ mod diff;
 mod graph; //         call resolution and graph queries
 mod indexer; //       one indexing run: compare, parse in parallel, write in batches
 pub mod lang; //      the language table, extraction, import rules, documents
+pub mod limits; //    how long a name or path may be, for every door
 mod query; //         `Index` and its queries
 pub mod search; //    chunks, full text, vectors, fusion
 pub mod snippet; //   real lines for Evidence

@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
+use crate::limits;
 use crate::snippet::{Budget, SnippetReader};
 use crate::store;
 use crate::store::reads::{self, ImportBinding, OutlineRow, SymbolFilter, SymbolMatch};
@@ -21,6 +22,7 @@ pub struct Index {
     root: PathBuf,
     conn: Connection,
     pub(crate) config: Config,
+    read_only_medium: bool,
 }
 
 /// Filters for [`Index::symbols`].
@@ -127,9 +129,26 @@ impl Index {
     /// Opens the index of the repository at `root`.
     pub fn open(root: &Path) -> Result<Index> {
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
-        let conn = store::open_for_read(&root)?;
-        let config = Config::of_index(&root, &conn)?;
-        Ok(Index { root, conn, config })
+        let opened = store::open_index_for_read(&root)?;
+        let config = Config::of_index(&root, &opened.conn)?;
+        Ok(Index {
+            root,
+            conn: opened.conn,
+            config,
+            read_only_medium: opened.read_only_medium,
+        })
+    }
+
+    /// The index lies on a read-only file system: it answers as of its last
+    /// run, and no run can bring it up to date there.
+    pub fn read_only_medium(&self) -> bool {
+        self.read_only_medium
+    }
+
+    /// SQLite's page-level check (`PRAGMA quick_check`): [`Error::Damaged`]
+    /// when a page is malformed. Reads the whole file.
+    pub fn check_damage(&self) -> Result<()> {
+        store::quick_check(&self.conn)
     }
 
     pub fn root(&self) -> &Path {
@@ -162,25 +181,28 @@ impl Index {
         SnippetReader::new(&self.root, &self.config)
     }
 
-    /// Accepts a path relative to the repository root or an absolute one inside it.
-    pub(crate) fn repo_rel(&self, path: &str) -> String {
+    /// Accepts a path relative to the repository root or an absolute one
+    /// inside it; refuses an empty, overlong or outside one.
+    pub(crate) fn repo_rel(&self, path: &str) -> Result<String> {
+        let path = limits::checked("path", path, limits::MAX_PATH_CHARS)?;
         let p = Path::new(path);
         if p.is_absolute() {
-            if let Ok(rel) = p.strip_prefix(&self.root) {
-                return clean_rel(&rel.to_string_lossy());
-            }
+            return match p.strip_prefix(&self.root) {
+                Ok(rel) => Ok(clean_rel(&rel.to_string_lossy())),
+                Err(_) => Err(Error::Refused(format!(
+                    "{path} is outside the repository ({})",
+                    self.root.display()
+                ))),
+            };
         }
-        clean_rel(path)
+        Ok(clean_rel(path))
     }
 
     /// Definitions named `name`: exact matches first, then case-insensitive
     /// name matches, then qualified-name suffix matches (`Store.open`).
     pub fn symbols(&self, name: &str, q: &SymbolQuery) -> Result<Vec<Evidence>> {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(Error::InvalidArgument("symbol name is empty".into()));
-        }
-        let path = q.path.as_deref().map(|p| self.repo_rel(p));
+        let name = limits::name("symbol name", name)?;
+        let path = q.path.as_deref().map(|p| self.repo_rel(p)).transpose()?;
         let rows = reads::symbol_matches(
             &self.conn,
             &SymbolFilter {
@@ -290,11 +312,8 @@ impl Index {
     /// Every import site of a module, given as a module path (`pkg.mod`,
     /// `crate::store`, `./util`) or as a repository path (`pkg/mod.py`).
     pub fn importers(&self, module: &str) -> Result<Vec<Evidence>> {
-        let module = module.trim();
-        if module.is_empty() {
-            return Err(Error::InvalidArgument("module is empty".into()));
-        }
-        let as_path = self.repo_rel(module);
+        let module = limits::name("module", module)?;
+        let as_path = self.repo_rel(module)?;
         let rows = reads::import_bindings(&self.conn, module, &as_path)?;
         // One Evidence per import statement; its bindings go in `reason`.
         struct Site {
@@ -366,7 +385,7 @@ impl Index {
 
     /// The definitions of one file, in source order, each with its nesting depth.
     pub fn outline(&self, path: &str) -> Result<Vec<Evidence>> {
-        let rel = self.repo_rel(path);
+        let rel = self.repo_rel(path)?;
         let Some(file_id) = reads::file_id(&self.conn, &rel) else {
             if self.root.join(&rel).exists() {
                 return Err(Error::NotIndexed(rel));

@@ -103,9 +103,14 @@ pub enum Command {
 pub struct IndexArgs {
     /// Repository to index (default: the current directory).
     pub path: Option<PathBuf>,
-    /// Drop the existing index and build it from scratch.
+    /// Build the index from scratch. Queries keep answering from the old
+    /// index until the new one is complete.
     #[arg(long)]
     pub rebuild: bool,
+    /// Read every page of the index for damage first, and build it again if
+    /// any is found (a run does this once a day on its own).
+    #[arg(long)]
+    pub check: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -135,7 +140,7 @@ pub struct SymbolArgs {
     /// Only exact name or qualified-name matches.
     #[arg(long)]
     pub exact: bool,
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = parse_limit)]
     pub limit: usize,
 }
 
@@ -157,8 +162,8 @@ pub struct CallersArgs {
     #[arg(long, default_value_t = 1)]
     pub depth: u32,
     /// Resolved call sites per page (only the page's are read from disk).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
-    pub limit: u64,
+    #[arg(long, default_value_t = 100, value_parser = parse_limit)]
+    pub limit: usize,
     /// Resolved call sites to pass over before the page (for the next pages).
     #[arg(long, default_value_t = 0)]
     pub offset: u64,
@@ -175,7 +180,7 @@ pub struct ImpactArgs {
     #[arg(long, default_value_t = evident_index::DEFAULT_IMPACT_DEPTH)]
     pub max_depth: u32,
     /// Most affected definitions to list.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = parse_limit)]
     pub limit: usize,
     #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
     pub format: GraphFormat,
@@ -202,7 +207,7 @@ pub struct DiffArgs {
 #[derive(clap::Args)]
 pub struct SearchArgs {
     pub query: String,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = parse_limit)]
     pub limit: usize,
     /// Only chunks of this kind (function, class, method, ..., chunk for code outside definitions).
     #[arg(long, value_parser = parse_kind)]
@@ -329,6 +334,15 @@ pub enum GraphFormat {
     Mermaid,
     /// A laid-out picture (at most 200 nodes, the nearest first).
     Svg,
+}
+
+/// Every `--limit`: a whole number, at least 1 (0 would ask for nothing).
+fn parse_limit(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number")),
+    }
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
     }
     let started = std::time::Instant::now();
     let profile = std::env::var_os("EVIDENT_PROFILE").is_some();
+    let repo = cli.repo.clone();
     let result = run(cli);
     if profile {
         eprintln!(
@@ -75,9 +76,15 @@ fn main() -> ExitCode {
                     eprintln!("evident: {e}");
                     return ExitCode::from(1);
                 }
+                // The next `evident index` then checks the file and heals it.
+                Some(damage) if damage.is_damage() => {
+                    if let Ok(root) = query_root(&repo) {
+                        evident_index::store::mark_damaged(&root);
+                    }
+                }
                 _ => {}
             }
-            eprintln!("evident: error: {e:#}");
+            eprintln!("evident: error: {}", render::error_text(&e));
             ExitCode::from(2)
         }
     }

@@ -145,6 +145,10 @@ pub fn summary(s: &Summary) -> String {
         skip_counts(&s.skipped),
         s.elapsed.as_secs_f64()
     );
+    if s.rebuilt_damaged {
+        out +=
+            "  the index was damaged: it was built again from the files (they were not touched)\n";
+    }
     if let Some(sibling) = &s.seeded_from {
         let _ = writeln!(
             out,
@@ -208,6 +212,7 @@ pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
         "imports": s.imports,
         "calls": s.calls,
         "calls_resolved_this_run": s.resolved_calls,
+        "rebuilt_damaged": s.rebuilt_damaged,
         "syntax_errors": s.syntax_errors,
         "skipped": s.skipped.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
         "skipped_by_reason": Skipped::count_by_category(&s.skipped).into_iter()
@@ -630,4 +635,18 @@ mod tests {
         assert!(when(0).starts_with("1970-01-01 00:00:00 UTC"));
         assert!(when(1_764_428_252).starts_with("2025-11-29 14:57:32 UTC"));
     }
+}
+
+/// An error and its causes, each said once: a cause whose words the message
+/// already holds (library errors quote their source) is not repeated.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !out.contains(&cause) {
+            out.push_str(": ");
+            out.push_str(&cause);
+        }
+    }
+    out
 }

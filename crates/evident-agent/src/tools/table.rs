@@ -83,9 +83,9 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "name": {"type": "string", "minLength": 1, "maxLength": 120},
+                    "name": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
                     "kind": {"type": "string", "maxLength": 20},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                 }),
                 &["name"],
             )
@@ -100,7 +100,7 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                     "start_line": {"type": "integer", "minimum": 1},
                     "end_line": {"type": "integer", "minimum": 1},
                 }),
@@ -117,7 +117,7 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "module": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "module": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
                 }),
                 &["module"],
             )
@@ -132,8 +132,8 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "symbol": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                     "depth": {"type": "integer", "minimum": 1, "maximum": 5},
                 }),
                 &["symbol"],
@@ -149,8 +149,8 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "symbol": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                 }),
                 &["symbol"],
             )
@@ -165,8 +165,8 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "symbol": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                 }),
                 &["symbol"],
             )
@@ -182,8 +182,8 @@ const BUILTINS: &[Builtin] = &[
         schema: || {
             object(
                 json!({
-                    "symbol": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "symbol": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_NAME_CHARS},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                     "max_depth": {"type": "integer", "minimum": 1, "maximum": 6},
                 }),
                 &["symbol"],
@@ -200,7 +200,7 @@ const BUILTINS: &[Builtin] = &[
             object(
                 json!({
                     "base": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_./~^@{}-]+$"},
-                    "path": {"type": "string", "minLength": 1, "maxLength": 400},
+                    "path": {"type": "string", "minLength": 1, "maxLength": evident_index::limits::MAX_PATH_CHARS},
                 }),
                 &[],
             )

@@ -11,7 +11,7 @@ use crate::store::graph as rows;
 impl Index {
     /// The definition(s) the identifier at `path:line[:col]` refers to.
     pub fn definition_at(&self, path: &str, line: u32, col: Option<u32>) -> Result<Vec<Evidence>> {
-        let rel = self.repo_rel(path);
+        let rel = self.repo_rel(path)?;
         let conn = self.connection();
         let file_id = crate::store::reads::file_id(conn, &rel)
             .ok_or_else(|| Error::NotIndexed(rel.clone()))?;

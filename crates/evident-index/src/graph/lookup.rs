@@ -31,11 +31,8 @@ impl Index {
     /// qualified-name suffix), optionally under `path`. Unknown names get
     /// suggestions; several different definitions are an error listing them.
     pub fn graph_targets(&self, symbol: &str, path: Option<&str>) -> Result<Vec<Target>> {
-        let symbol = symbol.trim();
-        if symbol.is_empty() {
-            return Err(Error::InvalidArgument("symbol is empty".into()));
-        }
-        let rel = path.map(|p| self.repo_rel(p));
+        let symbol = crate::limits::name("symbol", symbol)?;
+        let rel = path.map(|p| self.repo_rel(p)).transpose()?;
         let rows = self.targets_named(symbol, rel.as_deref())?;
         if rows.is_empty() {
             let hint = match &rel {

@@ -352,7 +352,10 @@ impl Index {
 
     /// The resolved call graph (calls from files under `path`, when given).
     pub fn call_graph(&self, path: Option<&str>) -> Result<CallGraph> {
-        let rel = path.map(|p| self.repo_rel(p)).unwrap_or_default();
+        let rel = path
+            .map(|p| self.repo_rel(p))
+            .transpose()?
+            .unwrap_or_default();
         let mut graph = CallGraph::default();
         let mut nodes: HashMap<String, GraphNode> = HashMap::new();
         for row in rows::edges_under(self.connection(), &rel)? {

@@ -19,8 +19,12 @@ pub trait Progress: Send + Sync {
 
 #[derive(Clone, Default)]
 pub struct IndexOptions {
-    /// Drop the existing index and build it from scratch.
+    /// Build the index from scratch (in a side file: readers keep the old
+    /// index until the new one is complete).
     pub rebuild: bool,
+    /// Read every page of the index for damage first (a run also does so
+    /// once a day, and after a reader met a damaged page).
+    pub check: bool,
     /// Overrides `index.max_file_size` from `evident.toml`.
     pub max_file_size: Option<u64>,
     /// Files per transaction (default 256).
@@ -72,4 +76,6 @@ pub struct Summary {
     pub elapsed: Duration,
     /// Whether the index was created by this run.
     pub created: bool,
+    /// The index was found damaged and built again.
+    pub rebuilt_damaged: bool,
 }

@@ -50,7 +50,78 @@ impl Comparison<'_> {
 }
 
 /// Brings `<root>/.evident/index.db` up to date with the files under `root`.
+/// A damaged index (a page SQLite finds malformed, a missing table) is built
+/// again, from the files, as `--rebuild` would.
 pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
+    match index_once(root, options) {
+        Err(e) if e.is_damage() && !options.rebuild => {
+            let again = IndexOptions {
+                rebuild: true,
+                ..options.clone()
+            };
+            let mut summary = index_once(root, &again)?;
+            summary.rebuilt_damaged = true;
+            Ok(summary)
+        }
+        result => result,
+    }
+}
+
+/// The index a run writes to.
+struct Target {
+    conn: Connection,
+    created: bool,
+    /// Written in the side file, which replaces the index when complete:
+    /// readers keep the old index until then.
+    side_file: bool,
+}
+
+fn open_target(root: &Path, options: &IndexOptions) -> Result<Target> {
+    let side = |root| -> Result<Target> {
+        Ok(Target {
+            conn: store::open_side_file(root)?,
+            created: true,
+            side_file: true,
+        })
+    };
+    if options.rebuild {
+        return side(root);
+    }
+    store::remove_side_file(root)?;
+    let (conn, created) = store::open_for_write(&store::index_path(root))?;
+    if !created && check_due(&conn, root, options)? {
+        store::quick_check(&conn)?;
+        store::set_meta(&conn, CHECKED_AT, &unix_now().to_string())?;
+        store::clear_damage_mark(root);
+    }
+    Ok(Target {
+        conn,
+        created,
+        side_file: false,
+    })
+}
+
+/// Meta key: when a run last found every page of the index sound.
+const CHECKED_AT: &str = "checked_at";
+
+/// A run reads every page (`quick_check`, about a second per GB) when asked
+/// to, when a reader met a damaged page, and once a day: a page that is
+/// damaged but never read is found within a day, while an edit stays quick.
+fn check_due(conn: &Connection, root: &Path, options: &IndexOptions) -> Result<bool> {
+    const DAY: u64 = 24 * 60 * 60;
+    let last: u64 = store::meta(conn, CHECKED_AT)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    Ok(options.check || store::damage_marked(root) || unix_now().saturating_sub(last) >= DAY)
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let started = Instant::now();
     let mut profile = Profile::new(started);
     let root = checked_root(root)?;
@@ -61,11 +132,12 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // One indexing run at a time per repository: a second one waits here, then
     // finds the index up to date. (Readers never wait: WAL.)
     let run_lock = store::lock_for_indexing(&root)?;
-    if options.rebuild {
-        store::remove_index(&root)?;
-    }
     let seeded_from = seed_from_sibling(&root, options, &mut profile);
-    let (mut conn, created) = store::open_for_write(&root)?;
+    let Target {
+        mut conn,
+        created,
+        side_file,
+    } = open_target(&root, options)?;
     if created || seeded_from.is_some() {
         exclude_from_git(&root);
     }
@@ -94,7 +166,7 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
                 rebuild: true,
                 ..options.clone()
             };
-            return index_repo(&root, &again);
+            return index_once(&root, &again);
         }
         store::set_meta(&conn, "layout", &layout)?;
         store::set_meta(&conn, "fallback_languages", &fallbacks)?;
@@ -126,6 +198,15 @@ pub fn index_repo(root: &Path, options: &IndexOptions) -> Result<Summary> {
         &mut profile,
     )?;
     run.settle(&mut conn, &mut invalid, &failed, &mut summary, &mut profile)?;
+    if created {
+        // Just written whole: no check is due for a day.
+        store::set_meta(&conn, CHECKED_AT, &unix_now().to_string())?;
+    }
+    if side_file {
+        store::swap_in(&root, conn)?;
+        store::clear_damage_mark(&root);
+        profile.phase("swap the rebuilt index in");
+    }
     summary.skipped = walked.skipped;
     summary.skipped.extend(failed);
     summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -386,9 +467,7 @@ impl Run<'_> {
         summary: &mut Summary,
         profile: &mut Profile,
     ) -> Result<()> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = unix_now();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
         if !invalid.is_empty() {

@@ -70,7 +70,7 @@ impl<'q> Plan<'q> {
         let path_filter = q
             .path
             .as_deref()
-            .map(|p| PathFilter::new(&index.repo_rel(p)))
+            .map(|p| PathFilter::new(&index.repo_rel(p)?))
             .transpose()?;
         let language = q.language.as_deref().map(known_language).transpose()?;
         Ok(Plan {

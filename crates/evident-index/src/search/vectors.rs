@@ -76,7 +76,7 @@ pub fn embed_chunks(
         .map_err(|e| Error::io(root.to_path_buf(), e))?;
     let root = canonical.as_path();
     let _lock = store::lock_for_indexing(root)?;
-    let (mut conn, created) = store::open_for_write(root)?;
+    let (mut conn, created) = store::open_for_write(&store::index_path(root))?;
     if created {
         return Err(Error::NoIndex(root.to_path_buf()));
     }

@@ -4,20 +4,26 @@
 //! readers never block on an indexing run.
 
 pub(crate) mod chunks;
+mod dump;
 pub(crate) mod files;
 pub(crate) mod graph;
+mod open;
 pub mod parse_cache;
 pub(crate) mod reads;
 mod scores;
 pub(crate) mod vectors;
 pub use scores::ScoreCache;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+pub(crate) use dump::canonical_dump;
+pub(crate) use open::{
+    clear_damage_mark, damage_marked, open_for_read, open_for_write, open_index_for_read,
+    open_side_file, quick_check, remove_side_file, seed_from, swap_in,
+};
+pub use open::{index_path, lock_for_indexing, mark_damaged, remove_index};
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Bump on any change to the tables below *or to what extraction and
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
@@ -215,145 +221,6 @@ pub(crate) fn ensure_secondary_indexes(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-pub fn index_path(root: &Path) -> PathBuf {
-    root.join(INDEX_DIR).join(INDEX_FILE)
-}
-
-fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    conn.pragma_update(None, "foreign_keys", "OFF")?;
-    Ok(())
-}
-
-/// Takes the repository's indexing lock (`.evident/lock`), waiting for a run
-/// in progress to finish. Released when the returned file is dropped or the
-/// process ends, however it ends.
-pub fn lock_for_indexing(root: &Path) -> Result<std::fs::File> {
-    let dir = root.join(INDEX_DIR);
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let path = dir.join("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    file.lock().map_err(|e| Error::io(&path, e))?;
-    Ok(file)
-}
-
-/// Opens (creating when absent) the index for an indexing run.
-/// Returns the connection and whether the database was created now.
-pub(crate) fn open_for_write(root: &Path) -> Result<(Connection, bool)> {
-    let dir = root.join(INDEX_DIR);
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let path = index_path(root);
-    let conn = Connection::open(&path)?;
-    configure(&conn)?;
-    let corrupt = |source: rusqlite::Error| Error::Corrupt {
-        path: path.clone(),
-        source: source.into(),
-    };
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(corrupt)?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    // Fewer, larger checkpoints and a bigger page cache for bulk writes.
-    conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
-    conn.pragma_update(None, "cache_size", -8192)?;
-    // IMMEDIATE: two indexers starting together must not both create the schema.
-    let tx = rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)
-        .map_err(corrupt)?;
-    let has_meta: bool = tx
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .map_err(corrupt)?
-        > 0;
-    if !has_meta {
-        tx.execute_batch(SCHEMA)?;
-        tx.execute(
-            "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)",
-            params![SCHEMA_VERSION.to_string()],
-        )?;
-        tx.commit()?;
-        return Ok((conn, true));
-    }
-    tx.commit()?;
-    check_version(&conn, &path)?;
-    // Queries need them, and a fresh index interrupted mid-load lacks them.
-    ensure_secondary_indexes(&conn)?;
-    Ok((conn, false))
-}
-
-/// Starts the index at `root` as a consistent copy of the index `source`
-/// (another worktree's), taken in one read transaction while its indexer
-/// may be writing. The copy is written beside the index and renamed into
-/// place, so a kill leaves no index rather than part of one.
-pub(crate) fn seed_from(root: &Path, source: &Path) -> Result<()> {
-    let dir = root.join(INDEX_DIR);
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let partial = dir.join("seed.partial");
-    let _ = std::fs::remove_file(&partial);
-    let conn = Connection::open_with_flags(
-        source,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    configure(&conn)?;
-    check_version(&conn, source)?;
-    conn.execute("VACUUM INTO ?1", [partial.to_string_lossy()])?;
-    std::fs::rename(&partial, index_path(root)).map_err(|e| Error::io(&partial, e))
-}
-
-/// Opens an existing index read-only.
-pub(crate) fn open_for_read(root: &Path) -> Result<Connection> {
-    let path = index_path(root);
-    if !path.is_file() {
-        return Err(Error::NoIndex(path));
-    }
-    let conn = Connection::open_with_flags(
-        &path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    configure(&conn)?;
-    // A run killed (or still running) before its first commit leaves a
-    // database with no tables: that is no index yet, not a damaged one.
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-        .map_err(|source| Error::Corrupt {
-            path: path.clone(),
-            source: source.into(),
-        })?;
-    if tables == 0 {
-        return Err(Error::NoIndex(path));
-    }
-    check_version(&conn, &path)?;
-    Ok(conn)
-}
-
-fn check_version(conn: &Connection, path: &Path) -> Result<()> {
-    let found: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'schema_version'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(|source| Error::Corrupt {
-            path: path.to_path_buf(),
-            source: source.into(),
-        })?;
-    match found {
-        Some(v) if v == SCHEMA_VERSION.to_string() => Ok(()),
-        other => Err(Error::SchemaMismatch {
-            path: path.to_path_buf(),
-            found: other.unwrap_or_else(|| "none".into()),
-            expected: SCHEMA_VERSION,
-        }),
-    }
-}
-
 pub(crate) fn meta(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -366,152 +233,5 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> 
          ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         params![key, value],
     )?;
-    Ok(())
-}
-
-/// Every row of the index as text, with row ids replaced by what they point
-/// at, sorted: two indexes of the same files dump identically. Fails when a
-/// row belongs to no file or a file's stored counts disagree with its rows,
-/// which would mean a half-written file.
-pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 10] = [
-        "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
-                definitions, imports, calls FROM files",
-        "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
-                s.start_line, s.end_line, p.qualified_name, s.bases, s.declaration
-         FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
-        "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.binding, i.target
-         FROM imports i JOIN files f ON f.id = i.file_id",
-        "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name, c.arguments
-         FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id",
-        "SELECT 'argument call', f.path, c.line, c.callee, a.function
-         FROM argument_calls a JOIN calls c ON c.id = a.call_id JOIN files f ON f.id = c.file_id",
-        "SELECT 'edge', f.path, c.line, c.callee, t.path, s.qualified_name, s.start_line, g.confidence
-         FROM edges g JOIN calls c ON c.id = g.call_id JOIN files f ON f.id = c.file_id
-         JOIN symbols s ON s.id = g.callee_id JOIN files t ON t.id = s.file_id",
-        "SELECT 'external', f.path, c.line, c.callee, x.target, x.kind
-         FROM externals x JOIN calls c ON c.id = x.call_id JOIN files f ON f.id = c.file_id",
-        "SELECT 'skipped', path, reason FROM skipped",
-        "SELECT 'chunk', f.path, c.kind, c.name, c.qualified_name, c.start_line, c.end_line, s.qualified_name
-         FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id",
-        "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
-         FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
-    ];
-    const CHECKS: [&str; 12] = [
-        "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
-        "SELECT (SELECT count(*) FROM chunk_vectors) - (SELECT coalesce(sum(count), 0) FROM vector_blocks)",
-        "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
-        "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
-        "SELECT count(*) FROM edges g JOIN calls c ON c.id = g.call_id
-         WHERE g.line != c.line OR g.caller_id IS NOT c.enclosing_id OR g.file_id != c.file_id",
-        "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",
-        "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",
-        "SELECT count(*) FROM files f WHERE
-            definitions != (SELECT count(*) FROM symbols WHERE file_id = f.id)
-         OR imports != (SELECT count(*) FROM imports WHERE file_id = f.id)
-         OR calls != (SELECT count(*) FROM calls WHERE file_id = f.id)",
-    ];
-    for check in CHECKS {
-        let n: i64 = conn.query_row(check, [], |r| r.get(0))?;
-        if n != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "inconsistent index: {n} rows fail `{check}`"
-            )));
-        }
-    }
-    let mut rows = Vec::new();
-    for sql in QUERIES {
-        let mut stmt = conn.prepare(sql)?;
-        let n = stmt.column_count();
-        let mapped = stmt.query_map([], |r| {
-            let mut fields = Vec::with_capacity(n);
-            for i in 0..n {
-                fields.push(match r.get_ref(i)? {
-                    rusqlite::types::ValueRef::Integer(v) => v.to_string(),
-                    rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-                    rusqlite::types::ValueRef::Null => "NULL".to_string(),
-                    other => format!("{other:?}"),
-                });
-            }
-            Ok(fields.join(" | "))
-        })?;
-        for row in mapped {
-            rows.push(row?);
-        }
-    }
-    rows.extend(full_text_digests(conn)?);
-    rows.sort();
-    Ok(rows)
-}
-
-/// One row per chunk in the full-text index: how many term instances it
-/// holds and an order-independent hash of them (term, column, offset). The
-/// table is contentless, so its terms are read through `fts5vocab`.
-fn full_text_digests(conn: &Connection) -> Result<Vec<String>> {
-    conn.execute_batch(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms
-         USING fts5vocab(main, chunks_fts, instance)",
-    )?;
-    let mut per_doc: HashMap<i64, (u64, u64)> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT doc, term, col, offset FROM temp.chunks_fts_terms")?;
-    let mut instances = stmt.query([])?;
-    while let Some(r) = instances.next()? {
-        let term = r.get_ref(1)?.as_bytes().unwrap_or_default();
-        let col = r.get_ref(2)?.as_str().unwrap_or_default();
-        let offset: i64 = r.get(3)?;
-        let mut key = Vec::with_capacity(term.len() + col.len() + 10);
-        key.extend_from_slice(term);
-        key.push(0);
-        key.extend_from_slice(col.as_bytes());
-        key.extend_from_slice(&offset.to_le_bytes());
-        let entry = per_doc.entry(r.get(0)?).or_default();
-        entry.0 += 1;
-        entry.1 = entry.1.wrapping_add(xxhash_rust::xxh3::xxh3_64(&key));
-    }
-    let mut chunk = conn.prepare(
-        "SELECT f.path, c.kind, c.qualified_name, c.start_line, c.end_line
-         FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1",
-    )?;
-    let mut rows = Vec::with_capacity(per_doc.len());
-    for (doc, (count, digest)) in per_doc {
-        let row = chunk
-            .query_row([doc], |r| {
-                Ok(format!(
-                    "fts | {} | {} | {} | {} | {} | {count} | {digest:016x}",
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, i64>(4)?
-                ))
-            })
-            .optional()?;
-        match row {
-            Some(row) => rows.push(row),
-            None => {
-                return Err(Error::InvalidArgument(format!(
-                    "inconsistent index: full-text row {doc} belongs to no chunk"
-                )))
-            }
-        }
-    }
-    Ok(rows)
-}
-
-/// Removes the index files so the next open starts from an empty schema.
-pub fn remove_index(root: &Path) -> Result<()> {
-    let path = index_path(root);
-    for suffix in ["", "-wal", "-shm"] {
-        let file = PathBuf::from(format!("{}{suffix}", path.display()));
-        match std::fs::remove_file(&file) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(file, e)),
-        }
-    }
     Ok(())
 }

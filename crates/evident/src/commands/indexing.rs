@@ -22,6 +22,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
     let settings = Settings::load(&root)?;
     let options = IndexOptions {
         rebuild: args.rebuild,
+        check: args.check,
         max_file_size: args.max_file_size,
         batch_size: args.batch_size,
         cancel: Some(cancel.clone()),

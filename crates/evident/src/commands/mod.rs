@@ -116,7 +116,12 @@ pub fn open_index(root: &Path) -> Result<Index> {
         eprintln!("warning: the last `evident index` run did not finish; run `evident index` to complete it");
     }
     let stale = index.staleness()?;
-    if stale.is_stale() {
+    if index.read_only_medium() {
+        eprintln!(
+            "note: the index is on a read-only file system: results are as of the last `evident index`{}",
+            if stale.is_stale() { ", and files have changed since" } else { "" }
+        );
+    } else if stale.is_stale() {
         let example = stale
             .modified
             .iter()

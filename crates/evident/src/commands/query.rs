@@ -66,7 +66,7 @@ pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<
     let index = open_index(&query_root(repo)?)?;
     let page = Page {
         offset: usize::try_from(args.offset).unwrap_or(usize::MAX),
-        limit: usize::try_from(args.limit).unwrap_or(usize::MAX),
+        limit: args.limit,
     };
     let callers = timed("callers", || {
         index.callers_page(&args.symbol, args.path.as_deref(), args.depth, page)
@@ -286,6 +286,8 @@ fn draw(format: GraphFormat, picture: &Picture) -> String {
 
 pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {
     let index = Index::open(&query_root(repo)?)?;
+    // Damage first: the counts below would fail on it with less to say.
+    index.check_damage()?;
     let status = index.status()?;
     if json {
         println!("{}", render::status_json(&status));

@@ -1,6 +1,7 @@
 //! The `evident` binary end to end: commands, output formats, exit codes,
 //! and what a kill or Ctrl-C during indexing leaves behind.
 
+mod damage_and_limits;
 mod indexing_and_faults;
 mod query_commands;
 
