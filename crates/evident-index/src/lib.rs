@@ -39,6 +39,7 @@ mod graph; //         call resolution and graph queries
 mod indexer; //       one indexing run: compare, parse in parallel, write in batches
 pub mod lang; //      the language table, extraction, import rules, documents
 pub mod limits; //    how long a name or path may be, for every door
+pub mod printable; // text from a repository made safe to print
 mod query; //         `Index` and its queries
 pub mod search; //    chunks, full text, vectors, fusion
 pub mod snippet; //   real lines for Evidence
@@ -61,6 +62,7 @@ pub use graph::query::{
 };
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use lang::extract;
+pub use printable::printable;
 pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
 pub use search::signals::{Signals, SIGNAL_NAMES};
 pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder, EmbedderError};

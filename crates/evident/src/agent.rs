@@ -160,7 +160,7 @@ impl Trace {
         } else {
             std::mem::take(&mut self.held)
         };
-        print!("{shown}");
+        print!("{}", crate::render::terminal_safe(&shown));
         let _ = std::io::stdout().flush();
         self.streamed = true;
     }
@@ -245,9 +245,9 @@ impl Trace {
         if *answered_by != AnsweredBy::Model || !self.streaming {
             // Held back as possibly a call written as text (or not
             // streamed: a last call, the evidence list): shown whole.
-            println!("{answer}");
+            println!("{}", crate::render::terminal_safe(&answer));
         } else if !appended.is_empty() {
-            print!("{appended}");
+            print!("{}", crate::render::terminal_safe(&appended));
         }
         self.end_stream();
         for c in citations.iter().filter(|c| c.support != Support::Supported) {

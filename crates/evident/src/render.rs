@@ -4,9 +4,23 @@ use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use evident_index::walk::Skipped;
-use evident_index::{EmbedSummary, Evidence, Status, Summary};
+use evident_index::{printable, EmbedSummary, Evidence, Status, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
+
+/// Prints a text output with what a terminal would obey in it escaped
+/// (names and lines come from the repository); its own newlines stay.
+pub fn print_text(text: &str) {
+    print!("{}", terminal_safe(text));
+}
+
+/// `text`, each line through [`printable`].
+pub fn terminal_safe(text: &str) -> String {
+    text.split('\n')
+        .map(|line| printable(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// The documents `evident sources` lists: ID, path, title and length, one per line.
 pub fn sources(docs: &[Evidence]) -> String {
@@ -80,7 +94,13 @@ pub fn evidence_list(results: &[Evidence]) -> String {
             out.push('\n');
         }
         let shown_name = ev.qualified_name.as_deref().unwrap_or(&ev.name);
-        let _ = write!(out, "{}  {}  {}", ev.location(), ev.kind, shown_name);
+        let _ = write!(
+            out,
+            "{}  {}  {}",
+            printable(&ev.location()),
+            ev.kind,
+            printable(shown_name)
+        );
         if let Some(reason) = &ev.reason {
             let _ = write!(out, "  ({reason})");
         }
@@ -117,7 +137,7 @@ fn omitted_count(text: &str) -> Option<usize> {
 pub fn outline(results: &[Evidence]) -> String {
     let mut out = String::new();
     if let Some(first) = results.first() {
-        let _ = writeln!(out, "{}", first.path);
+        let _ = writeln!(out, "{}", printable(&first.path));
     }
     for ev in results {
         let indent = "  ".repeat(ev.depth.unwrap_or(0) as usize + 1);
@@ -125,7 +145,11 @@ pub fn outline(results: &[Evidence]) -> String {
         let _ = writeln!(
             out,
             "{indent}{} {}  [{}-{}]  {}",
-            ev.kind, ev.name, ev.start_line, ev.end_line, first_line
+            ev.kind,
+            printable(&ev.name),
+            ev.start_line,
+            ev.end_line,
+            first_line
         );
     }
     out
@@ -164,7 +188,12 @@ pub fn summary(s: &Summary) -> String {
         );
     }
     for skipped in s.skipped.iter().take(10) {
-        let _ = writeln!(out, "  skipped {}: {}", skipped.rel, skipped.reason);
+        let _ = writeln!(
+            out,
+            "  skipped {}: {}",
+            printable(&skipped.rel),
+            printable(&skipped.reason)
+        );
     }
     if s.skipped.len() > 10 {
         let _ = writeln!(
@@ -174,7 +203,12 @@ pub fn summary(s: &Summary) -> String {
         );
     }
     for part in &s.in_part {
-        let _ = writeln!(out, "  indexed in part {}: {}", part.rel, part.reason);
+        let _ = writeln!(
+            out,
+            "  indexed in part {}: {}",
+            printable(&part.rel),
+            printable(&part.reason)
+        );
     }
     if s.syntax_errors > 0 {
         let _ = writeln!(
@@ -277,7 +311,7 @@ pub fn status(s: &Status) -> String {
         .collect();
     let _ = writeln!(out, "skipped:    {}{}", skips.len(), skip_counts(&skips));
     for (path, reason) in s.skipped.iter().take(20) {
-        let _ = writeln!(out, "  {path}: {reason}");
+        let _ = writeln!(out, "  {}: {}", printable(path), printable(reason));
     }
     let st = &s.staleness;
     if st.is_stale() {
@@ -294,7 +328,7 @@ pub fn status(s: &Status) -> String {
             ("deleted", &st.deleted),
         ] {
             for p in paths.iter().take(10) {
-                let _ = writeln!(out, "  {label} {p}");
+                let _ = writeln!(out, "  {label} {}", printable(p));
             }
         }
     } else {
@@ -602,7 +636,7 @@ impl evident_index::Progress for Bar {
         self.0.set_length(total);
     }
     fn advance(&self, path: &str) {
-        self.0.set_message(path.to_string());
+        self.0.set_message(printable(path).into_owned());
         self.0.inc(1);
     }
     fn finish(&self) {

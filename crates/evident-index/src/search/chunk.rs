@@ -44,22 +44,84 @@ pub fn chunks(facts: &FileFacts, rel: &str, source: &str) -> Vec<Chunk> {
     out
 }
 
-/// Lines `from..=to`, leaving out the lines after the first of each range in
-/// `skip` (sorted by start): nested definitions keep only their first line.
-fn line_text(lines: &[&str], from: u32, to: u32, skip: &[(u32, u32)]) -> String {
+/// A line longer than this is read by columns in a definition's chunk: only
+/// the definition's own part of it, and at most this much of that. Without
+/// it, each of the thousands of definitions on one minified line would copy
+/// the whole line into its chunk.
+pub const MAX_LINE_BYTES: usize = 1000;
+
+/// What a definition's chunks hold of the file: its lines, without the
+/// lines after the first of each nested definition, and on a long line only
+/// its own columns.
+struct OwnText<'a> {
+    lines: &'a [&'a str],
+    start: (u32, u32),
+    end: (u32, u32),
+    /// Nested definitions' line ranges, sorted by start.
+    skip: &'a [(u32, u32)],
+}
+
+impl OwnText<'_> {
+    /// The first kept line at or after `n`, if any up to `last`. Nested
+    /// definitions do not overlap and come sorted, so each is found by a
+    /// binary search and jumped over.
+    fn next_kept(&self, mut n: u32, last: u32) -> Option<u32> {
+        while n <= last {
+            let before = self.skip.partition_point(|&(start, _)| start < n);
+            match before.checked_sub(1).map(|i| self.skip[i]) {
+                Some((_, end)) if n <= end => n = end + 1,
+                _ => return Some(n),
+            }
+        }
+        None
+    }
+
+    fn line(&self, n: u32) -> &str {
+        let line = self.lines[(n - 1) as usize];
+        if line.len() <= MAX_LINE_BYTES {
+            return line;
+        }
+        let from = if n == self.start.0 {
+            self.start.1 as usize
+        } else {
+            0
+        };
+        let to = if n == self.end.0 {
+            self.end.1 as usize
+        } else {
+            line.len()
+        };
+        let from = floor_boundary(line, from.min(line.len()));
+        let to = floor_boundary(line, to.clamp(from, line.len()).min(from + MAX_LINE_BYTES));
+        &line[from..to]
+    }
+
+    /// The kept lines of `from..=to`, one per line.
+    fn text(&self, from: u32, to: u32) -> String {
+        let total = self.lines.len() as u32;
+        let mut out = String::new();
+        let mut n = from.max(1);
+        while let Some(kept) = self.next_kept(n, to.min(total)) {
+            out.push_str(self.line(kept));
+            out.push('\n');
+            n = kept + 1;
+        }
+        out
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Lines `from..=to` whole, for code outside definitions.
+fn line_text(lines: &[&str], from: u32, to: u32) -> String {
     let total = lines.len() as u32;
     let mut out = String::new();
-    let mut next_skip = skip.iter().peekable();
     for n in from.max(1)..=to.min(total) {
-        while next_skip.peek().is_some_and(|&&(_, end)| end < n) {
-            next_skip.next();
-        }
-        if next_skip
-            .peek()
-            .is_some_and(|&&(start, end)| n > start && n <= end)
-        {
-            continue;
-        }
         out.push_str(lines[(n - 1) as usize]);
         out.push('\n');
     }
@@ -67,7 +129,9 @@ fn line_text(lines: &[&str], from: u32, to: u32, skip: &[(u32, u32)]) -> String 
 }
 
 /// One chunk per definition (long ones in windows), its nested definitions
-/// cut to their first line.
+/// cut to their first line. A window that holds none of the definition's
+/// own lines (only lines of definitions nested in it) is left out, so the
+/// chunks of deeply nested code stay linear in its size.
 fn definition_chunks(facts: &FileFacts, lines: &[&str]) -> Vec<Chunk> {
     // A class's attributes and fields (`objects = Manager()`) are searched
     // as part of their class's chunk, not as chunks of their own: they are
@@ -89,16 +153,20 @@ fn definition_chunks(facts: &FileFacts, lines: &[&str]) -> Vec<Chunk> {
         if in_class_body(d) {
             continue;
         }
+        let own = OwnText {
+            lines,
+            start: (d.start_line, d.columns.0),
+            end: (d.end_line, d.columns.1),
+            skip: &children[i],
+        };
         let name_text = code_terms(&format!("{} {}", d.name, d.qualified_name));
         let signature_doc = code_terms(&format!(
             "{}\n{}",
             d.signature,
             d.doc.as_deref().unwrap_or("")
         ));
-        for (k, (start, end)) in windows(d.start_line, d.end_line, MAX_CHUNK_LINES, OVERLAP_LINES)
-            .into_iter()
-            .enumerate()
-        {
+        let spans = own_windows(&own, d.start_line, d.end_line);
+        for (k, (start, end)) in spans.into_iter().enumerate() {
             out.push(Chunk {
                 kind: d.kind,
                 name: d.name.clone(),
@@ -112,11 +180,36 @@ fn definition_chunks(facts: &FileFacts, lines: &[&str]) -> Vec<Chunk> {
                 } else {
                     String::new()
                 },
-                body: code_terms(&line_text(lines, start, end, &children[i])),
+                body: code_terms(&own.text(start, end)),
             });
         }
     }
     out
+}
+
+/// The windows of `[start, end]` (as [`windows`] cuts them) that hold a
+/// kept line, found by jumping over nested definitions: the first window
+/// always, as it holds the name.
+fn own_windows(own: &OwnText<'_>, start: u32, end: u32) -> Vec<(u32, u32)> {
+    let step = MAX_CHUNK_LINES - OVERLAP_LINES;
+    let mut out = Vec::new();
+    let mut s = start;
+    loop {
+        let e = (s + MAX_CHUNK_LINES - 1).min(end);
+        if out.is_empty() || own.next_kept(s, e).is_some() {
+            out.push((s, e));
+        }
+        if e >= end {
+            return out;
+        }
+        // The next window that can hold a kept line: the one after this,
+        // or the first to reach the next kept line past this one.
+        let Some(next) = own.next_kept(e + 1, end) else {
+            return out;
+        };
+        let reach = next.saturating_sub(MAX_CHUNK_LINES - 1).max(s + step);
+        s = start + (reach - start).div_ceil(step) * step;
+    }
 }
 
 /// The code outside top-level definitions, in windows.
@@ -142,7 +235,7 @@ fn outside_chunks(facts: &FileFacts, rel: &str, lines: &[&str]) -> Vec<Chunk> {
             (true, None) => run_start = Some(n),
             (false, Some(start)) => {
                 for (s, e) in windows(start, n - 1, WINDOW_LINES, OVERLAP_LINES / 2) {
-                    let text = line_text(lines, s, e, &[]);
+                    let text = line_text(lines, s, e);
                     if text.trim().is_empty() {
                         continue;
                     }
@@ -285,6 +378,70 @@ mod tests {
         let t = code_terms("get_collection_name");
         assert!(t.ends_with("getcollectionname "), "{t}");
         assert_eq!(code_terms("plain words only"), "plain words only");
+    }
+
+    /// The windows a definition's chunks get are the plain windows of its
+    /// range that hold one of its own lines, found without visiting each.
+    #[test]
+    fn own_windows_are_the_windows_with_own_lines() {
+        let lines: Vec<String> = (1..=1000).map(|n| format!("line {n}")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let nested = [
+            vec![],
+            vec![(5, 400)],
+            vec![(2, 150), (160, 161), (300, 990)],
+            vec![(100, 999)],
+        ];
+        for skip in &nested {
+            let own = OwnText {
+                lines: &lines,
+                start: (1, 0),
+                end: (1000, u32::MAX),
+                skip,
+            };
+            let expected: Vec<(u32, u32)> = windows(1, 1000, MAX_CHUNK_LINES, OVERLAP_LINES)
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, (s, e))| k == 0 || own.next_kept(s, e).is_some())
+                .map(|(_, w)| w)
+                .collect();
+            let slow: Vec<(u32, u32)> = windows(1, 1000, MAX_CHUNK_LINES, OVERLAP_LINES)
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, (s, e))| {
+                    k == 0 || (s..=e).any(|n| !skip.iter().any(|&(a, b)| n > a && n <= b))
+                })
+                .map(|(_, w)| w)
+                .collect();
+            assert_eq!(expected, slow, "{skip:?}");
+            assert_eq!(own_windows(&own, 1, 1000), expected, "{skip:?}");
+        }
+    }
+
+    /// On a line past `MAX_LINE_BYTES` a definition holds its own columns,
+    /// at most that many bytes of them; a short line is whole.
+    #[test]
+    fn a_long_line_gives_each_definition_its_own_columns() {
+        let long = format!(
+            "{}function f(){{return 1}}{}",
+            "x".repeat(2000),
+            "y".repeat(5000)
+        );
+        let lines = ["short line", long.as_str()];
+        let own = |start, end| OwnText {
+            lines: &lines,
+            start,
+            end,
+            skip: &[],
+        };
+        assert_eq!(
+            own((2, 2000), (2, 2023)).text(2, 2),
+            "function f(){return 1}y\n"
+        );
+        assert_eq!(own((1, 3), (2, 10)).text(1, 1), "short line\n");
+        let rest = own((2, 2000), (2, u32::MAX)).text(2, 2);
+        assert_eq!(rest.len(), MAX_LINE_BYTES + 1);
+        assert!(rest.starts_with("function f()"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{ensure_secondary_indexes, INDEX_DIR, INDEX_FILE, SCHEMA, SCHEMA_VERSION};
+use super::schema::{ensure_secondary_indexes, INDEX_DIR, INDEX_FILE, SCHEMA, SCHEMA_VERSION};
 use crate::error::{DbError, Error, Result};
 
 /// Where a rebuild writes before its result replaces the index.

@@ -31,7 +31,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
     };
     let summary = evident_index::index_repo(&root, &options)?;
     if !json && !args.quiet {
-        print!("{}", render::summary(&summary));
+        render::print_text(&render::summary(&summary));
     }
     let embedding = if args.no_embed {
         serde_json::json!({"skipped": "--no-embed"})

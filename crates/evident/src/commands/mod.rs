@@ -131,8 +131,9 @@ pub fn open_index(root: &Path) -> Result<Index> {
             .cloned()
             .unwrap_or_default();
         eprintln!(
-            "warning: the index is stale: {} file(s) changed since it was built (e.g. {example}); run `evident index`",
-            stale.changed()
+            "warning: the index is stale: {} file(s) changed since it was built (e.g. {}); run `evident index`",
+            stale.changed(),
+            evident_index::printable(&example)
         );
     }
     Ok(index)
@@ -149,7 +150,7 @@ pub fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<Exi
     if json {
         println!("{}", serde_json::to_string_pretty(results)?);
     } else {
-        print!("{}", render::evidence_list(results));
+        render::print_text(&render::evidence_list(results));
     }
     Ok(ExitCode::SUCCESS)
 }

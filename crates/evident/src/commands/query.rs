@@ -47,7 +47,7 @@ pub fn outline(repo: &Option<PathBuf>, json: bool, path: &str) -> Result<ExitCod
     if json || results.is_empty() {
         return emit(json, &results, &format!("{path} has no definitions"));
     }
-    print!("{}", render::outline(&results));
+    render::print_text(&render::outline(&results));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -140,7 +140,7 @@ pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<Ex
     print!(
         "{}",
         match format {
-            GraphFormat::Text => render::impact_text(&impact),
+            GraphFormat::Text => render::terminal_safe(&render::impact_text(&impact)),
             GraphFormat::Json => render::impact_json(&impact),
             GraphFormat::Dot => render::dot(&impact.edges),
             GraphFormat::Mermaid => render::mermaid(&impact.edges),
@@ -165,7 +165,7 @@ pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCo
         (false, format @ (GraphFormat::Dot | GraphFormat::Mermaid | GraphFormat::Svg)) => {
             print!("{}", draw(format, &diff_picture(&report)));
         }
-        (false, GraphFormat::Text) => print!("{}", render::diff_text(&report)),
+        (false, GraphFormat::Text) => render::print_text(&render::diff_text(&report)),
     }
     Ok(found_anything(report.files > 0))
 }
@@ -292,7 +292,7 @@ pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {
     if json {
         println!("{}", render::status_json(&status));
     } else {
-        print!("{}", render::status(&status));
+        render::print_text(&render::status(&status));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -304,7 +304,7 @@ pub fn sources(repo: &Option<PathBuf>, json: bool, name_contains: &str) -> Resul
     if json {
         return emit(true, &results, &empty);
     }
-    print!("{}", render::sources(&results));
+    render::print_text(&render::sources(&results));
     if results.is_empty() {
         eprintln!("{empty}");
     }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use tree_sitter::{Node, Query, QueryMatch};
 
 use super::facts::{import_binding, Binding, Import, DECORATED, ELEMENTS};
-use super::nesting::{end_line_of, wrapper_of, Scoped};
+use super::nesting::{columns_of, end_line_of, wrapper_of, Scoped};
 use super::text::{
     arguments_of, clean_docstring, leading_comments, normalize_space, position_among_siblings,
     signature_of, strip_quotes, MAX_CALLEE_CHARS,
@@ -158,6 +158,7 @@ impl Collected {
             end_byte: outer.end_byte(),
             start_line: outer.start_position().row as u32 + 1,
             end_line: end_line_of(outer),
+            columns: columns_of(outer),
             // `#set! definition.name`: a name the syntax does not write
             // (`init`); `definition.name_prefix`: a sigil to drop (`:total`).
             name: m.setting("definition.name").unwrap_or_else(|| {

@@ -16,6 +16,10 @@ pub struct Definition {
     pub doc: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
+    /// Byte columns where the definition starts on `start_line` and ends on
+    /// `end_line` (`u32::MAX`: at the line's end): on a long line (minified
+    /// code) its search text is its own part of the line, not the line.
+    pub columns: (u32, u32),
     /// Index into the file's definitions of the enclosing definition.
     pub parent: Option<usize>,
     /// Base classes as written (`models.Model`), for method lookup through inheritance.

@@ -18,6 +18,8 @@ pub(super) struct Scoped {
     pub(super) end_byte: usize,
     pub(super) start_line: u32,
     pub(super) end_line: u32,
+    /// Byte columns on `start_line` and `end_line` (see [`Definition::columns`]).
+    pub(super) columns: (u32, u32),
     pub(super) name: String,
     /// `None` for a pure scope (`impl`).
     pub(super) kind: Option<Kind>,
@@ -68,6 +70,12 @@ pub(super) fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>
     out
 }
 
+/// Definitions (and scopes) nested deeper than this are read as code of the
+/// one at this depth: real code stays far below it, and a generated or
+/// hostile file nested 20,000 deep would otherwise give names whose total
+/// length grows with the square of the depth.
+pub const MAX_DEFINITION_DEPTH: usize = 64;
+
 /// Where a definition or scope sits, for finding a call's enclosing definition.
 pub(super) struct Span {
     pub(super) start: usize,
@@ -92,7 +100,30 @@ pub(super) fn qualify(
     let mut definition_index: Vec<Option<usize>> = Vec::with_capacity(items.len());
     let mut definitions = Vec::new();
     let mut spans = Vec::with_capacity(items.len());
+    // `depth[i]`: how many items enclose item i, itself included; `anchor[i]`:
+    // item i, or past the depth limit its ancestor at the limit.
+    let mut depth: Vec<usize> = Vec::with_capacity(items.len());
+    let mut anchor: Vec<usize> = Vec::with_capacity(items.len());
     for (i, (item, parent)) in items.iter().enumerate() {
+        depth.push(parent.map_or(1, |p| depth[p] + 1));
+        if depth[i] > MAX_DEFINITION_DEPTH {
+            // Code nested this deep is its ancestor's code: no name of its
+            // own (each would be longer than the last: quadratic), and its
+            // calls are the ancestor's.
+            let a = anchor[parent.expect("nested past the limit")];
+            anchor.push(a);
+            qualified.push(String::new());
+            definition_index.push(None);
+            spans.push(Span {
+                start: item.start_byte,
+                own_start: item.own_start_byte,
+                end: item.end_byte,
+                definition: None,
+                parent: Some(a),
+            });
+            continue;
+        }
+        anchor.push(i);
         let prefix = match parent {
             Some(p) => qualified[*p].clone(),
             None => module.to_string(),
@@ -138,6 +169,7 @@ pub(super) fn qualify(
                 doc: item.doc.clone().or_else(|| item.leading_doc.clone()),
                 start_line: item.start_line,
                 end_line: item.end_line,
+                columns: item.columns,
                 parent: enclosing_def,
                 bases: item.bases.clone(),
                 declaration: item.declaration,
@@ -175,6 +207,18 @@ pub(super) fn innermost(spans: &[Span], byte: usize) -> Option<usize> {
         at = span.parent;
     }
     None
+}
+
+/// The byte columns where `node` starts on its first line and ends on its
+/// last ([`end_line_of`]): `u32::MAX` when it runs to the line's end.
+pub(super) fn columns_of(node: Node) -> (u32, u32) {
+    let (start, end) = (node.start_position(), node.end_position());
+    let end_column = if end.column == 0 && end.row > start.row {
+        u32::MAX
+    } else {
+        end.column as u32
+    };
+    (start.column as u32, end_column)
 }
 
 pub(super) fn end_line_of(node: Node) -> u32 {

@@ -143,7 +143,10 @@ fn missing_paths_missing_index_and_schema_mismatch_are_clear() {
     let _ = std::fs::remove_file(tmp.path().join(".evident/index.db-wal"));
     let _ = std::fs::remove_file(tmp.path().join(".evident/index.db-shm"));
     let err = Index::open(tmp.path()).err().unwrap().to_string();
-    assert!(err.contains("--rebuild"), "{err}");
+    assert!(
+        err.contains("is damaged") && err.contains("run `evident index`"),
+        "{err}"
+    );
 }
 
 #[test]

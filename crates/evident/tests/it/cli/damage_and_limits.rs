@@ -274,3 +274,41 @@ fn broken_arguments_and_index_files_get_precise_messages() {
     std::fs::remove_dir(&db).unwrap();
     std::fs::write(&db, saved).unwrap();
 }
+
+/// A file name with terminal escapes or a newline reaches the terminal
+/// escaped in every text line that names it; JSON keeps the name exact.
+#[test]
+fn hostile_file_names_are_escaped_in_text_output() {
+    let (_tmp, root) = fixture_repo();
+    let names = [
+        "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31mRED.py",
+        "two\nlines.py",
+    ];
+    for name in names {
+        std::fs::write(root.join(name), "def f():\n    return 1\n").unwrap();
+    }
+    for args in [&["index", "--no-embed"][..], &["status"]] {
+        let out = evident(&root, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let (text, err) = (stdout(&out), stderr(&out));
+        for output in [&text, &err] {
+            assert!(
+                !output.contains('\u{1b}') && !output.contains('\u{7}'),
+                "{args:?}: {output:?}"
+            );
+        }
+        assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{args:?}: {text}");
+        assert!(text.contains("two\\u{a}lines.py"), "{args:?}: {text}");
+    }
+    let out = evident(&root, &["--json", "index", "--no-embed"]);
+    let json: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let skipped: Vec<&str> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    for name in names {
+        assert!(skipped.contains(&name), "{skipped:?}");
+    }
+}
