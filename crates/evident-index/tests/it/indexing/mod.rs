@@ -1,6 +1,7 @@
 //! Indexing a repository end to end: resolution, incremental == full, bad input.
 
 mod hostile_inputs_and_runs;
+mod long_lines;
 mod queries_and_rebuilds;
 
 use std::path::Path;
