@@ -33,12 +33,16 @@ pub fn serve_stdio(options: ServerOptions, context: ToolContext) -> Result<(), S
         let log = options.log.clone();
         let server = EvidentServer::new(options, context)?;
         log.line("serving over stdio");
-        // stdin reaches the SDK through `stdin::forward`, which marks calls
-        // with a key written twice; stdout is the SDK's alone.
+        // stdin reaches the SDK through `stdin::forward`, which answers
+        // what the SDK would drop or misname and marks calls with a key
+        // written twice; its answers and the SDK's share stdout line by line.
         let (to_sdk, from_stdin) = tokio::io::duplex(1 << 16);
-        tokio::spawn(stdin::forward(tokio::io::stdin(), to_sdk));
+        let (sdk_out, from_sdk) = tokio::io::duplex(1 << 16);
+        let (replies, answers) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(stdin::forward(tokio::io::stdin(), to_sdk, replies));
+        tokio::spawn(stdin::merge_output(from_sdk, answers, tokio::io::stdout()));
         let running = server
-            .serve((from_stdin, tokio::io::stdout()))
+            .serve((from_stdin, sdk_out))
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         let reason = running

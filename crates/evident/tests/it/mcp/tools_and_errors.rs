@@ -240,3 +240,61 @@ async fn bad_calls_get_protocol_errors_and_the_session_goes_on() {
     assert_eq!(evidence_paths(&ok), ["ingest.py"]);
     session.cancel().await.unwrap();
 }
+
+/// Raw lines a client may send that the SDK would drop or misname: each gets
+/// its JSON-RPC error on stdout, and the session goes on.
+#[test]
+fn deep_and_malformed_requests_get_json_rpc_errors() {
+    let repo = fixture();
+    let mut child = cli::hermetic(BIN)
+        .args(["mcp"])
+        .current_dir(repo.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search_code","arguments":{{"query":{}"x"{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        deep,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":17}}"#.to_string(),
+        "this is not json".to_string(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#.to_string(),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut codes = std::collections::BTreeMap::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !codes.contains_key("5") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = receiver
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no reply to every request; got {codes:?}"));
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let code = message["error"]["code"].as_i64().unwrap_or(0);
+        codes.insert(message["id"].to_string(), code);
+    }
+    drop(stdin);
+    let _ = child.kill();
+    assert_eq!(codes.get("2"), Some(&-32600), "{codes:?}");
+    assert_eq!(codes.get("3"), Some(&-32602), "{codes:?}");
+    assert_eq!(codes.get("4"), Some(&-32602), "{codes:?}");
+    assert_eq!(codes.get("null"), Some(&-32700), "{codes:?}");
+    assert_eq!(codes.get("5"), Some(&0), "{codes:?}");
+}
