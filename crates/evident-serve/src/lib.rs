@@ -11,9 +11,13 @@
 //! printed at start, then a same-site cookie). Tools run through the agent's
 //! [`Registry`]: the same argument validation, path sandbox and secret rules
 //! as the agent and MCP. Answers are JSON or the embedded page, always with a
-//! strict Content-Security-Policy. It must not write, execute, reach the
+//! strict Content-Security-Policy. Before any of that, the front door
+//! (`front.rs`) reads each request's head under size, line, time and
+//! connection limits. It must not write, execute, reach the
 //! network, listen beyond 127.0.0.1, or put a file's text into HTML: text
 //! leaves only as JSON strings, for the page to set as text.
+
+mod front;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,8 @@ use evident_llm::{ChatClient, Protocol, ToolCall};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+pub use front::DoorLimits;
+
 /// What `evident serve` is started with.
 pub struct ServeOptions {
     /// The repository root (canonical).
@@ -38,6 +44,8 @@ pub struct ServeOptions {
     /// The longest a request waits for an index refresh before it is
     /// answered from the index as it was (marked stale), as MCP's calls.
     pub refresh_wait: std::time::Duration,
+    /// What a connection may send and hold before the server reads it.
+    pub door: DoorLimits,
 }
 
 /// The model the ask page's questions go to, as `evident ask` would use it.
@@ -58,6 +66,8 @@ pub enum ServeError {
     Registry(#[from] RegistryError),
     #[error("cannot start the refresh runtime: {0}")]
     Runtime(String),
+    #[error("cannot make the server's private socket in {}: {message}", dir.display())]
+    Socket { dir: PathBuf, message: String },
 }
 
 /// Sent with every answer. Nothing but this server's own scripts, styles
@@ -90,6 +100,12 @@ pub const MAX_FILE_LINES: u32 = 20_000;
 /// The server: bound, not yet answering (see [`Server::run`]).
 pub struct Server {
     http: tiny_http::Server,
+    /// Where connections are accepted and request heads read under limits.
+    front: front::Front,
+    /// The directory of `http`'s socket, removed with the server.
+    socket_dir: PathBuf,
+    /// Threads in `run`, each to be woken by `stop`.
+    workers: std::sync::atomic::AtomicUsize,
     port: u16,
     token: String,
     registry: Registry,
@@ -140,15 +156,19 @@ impl Server {
     /// Binds 127.0.0.1:`port` and makes the run's token.
     pub fn bind(options: ServeOptions, context: ToolContext) -> Result<Server, ServeError> {
         let registry = Registry::for_clients()?;
-        let http =
-            tiny_http::Server::http(("127.0.0.1", options.port)).map_err(|e| ServeError::Bind {
-                port: options.port,
-                message: e.to_string(),
-            })?;
-        let port = http
-            .server_addr()
-            .to_ip()
-            .map_or(options.port, |a| a.port());
+        let socket_dir = private_dir()?;
+        let socket = socket_dir.join("http.sock");
+        let http = tiny_http::Server::http_unix(&socket).map_err(|e| ServeError::Socket {
+            dir: socket_dir.clone(),
+            message: e.to_string(),
+        })?;
+        let bind_error = |e: std::io::Error| ServeError::Bind {
+            port: options.port,
+            message: e.to_string(),
+        };
+        let front =
+            front::Front::bind(options.port, socket, options.door.clone()).map_err(bind_error)?;
+        let port = front.port().map_err(bind_error)?;
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|e| ServeError::Token(e.to_string()))?;
         let token = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -173,6 +193,9 @@ impl Server {
             refresher,
             runtime,
             http,
+            front,
+            socket_dir,
+            workers: std::sync::atomic::AtomicUsize::new(0),
             port,
             token,
             registry,
@@ -200,8 +223,12 @@ impl Server {
 
     /// Answers requests on `workers` threads until [`Server::stop`].
     pub fn run(&self, workers: usize) {
+        let workers = workers.max(1);
+        self.workers
+            .store(workers, std::sync::atomic::Ordering::SeqCst);
         std::thread::scope(|scope| {
-            for _ in 0..workers.max(1) {
+            scope.spawn(|| self.front.run());
+            for _ in 0..workers {
                 scope.spawn(|| {
                     for request in self.http.incoming_requests() {
                         self.respond(request);
@@ -213,7 +240,11 @@ impl Server {
 
     /// Makes [`Server::run`] return once the requests in hand are answered.
     pub fn stop(&self) {
-        self.http.unblock();
+        self.front.stop();
+        // `unblock` wakes one thread waiting for a request: one per worker.
+        for _ in 0..self.workers.load(std::sync::atomic::Ordering::SeqCst) {
+            self.http.unblock();
+        }
     }
 
     fn respond(&self, request: tiny_http::Request) {
@@ -688,6 +719,31 @@ pub fn guard(asked: &Asked, port: u16, token: &str) -> Result<(), Reply> {
 }
 
 /// Equal, in a time that does not depend on where they differ.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.socket_dir);
+    }
+}
+
+/// A new directory only this user can enter, for the server's socket.
+fn private_dir() -> Result<PathBuf, ServeError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut bytes = [0u8; 8];
+    let base = std::env::temp_dir();
+    let failed = |message: String| ServeError::Socket {
+        dir: base.clone(),
+        message,
+    };
+    getrandom::fill(&mut bytes).map_err(|e| failed(e.to_string()))?;
+    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = base.join(format!("evident-serve-{name}"));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| failed(e.to_string()))?;
+    Ok(dir)
+}
+
 fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

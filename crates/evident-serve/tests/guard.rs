@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use evident_agent::ToolContext;
 use evident_index::{index_repo, IndexOptions};
-use evident_serve::{ServeOptions, Server, CONTENT_SECURITY_POLICY, TOKEN_COOKIE};
+use evident_serve::{DoorLimits, ServeOptions, Server, CONTENT_SECURITY_POLICY, TOKEN_COOKIE};
 use evident_testkit::hostile_repo::{escape_corpus, hostile_repo, CANARY};
 
 struct Answer {
@@ -68,11 +68,21 @@ fn start(root: &Path) -> Arc<Server> {
 
 /// [`start`] with a model for the ask page.
 fn start_with(root: &Path, ask: Result<evident_serve::AskSetup, String>) -> Arc<Server> {
+    start_behind(root, ask, DoorLimits::default())
+}
+
+/// [`start_with`] with the front door's limits given.
+fn start_behind(
+    root: &Path,
+    ask: Result<evident_serve::AskSetup, String>,
+    door: DoorLimits,
+) -> Arc<Server> {
     let options = ServeOptions {
         root: root.to_path_buf(),
         port: 0,
         ask,
         refresh_wait: std::time::Duration::from_secs(5),
+        door,
     };
     let server = Arc::new(Server::bind(options, ToolContext::plain(root)).unwrap());
     let running = server.clone();
@@ -468,4 +478,65 @@ fn the_status_answer_is_the_one_status_shape() {
     assert_eq!(page, serde_json::to_value(&status).unwrap());
     assert_eq!(page["files_by_language"][0]["lang"], "python");
     assert!(page["stale"]["modified"].as_array().unwrap().is_empty());
+}
+
+/// Reads what the server sends on `stream` until it closes it; the status.
+fn status_of(stream: &mut TcpStream) -> u16 {
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw);
+    raw.split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A head far over the limit is answered 431 while it is still being sent,
+/// the server keeps no copy of it, and the next request is answered.
+#[test]
+fn an_oversized_head_gets_431_and_the_server_goes_on() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let server = start(&hostile.repo);
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    let padding = "a".repeat(8 * 1024 * 1024);
+    let head = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {padding}\r\n\r\n");
+    // The server stops reading at its limit: a write may then fail.
+    let _ = stream.write_all(head.as_bytes());
+    assert_eq!(status_of(&mut stream), 431);
+    let many: String = (0..500).map(|i| format!("X-{i}: 1\r\n")).collect();
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    stream
+        .write_all(format!("GET / HTTP/1.1\r\n{many}\r\n").as_bytes())
+        .unwrap();
+    assert_eq!(status_of(&mut stream), 431);
+    assert_eq!(get(&server, "/api/status").status, 200);
+}
+
+/// A head that does not end in time gets 408; past the connection cap a
+/// new connection gets 503 at once; the cap frees as connections close.
+#[test]
+fn slow_heads_get_408_and_extra_connections_503() {
+    let hostile = hostile_repo();
+    index_repo(&hostile.repo, &IndexOptions::default()).unwrap();
+    let door = DoorLimits {
+        connections: 3,
+        head_time: std::time::Duration::from_millis(300),
+        ..DoorLimits::default()
+    };
+    let server = start_behind(&hostile.repo, Err("no model".into()), door);
+    let mut slow = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .unwrap();
+    assert_eq!(status_of(&mut slow), 408);
+
+    let idle: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(("127.0.0.1", server.port())).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut extra = TcpStream::connect(("127.0.0.1", server.port())).unwrap();
+    assert_eq!(status_of(&mut extra), 503);
+    drop(idle);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(get(&server, "/api/status").status, 200);
 }

@@ -49,8 +49,14 @@ pub fn serve(root: &Path, args: ServeArgs) -> Result<ExitCode> {
         port: args.port,
         ask,
         refresh_wait: std::time::Duration::from_millis(args.refresh_wait),
+        door: evident_serve::DoorLimits::default(),
     };
-    let server = evident_serve::Server::bind(options, context)?;
+    let server = std::sync::Arc::new(evident_serve::Server::bind(options, context)?);
+    // Installed, not inherited: a shell starting `evident serve &` from a
+    // script leaves SIGINT ignored, and Ctrl-C or `kill -INT` must stop it.
+    let stopping = server.clone();
+    ctrlc::set_handler(move || stopping.stop())
+        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
     // The URL carries the run's token: it goes to the terminal only.
     println!("evident serve: {} ({})", server.url(), root.display());
     println!("read-only, 127.0.0.1 only; Ctrl-C stops it");

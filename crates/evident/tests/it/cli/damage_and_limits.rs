@@ -312,3 +312,36 @@ fn hostile_file_names_are_escaped_in_text_output() {
         assert!(skipped.contains(&name), "{skipped:?}");
     }
 }
+
+/// Started in the background from a script, a process inherits SIGINT
+/// ignored; `evident serve` installs its handler, so `kill -INT` stops it.
+#[test]
+fn serve_started_in_the_background_stops_on_sigint() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let script = "\"$0\" serve --port 0 >/dev/null 2>&1 & echo $!; wait $!; echo \"exit=$?\"";
+    let mut shell = cli::hermetic("sh")
+        .args(["-c", script, BIN])
+        .current_dir(&root)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(shell.stdout.take().unwrap()));
+    let pid = lines.next().unwrap().unwrap();
+    // Until it listens, a signal could land before the handler exists.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(lines.next().and_then(Result::ok));
+    });
+    let ended = receiver.recv_timeout(Duration::from_secs(20));
+    let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    let _ = shell.wait();
+    let ended = ended.expect("`evident serve` went on after SIGINT");
+    assert_eq!(ended.as_deref(), Some("exit=0"));
+}
