@@ -29,8 +29,10 @@ Then each trial:
      first), with the reference of the tree's state.
 
 Then, queries while indexing: two workers loop status and the four queries
-while a cold run and a branch switch finish (twice each), and every answer
-that is an error is counted.
+while a cold run, a branch switch and a `--rebuild` finish (twice each), and
+every answer that is an error is counted. During a rebuild the old index is
+complete, so an answer saying there is no index, or that the last run did
+not finish, is an error too (the rebuild writes a side file and swaps it in).
 
 Prints a table per kind: trials, kills that landed mid-run, status and
 query failures, resumed indexes that differ from a clean build; exits 1 if
@@ -132,14 +134,15 @@ def dump(dumper, root):
     return out.returncode, out.stdout, out.stderr
 
 
-def query_failures(evident, root):
+def query_failures(evident, root, had_index=False):
     """What `evident status` and the queries say that is an error, if anything."""
     failures = []
     status = run(evident, root, "status")
     db = root / ".evident" / "index.db"
     if status.returncode != 0:
-        # Killed before the first commit: there is no index yet, and status must say so plainly.
-        if "no index at" not in status.stderr:
+        # Killed before the first commit: there is no index yet, and status
+        # must say so plainly (never after a rebuild: the old index stays).
+        if had_index or "no index at" not in status.stderr:
             failures.append(f"status exit {status.returncode}: {status.stderr.strip()}")
         return failures
     for args in QUERIES:
@@ -179,7 +182,7 @@ def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, 
         child.send_signal(signal.SIGKILL)
     child.wait()
     child.stderr.close()
-    problems = query_failures(evident, root)
+    problems = query_failures(evident, root, had_index=kind == "rebuild")
     resumed = subprocess.run([evident, "index", "--quiet", str(root)], capture_output=True, text=True)
     if resumed.returncode != 0:
         problems.append(f"resuming index failed: {resumed.stderr.strip()}")
@@ -197,12 +200,15 @@ def trial(evident, dumper, tree, references, kind, duration, rng, failures_dir, 
 def queries_while_indexing(evident, tree, kind):
     """Runs the queries in a loop on 2 workers while an indexing run of `kind` finishes."""
     root = tree.root
+    args = []
     if kind == "cold":
         shutil.rmtree(root / ".evident", ignore_errors=True)
         shutil.rmtree(tree.worktree / ".evident", ignore_errors=True)
+    elif kind == "rebuild":
+        args = ["--rebuild"]
     else:
         tree.switch("B" if tree.state == "A" else "A")
-    child = subprocess.Popen([evident, "index", "--quiet", str(root)],
+    child = subprocess.Popen([evident, "index", "--quiet", *args, str(root)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     counts = {"queries": 0, "errors": 0, "no_index_yet": 0}
     lock = threading.Lock()
@@ -215,7 +221,12 @@ def queries_while_indexing(evident, tree, kind):
             out = run(evident, root, *args)
             with lock:
                 counts["queries"] += 1
-                if out.returncode not in (0, 1):
+                half_built = kind == "rebuild" and (
+                    "no index at" in out.stderr or "did not finish" in out.stderr)
+                if half_built:
+                    counts["errors"] += 1
+                    samples.append(f"{' '.join(args)}: {out.stderr.strip()[:300]}")
+                elif out.returncode not in (0, 1):
                     if "no index at" in out.stderr:
                         counts["no_index_yet"] += 1
                     else:
@@ -298,7 +309,7 @@ def main():
 
     print("\nqueries while indexing (2 workers looping status and 4 queries until the run ends):")
     concurrent_errors = 0
-    for kind in ("cold", "switch", "cold", "switch"):
+    for kind in ("cold", "switch", "rebuild", "cold", "switch", "rebuild"):
         counts, samples = queries_while_indexing(evident, tree, kind)
         concurrent_errors += counts["errors"]
         print(f"  {kind:<12} {counts['queries']:>4} queries, {counts['errors']} errors, "
