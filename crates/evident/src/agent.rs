@@ -245,9 +245,9 @@ impl Trace {
         if *answered_by != AnsweredBy::Model || !self.streaming {
             // Held back as possibly a call written as text (or not
             // streamed: a last call, the evidence list): shown whole.
-            println!("{}", crate::render::terminal_safe(&answer));
+            println!("{}", crate::render::terminal_safe(answer));
         } else if !appended.is_empty() {
-            print!("{}", crate::render::terminal_safe(&appended));
+            print!("{}", crate::render::terminal_safe(appended));
         }
         self.end_stream();
         for c in citations.iter().filter(|c| c.support != Support::Supported) {

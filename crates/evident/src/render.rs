@@ -644,6 +644,20 @@ impl evident_index::Progress for Bar {
     }
 }
 
+/// An error and its causes, each said once: a cause whose words the message
+/// already holds (library errors quote their source) is not repeated.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !out.contains(&cause) {
+            out.push_str(": ");
+            out.push_str(&cause);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -669,18 +683,4 @@ mod tests {
         assert!(when(0).starts_with("1970-01-01 00:00:00 UTC"));
         assert!(when(1_764_428_252).starts_with("2025-11-29 14:57:32 UTC"));
     }
-}
-
-/// An error and its causes, each said once: a cause whose words the message
-/// already holds (library errors quote their source) is not repeated.
-pub fn error_text(e: &anyhow::Error) -> String {
-    let mut out = e.to_string();
-    for cause in e.chain().skip(1) {
-        let cause = cause.to_string();
-        if !out.contains(&cause) {
-            out.push_str(": ");
-            out.push_str(&cause);
-        }
-    }
-    out
 }

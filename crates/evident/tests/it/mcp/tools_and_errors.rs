@@ -292,6 +292,7 @@ fn deep_and_malformed_requests_get_json_rpc_errors() {
     }
     drop(stdin);
     let _ = child.kill();
+    let _ = child.wait();
     assert_eq!(codes.get("2"), Some(&-32600), "{codes:?}");
     assert_eq!(codes.get("3"), Some(&-32602), "{codes:?}");
     assert_eq!(codes.get("4"), Some(&-32602), "{codes:?}");
