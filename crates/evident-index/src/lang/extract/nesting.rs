@@ -74,7 +74,7 @@ pub(super) fn nest(scoped: HashMap<usize, Scoped>) -> Vec<(Scoped, Option<usize>
 /// one at this depth: real code stays far below it, and a generated or
 /// hostile file nested 20,000 deep would otherwise give names whose total
 /// length grows with the square of the depth.
-pub const MAX_DEFINITION_DEPTH: usize = 64;
+pub const MAX_DEFINITION_DEPTH: usize = 256;
 
 /// Where a definition or scope sits, for finding a call's enclosing definition.
 pub(super) struct Span {

@@ -55,9 +55,9 @@ fn deep_nesting_keeps_names_and_chunks_bounded() {
     write(&root, "deep.js", &text);
     let summary = index(&root);
     let index = Index::open(&root).unwrap();
-    let deepest = exact_symbols(&index, "f63");
+    let deepest = exact_symbols(&index, "f255");
     assert_eq!(deepest.len(), 1);
-    assert!(exact_symbols(&index, "f64").is_empty());
+    assert!(exact_symbols(&index, "f256").is_empty());
     let size = std::fs::metadata(root.join(".evident/index.db"))
         .unwrap()
         .len();
