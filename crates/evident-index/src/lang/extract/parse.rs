@@ -15,6 +15,9 @@ use super::nesting::{innermost, nest, qualify, Span};
 use super::text::{first_identifier, last_identifier};
 use crate::lang::{self, LanguageSpec};
 
+/// The deepest syntax node a query match may start at (see `extract_part`).
+pub const MAX_MATCH_DEPTH: u32 = 10_000;
+
 /// What extraction needs to know of the repository a file is in.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {
@@ -84,6 +87,10 @@ pub(super) fn extract_part(
     let roles: Vec<Role> = query.capture_names().iter().map(|n| role_of(n)).collect();
     let mut collected = Collected::default();
     let mut cursor = QueryCursor::new();
+    // Finding a node's parent walks down from the root, so each match at
+    // depth d costs d: past this depth a file nested tens of thousands deep
+    // would cost the square of its depth. Real code stays far above it.
+    cursor.set_max_start_depth(Some(MAX_MATCH_DEPTH));
     let mut matches = cursor.matches(query, root, source.as_bytes());
     while let Some(m) = matches.next() {
         let matched = Matched {
