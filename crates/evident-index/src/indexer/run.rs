@@ -104,15 +104,25 @@ fn open_target(root: &Path, options: &IndexOptions) -> Result<Target> {
 /// Meta key: when a run last found every page of the index sound.
 const CHECKED_AT: &str = "checked_at";
 
+/// An index this small is checked on every run: reading it costs a few
+/// tens of milliseconds.
+const ALWAYS_CHECKED_BYTES: u64 = 64 << 20;
+
 /// A run reads every page (`quick_check`, about a second per GB) when asked
-/// to, when a reader met a damaged page, and once a day: a page that is
-/// damaged but never read is found within a day, while an edit stays quick.
+/// to, when a reader met a damaged page, when the index is small, and once a
+/// day: a damaged page that is never read is found within a day, while an
+/// edit of a large repository stays quick.
 fn check_due(conn: &Connection, root: &Path, options: &IndexOptions) -> Result<bool> {
     const DAY: u64 = 24 * 60 * 60;
     let last: u64 = store::meta(conn, CHECKED_AT)?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
-    Ok(options.check || store::damage_marked(root) || unix_now().saturating_sub(last) >= DAY)
+    let small =
+        std::fs::metadata(store::index_path(root)).is_ok_and(|m| m.len() <= ALWAYS_CHECKED_BYTES);
+    Ok(options.check
+        || small
+        || store::damage_marked(root)
+        || unix_now().saturating_sub(last) >= DAY)
 }
 
 fn unix_now() -> u64 {
