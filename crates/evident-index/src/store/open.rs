@@ -285,6 +285,13 @@ fn open_checked(path: &Path, immutable: bool) -> Result<Connection, Opening> {
     };
     let conn = opened.map_err(|e| Opening::Failed(corrupt(path)(e)))?;
     configure(&conn).map_err(|e| Opening::Failed(e.into()))?;
+    // One read transaction for the connection's life: every statement of a
+    // query sees the same committed state. Without it, a query's second
+    // statement could read the index a rebuild swapped in after its first
+    // (other row ids: "no rows"). Connections for queries are short-lived
+    // (one command, one tool call, one request), so the snapshot is too.
+    conn.execute_batch("BEGIN DEFERRED")
+        .map_err(|e| Opening::Failed(e.into()))?;
     // A run killed (or still running) before its first commit leaves a
     // database with no tables: that is no index yet, not a damaged one.
     let tables: i64 = match conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)) {
