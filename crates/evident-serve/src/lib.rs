@@ -102,8 +102,9 @@ pub struct Server {
     http: tiny_http::Server,
     /// Where connections are accepted and request heads read under limits.
     front: front::Front,
-    /// The directory of `http`'s socket, removed with the server.
-    socket_dir: PathBuf,
+    /// The directory of `http`'s socket (only this user may enter it),
+    /// removed with the server.
+    _socket_dir: tempfile::TempDir,
     /// Threads in `run`, each to be woken by `stop`.
     workers: std::sync::atomic::AtomicUsize,
     port: u16,
@@ -156,12 +157,18 @@ impl Server {
     /// Binds 127.0.0.1:`port` and makes the run's token.
     pub fn bind(options: ServeOptions, context: ToolContext) -> Result<Server, ServeError> {
         let registry = Registry::for_clients()?;
-        let socket_dir = private_dir()?;
-        let socket = socket_dir.join("http.sock");
-        let http = tiny_http::Server::http_unix(&socket).map_err(|e| ServeError::Socket {
-            dir: socket_dir.clone(),
-            message: e.to_string(),
-        })?;
+        let socket_error = |message: String| ServeError::Socket {
+            dir: std::env::temp_dir(),
+            message,
+        };
+        // tempfile makes the directory with mode 0700.
+        let socket_dir = tempfile::Builder::new()
+            .prefix("evident-serve-")
+            .tempdir()
+            .map_err(|e| socket_error(e.to_string()))?;
+        let socket = socket_dir.path().join("http.sock");
+        let http =
+            tiny_http::Server::http_unix(&socket).map_err(|e| socket_error(e.to_string()))?;
         let bind_error = |e: std::io::Error| ServeError::Bind {
             port: options.port,
             message: e.to_string(),
@@ -194,7 +201,7 @@ impl Server {
             runtime,
             http,
             front,
-            socket_dir,
+            _socket_dir: socket_dir,
             workers: std::sync::atomic::AtomicUsize::new(0),
             port,
             token,
@@ -719,31 +726,6 @@ pub fn guard(asked: &Asked, port: u16, token: &str) -> Result<(), Reply> {
 }
 
 /// Equal, in a time that does not depend on where they differ.
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.socket_dir);
-    }
-}
-
-/// A new directory only this user can enter, for the server's socket.
-fn private_dir() -> Result<PathBuf, ServeError> {
-    use std::os::unix::fs::DirBuilderExt;
-    let mut bytes = [0u8; 8];
-    let base = std::env::temp_dir();
-    let failed = |message: String| ServeError::Socket {
-        dir: base.clone(),
-        message,
-    };
-    getrandom::fill(&mut bytes).map_err(|e| failed(e.to_string()))?;
-    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = base.join(format!("evident-serve-{name}"));
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&dir)
-        .map_err(|e| failed(e.to_string()))?;
-    Ok(dir)
-}
-
 fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
