@@ -43,7 +43,13 @@ pub enum Command {
     /// The definition(s) the identifier at PATH:LINE[:COL] refers to.
     Def {
         /// PATH:LINE or PATH:LINE:COL (1-based).
-        position: String,
+        #[arg(required_unless_present = "stdin", conflicts_with = "stdin")]
+        position: Option<String>,
+        /// Read positions from standard input, one per line, over one open
+        /// index; print one JSON line per position: `{"position", "results"}`
+        /// or `{"position", "error"}`.
+        #[arg(long)]
+        stdin: bool,
     },
     /// Call sites that reach SYMBOL, up to --depth levels of callers.
     Callers(CallersArgs),

@@ -121,7 +121,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Importers { module } => query::importers(repo, json, &module),
         Command::Outline { path } => query::outline(repo, json, &path),
         Command::Status => query::status(repo, json),
-        Command::Def { position } => query::def(repo, json, &position),
+        Command::Def { position, stdin } => match position {
+            Some(position) if !stdin => query::def(repo, json, &position),
+            _ => query::def_lines(repo),
+        },
         Command::Callers(args) => query::callers(repo, json, args),
         Command::Callees { symbol, path } => query::callees(repo, json, &symbol, path.as_deref()),
         Command::Impact(args) => query::impact(repo, json, args),

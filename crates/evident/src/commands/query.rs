@@ -62,6 +62,31 @@ pub fn def(repo: &Option<PathBuf>, json: bool, position: &str) -> Result<ExitCod
     )
 }
 
+/// `def --stdin`: each line of standard input is a position; each answer is
+/// one JSON line, so a script or an editor asks many without reopening the
+/// index. A bad position is that line's error, not the run's.
+pub fn def_lines(repo: &Option<PathBuf>) -> Result<ExitCode> {
+    use std::io::{BufRead, Write};
+    let index = open_index(&query_root(repo)?)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in std::io::stdin().lock().lines() {
+        let line = line.context("reading positions from standard input")?;
+        let position = line.trim();
+        if position.is_empty() {
+            continue;
+        }
+        let answer = parse_position(position)
+            .and_then(|(path, line, col)| Ok(index.definition_at(&path, line, col)?));
+        let record = match answer {
+            Ok(results) => serde_json::json!({ "position": position, "results": results }),
+            Err(e) => serde_json::json!({ "position": position, "error": render::error_text(&e) }),
+        };
+        writeln!(out, "{record}")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<ExitCode> {
     let index = open_index(&query_root(repo)?)?;
     let page = Page {
