@@ -11,10 +11,19 @@
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant)
 (program (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant))
-; Module-level bindings of computed values: `const app = express()`, `let n = a.b`.
-(program (lexical_declaration (variable_declarator name: (identifier) @name
-  value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
-          (binary_expression) (ternary_expression)])) @definition.variable)
+; Module-level bindings of computed values: `const app = express()`, `let n = a.b`,
+; `var slice = Array.prototype.slice`. A `require('./m')` binding is an import, below.
+(program [(lexical_declaration (variable_declarator name: (identifier) @name
+           value: [(new_expression) (member_expression) (identifier) (await_expression)
+                   (binary_expression) (ternary_expression)]))
+          (variable_declaration (variable_declarator name: (identifier) @name
+           value: [(new_expression) (member_expression) (identifier) (await_expression)
+                   (binary_expression) (ternary_expression)]))] @definition.variable)
+((program [(lexical_declaration (variable_declarator name: (identifier) @name
+            value: (call_expression function: (_) @_callee)))
+           (variable_declaration (variable_declarator name: (identifier) @name
+            value: (call_expression function: (_) @_callee)))] @definition.variable)
+  (#not-eq? @_callee "require"))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
   value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
           (binary_expression) (ternary_expression)])) @definition.variable))
@@ -47,9 +56,21 @@
 (export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
   source: (string (string_fragment) @import.module)) @import
 (export_statement "*" @import.wildcard source: (string (string_fragment) @import.module)) @import
-; const m = require('./m');
+; require('./m');  (kept only when the call binds nothing, as above)
 ((call_expression function: (identifier) @_require
   arguments: (arguments . (string (string_fragment) @import.module))) @import
+  (#eq? @_require "require"))
+; const m = require('./m'): what the module exports (`module.exports = ...`).
+((variable_declarator name: (identifier) @import.alias
+  value: (call_expression function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.module))) @import)
+  (#eq? @_require "require") (#set! import.name "default"))
+; const {a, b: c} = require('./m')
+((variable_declarator
+  name: (object_pattern [(shorthand_property_identifier_pattern) @import.name
+                         (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias)])
+  value: (call_expression function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.module))) @import)
   (#eq? @_require "require"))
 ; import('./m')
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module))) @import
@@ -69,6 +90,12 @@
   (#set! assign.name "default"))
 ((export_statement "default" value: [(identifier) (member_expression)] @assign.alias) @assign
   (#set! assign.name "default"))
+; CommonJS: `module.exports = helper` (and `exports = module.exports = helper`)
+; is the module's `default`, what `const h = require('./m')` binds.
+((assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(identifier) (member_expression)] @assign.alias) @assign
+  (#eq? @_module "module") (#eq? @_exports "exports") (#set! assign.name "default"))
 (variable_declarator name: (identifier) @assign.name
   value: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 (variable_declarator name: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign

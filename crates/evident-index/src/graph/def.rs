@@ -221,7 +221,7 @@ impl Index {
         }
         let mut ids = self.in_scope(file_id, word, line, line_text)?;
         if ids.is_empty() {
-            ids = rows::definitions_imported_as(conn, file_id, word)?;
+            ids = rows::definitions_imported_as(conn, file_id, word, line)?;
         }
         if ids.is_empty() {
             // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.

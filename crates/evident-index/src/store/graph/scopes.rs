@@ -5,6 +5,7 @@ use rusqlite::{params, Connection};
 
 use super::rows::{CallOnLine, InScope};
 use crate::error::Result;
+use crate::lang::extract::Binding;
 
 /// The calls on `line` of a file, shortest callee text first (one row per edge).
 pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Result<Vec<CallOnLine>> {
@@ -61,22 +62,32 @@ pub(crate) fn file_language(conn: &Connection, file_id: i64) -> Result<String> {
 
 /// Top-level definitions a file imports under the local name `binding`,
 /// through re-exports (`from .impl import f` in a package's `__init__.py`,
-/// `export * from`) up to a few files deep.
+/// `export * from`) and module-level aliases (`module.exports = Layer`, what
+/// `default` names) up to a few files deep. On an import's own lines the
+/// imported name counts too (`flatten` in `import {flatten as fl}`).
 pub(crate) fn definitions_imported_as(
     conn: &Connection,
     file_id: i64,
     binding: &str,
+    line: u32,
 ) -> Result<Vec<i64>> {
     let mut frontier: Vec<(String, String)> = conn
         .prepare_cached(
             "SELECT i.target, i.name FROM imports i
-             WHERE i.file_id = ?1 AND i.binding = ?2 AND i.target IS NOT NULL AND i.name IS NOT NULL",
+             WHERE i.file_id = ?1 AND i.target IS NOT NULL AND i.name IS NOT NULL
+               AND (i.binding = ?2 OR (i.name = ?2 AND ?3 BETWEEN i.start_line AND i.end_line))",
         )?
-        .query_map(params![file_id, binding], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map(params![file_id, binding, line], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let mut top = conn.prepare_cached(
         "SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id
          WHERE f.path = ?1 AND s.parent_id IS NULL AND s.name = ?2",
+    )?;
+    let mut aliases = conn.prepare_cached(
+        "SELECT a.value FROM assignments a JOIN files f ON f.id = a.file_id
+         WHERE f.path = ?1 AND a.name = ?2 AND a.enclosing_id IS NULL",
     )?;
     let mut onward = conn.prepare_cached(
         "SELECT i.target, coalesce(nullif(i.name, '*'), ?2) FROM imports i JOIN files f ON f.id = i.file_id
@@ -99,6 +110,14 @@ pub(crate) fn definitions_imported_as(
                     .query_map(params![target, name], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()?;
                 next.extend(more);
+                for value in aliases.query_map(params![target, name], |r| r.get::<_, String>(0))? {
+                    let value = value?;
+                    if let (Binding::Alias, alias) = Binding::decode(&value) {
+                        if is_identifier(alias) {
+                            next.push((target.clone(), alias.to_string()));
+                        }
+                    }
+                }
             }
             found.extend(ids);
         }
@@ -125,10 +144,12 @@ pub(crate) fn module_imported_as(
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .ok()?;
-    // `from pkg import name` names a module only when the target is that module's file.
+    // `from pkg import name` names a module only when the target is that
+    // module's file. A `default` that names no definition (`const u =
+    // require('./u')` of a module that only fills `exports.x`) is the module.
     let names_module = name.is_none_or(|name| {
         let last = module.rsplit(['.', ':', '/']).next().unwrap_or(&module);
-        last == name
+        last == name || name == "default"
     });
     names_module.then_some((path, module, lines))
 }
@@ -198,4 +219,12 @@ pub(crate) fn file_lines_and_module(
         Some(r) => Some((r.get(0)?, r.get(1)?)),
         None => None,
     })
+}
+
+/// A plain name (`Layer`), not an expression (`a.b`, `f()`).
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }

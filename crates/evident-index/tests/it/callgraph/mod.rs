@@ -1,6 +1,7 @@
 //! Call resolution, one rule per expected edge, for every indexed language;
 //! and the graph queries built on it.
 
+mod commonjs;
 mod queries_and_edits;
 mod rules_per_language;
 mod types_that_flow;
