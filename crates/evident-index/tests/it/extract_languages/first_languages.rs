@@ -115,7 +115,8 @@ fn javascript() {
         Some("helper"),
         Some("publicHelper")
     ));
-    assert!(has_import(&f, "fs", None, None));
+    // `const fs = require('fs')` binds what the module exports.
+    assert!(has_import(&f, "fs", Some("default"), Some("fs")));
     let add = def(&f, "add");
     assert_eq!(
         add.doc.as_deref(),

@@ -405,3 +405,33 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         out.status
     );
 }
+
+/// `def --stdin`: one JSON line per position, in order; a bad position is
+/// that line's error and the rest are still answered.
+#[test]
+fn def_answers_many_positions_from_standard_input() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let out = cli::run_with_stdin(
+        BIN,
+        &root,
+        &["def", "--stdin"],
+        "app/main.py:12:14\napp/main.py\n\nnowhere.py:1:1\n",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", stdout(&out));
+    assert_eq!(lines[0]["position"], "app/main.py:12:14");
+    assert_eq!(lines[0]["results"][0]["path"], "pkg/mod.py");
+    assert_eq!(lines[0]["results"][0]["start_line"], 9);
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("expected PATH:LINE"));
+    assert!(lines[2]["error"].as_str().unwrap().contains("nowhere.py"));
+    let both = evident(&root, &["def", "app/main.py:12:14", "--stdin"]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+}
