@@ -33,6 +33,12 @@ impl Index {
                 return Ok(vec![found]);
             }
         }
+        // A keyword argument (`f(encoding=e)`) names the callee's parameter.
+        if let (Some(word), Some(c)) = (word.as_deref(), col) {
+            if let Some(found) = self.keyword_parameter(file_id, &rel, (line, c), &text, word)? {
+                return Ok(found);
+            }
+        }
         // A bare name (not `x.name`) is first what its scope binds it to: a
         // parameter or local, a definition, an import; only then a call's target.
         let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));

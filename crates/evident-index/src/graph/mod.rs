@@ -5,6 +5,7 @@
 
 pub(crate) mod calls;
 pub(crate) mod def;
+mod keyword;
 pub(crate) mod lookup;
 pub(crate) mod query;
 pub(crate) mod references;

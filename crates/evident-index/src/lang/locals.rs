@@ -96,6 +96,39 @@ pub fn bindings_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word:
     Local::Outside
 }
 
+/// Whether the identifier at `line:col` (1-based) is the name of a keyword
+/// argument: a node with `name` and `value` fields inside a call's argument
+/// list (`f(encoding=e)`, Kotlin's `f(name = v)`), the form
+/// `extract::text::arguments_of` stores as `name=value`.
+pub fn is_keyword_argument(spec: &LanguageSpec, source: &str, line: u32, col: u32) -> bool {
+    let mut parser = Parser::new();
+    if parser.set_language(&spec.grammar()).is_err() {
+        return false;
+    }
+    let (Some(tree), Some(at)) = (parser.parse(source, None), byte_of(source, line, col)) else {
+        return false;
+    };
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(at, at) else {
+        return false;
+    };
+    // The name may be wrapped (`value_argument_label > identifier`).
+    for _ in 0..3 {
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        let names_it = parent
+            .child_by_field_name("name")
+            .is_some_and(|name| name.byte_range().contains(&at));
+        if names_it && parent.child_by_field_name("value").is_some() {
+            return parent
+                .parent()
+                .is_some_and(|list| list.kind().contains("argument"));
+        }
+        node = parent;
+    }
+    false
+}
+
 /// The byte offset of 1-based `line:col` (col counted in characters).
 fn byte_of(source: &str, line: u32, col: u32) -> Option<usize> {
     let start: usize = source
@@ -117,6 +150,17 @@ mod tests {
 
     fn python() -> &'static LanguageSpec {
         crate::lang::by_name("python").unwrap()
+    }
+
+    #[test]
+    fn keyword_arguments_by_syntax() {
+        let source = "x = 1\nf(x, encoding=x)\nif x == 2:\n    g(a=1)\n";
+        assert!(is_keyword_argument(python(), source, 2, 6));
+        assert!(!is_keyword_argument(python(), source, 2, 3));
+        assert!(!is_keyword_argument(python(), source, 2, 15));
+        assert!(!is_keyword_argument(python(), source, 1, 1));
+        assert!(!is_keyword_argument(python(), source, 3, 4));
+        assert!(is_keyword_argument(python(), source, 4, 7));
     }
 
     #[test]

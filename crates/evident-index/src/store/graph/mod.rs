@@ -26,12 +26,13 @@ pub(crate) use queries::{
 };
 pub use rows::Target;
 pub(crate) use rows::{
-    ArgumentSite, CallOnLine, ImportRow, InScope, IncomingCall, SymbolFilter, SymbolRow,
-    TargetMatch,
+    ArgumentSite, CallOnLine, DefinitionRow, ImportRow, InScope, IncomingCall, SymbolFilter,
+    SymbolRow, TargetMatch,
 };
 pub(crate) use scopes::{
     binding_site, calls_on_line, definitions_imported_as, definitions_in_scope, file_language,
-    file_lines_and_module, import_modules_on_line, module_imported_as, scope_at,
+    file_lines_and_module, import_modules_on_line, keyword_call_targets, module_imported_as,
+    scope_at,
 };
 pub(crate) use symbols::{
     all_paths, for_each_assignment_in, for_each_declaration_defined, for_each_file_by_path,

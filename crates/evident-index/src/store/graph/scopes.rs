@@ -228,3 +228,43 @@ fn is_identifier(text: &str) -> bool {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
+
+/// How far above a keyword argument the call that passes it may start.
+const MAX_CALL_SPAN: u32 = 40;
+
+/// The definitions the nearest call at or above `line` resolves to (not by
+/// name only), when that call passes `name` by keyword (`f(name=...)`);
+/// `None` when no call near `line` passes it.
+pub(crate) fn keyword_call_targets(
+    conn: &Connection,
+    file_id: i64,
+    line: u32,
+    name: &str,
+) -> Result<Option<Vec<i64>>> {
+    let mut calls = conn.prepare_cached(
+        "SELECT c.id, c.arguments FROM calls c
+         WHERE c.file_id = ?1 AND c.line BETWEEN ?2 AND ?3 AND c.arguments IS NOT NULL
+         ORDER BY c.line DESC",
+    )?;
+    let passes = |arguments: &str| {
+        crate::lang::extract::decode_arguments(arguments)
+            .any(|a| a.split_once('=').is_some_and(|(key, _)| key.trim() == name))
+    };
+    let near: Vec<(i64, String)> = calls
+        .query_map(
+            params![file_id, line.saturating_sub(MAX_CALL_SPAN), line],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    let call = near.into_iter().find(|(_, arguments)| passes(arguments));
+    let Some((call_id, _)) = call else {
+        return Ok(None);
+    };
+    let targets = conn
+        .prepare_cached(
+            "SELECT callee_id FROM edges WHERE call_id = ?1 AND confidence != 'name_only'",
+        )?
+        .query_map([call_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(targets))
+}
