@@ -55,11 +55,7 @@ fn a_required_module_is_what_it_exports() {
 
 #[test]
 fn def_on_a_required_name_is_the_exported_definition() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    evident_testkit::fs::write_all(root, FILES);
-    index_repo(root, &IndexOptions::default()).unwrap();
-    let index = Index::open(root).unwrap();
+    let (_dir, index) = indexed();
     let at = |line, col| definitions_at(&index, "lib/router.js", line, col);
     // `Layer` in `new Layer(path)`, and in the `require` line that binds it.
     assert_eq!(at(7, 19), ["lib/layer.js:1 Layer"]);
@@ -77,11 +73,7 @@ fn def_on_a_required_name_is_the_exported_definition() {
 /// definition (the default export's, and the original name of a renamed one).
 #[test]
 fn def_on_an_imported_name_in_its_import_statement() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    evident_testkit::fs::write_all(root, FILES);
-    index_repo(root, &IndexOptions::default()).unwrap();
-    let index = Index::open(root).unwrap();
+    let (_dir, index) = indexed();
     let at = |line, col| definitions_at(&index, "app.mjs", line, col);
     assert_eq!(at(1, 8), ["lib/layer.js:1 Layer"]);
     assert_eq!(at(2, 10), ["lib/utils.js:1 flatten"]);
@@ -95,4 +87,13 @@ fn definitions_at(index: &Index, path: &str, line: u32, col: u32) -> Vec<String>
         .iter()
         .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
         .collect()
+}
+
+/// The files above, indexed, and the index open.
+fn indexed() -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    evident_testkit::fs::write_all(dir.path(), FILES);
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    (dir, index)
 }
