@@ -41,6 +41,7 @@ pub mod lang; //      the language table, extraction, import rules, documents
 pub mod limits; //    how long a name or path may be, for every door
 pub mod printable; // text from a repository made safe to print
 mod query; //         `Index` and its queries
+mod scip; //          a compiler's index (SCIP) merged into the graph
 pub mod search; //    chunks, full text, vectors, fusion
 pub mod snippet; //   real lines for Evidence
 pub mod sources; //   the documents knowledge base
@@ -72,5 +73,6 @@ pub use search::{
 pub use settings::Settings;
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
 pub use store::parse_cache::ParseCacheSettings;
+pub use store::ScipStatus;
 pub use walk::freshness::StatSnapshot;
 pub use walk::sandbox;

@@ -78,6 +78,8 @@ pub struct Status {
     pub syntax_errors: u64,
     pub skipped: Vec<(String, String)>,
     pub staleness: Staleness,
+    /// What came from a compiler's index (SCIP), when one is in use.
+    pub scip: Option<crate::store::ScipStatus>,
 }
 
 /// The one JSON shape of a status, for `evident status --json` and the web
@@ -112,6 +114,16 @@ impl serde::Serialize for Status {
                 "added": self.staleness.added,
                 "deleted": self.staleness.deleted,
             },
+            "scip": self.scip.as_ref().map(|scip| serde_json::json!({
+                "source": scip.source,
+                "fresh": scip.fresh,
+                "stale": scip.stale,
+                "not_indexed": scip.not_indexed,
+                "precise_edges": scip.precise_edges,
+                "stale_examples": scip.stale_examples.iter()
+                    .map(|(path, reason)| serde_json::json!({"path": path, "reason": reason}))
+                    .collect::<Vec<_>>(),
+            })),
         })
         .serialize(serializer)
     }
@@ -471,6 +483,7 @@ impl Index {
             syntax_errors: counts.syntax_errors,
             skipped,
             staleness: self.staleness()?,
+            scip: store::scip::status(&self.conn)?,
         })
     }
 }

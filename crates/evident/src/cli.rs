@@ -117,6 +117,11 @@ pub struct IndexArgs {
     /// any is found (a run does this once a day on its own).
     #[arg(long)]
     pub check: bool,
+    /// Merge this compiler's index (SCIP, from scip-typescript, scip-python,
+    /// rust-analyzer, ...) into the graph; later runs keep using it. Without
+    /// it, `index.scip` at the root is used when there is one.
+    #[arg(long, value_name = "FILE")]
+    pub scip: Option<PathBuf>,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,

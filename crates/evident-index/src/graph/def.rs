@@ -19,6 +19,13 @@ impl Index {
             .reader()
             .line(&rel, line)?
             .ok_or_else(|| Error::InvalidArgument(format!("{rel} has no line {line}")))?;
+        // A compiler's index, where it has the position, decides.
+        if let Some(c) = col {
+            let precise = self.precise_definitions(&rel, line, c)?;
+            if !precise.is_empty() {
+                return Ok(precise);
+            }
+        }
         // The identifier under the cursor (or the first call's on the line without a column).
         let word = col.and_then(|c| identifier_at(&text, c.saturating_sub(1) as usize));
         let calls = rows::calls_on_line(conn, file_id, line)?;
@@ -355,7 +362,7 @@ impl Index {
         Ok(out)
     }
 
-    fn definitions_by_id(&self, ids: &[i64]) -> Result<Vec<Evidence>> {
+    pub(super) fn definitions_by_id(&self, ids: &[i64]) -> Result<Vec<Evidence>> {
         let mut reader = self.reader();
         let mut out = Vec::new();
         for id in ids {

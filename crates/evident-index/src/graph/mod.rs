@@ -7,5 +7,6 @@ pub(crate) mod calls;
 pub(crate) mod def;
 mod keyword;
 pub(crate) mod lookup;
+mod precise;
 pub(crate) mod query;
 pub(crate) mod references;

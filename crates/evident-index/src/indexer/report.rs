@@ -36,6 +36,10 @@ pub struct IndexOptions {
     /// changed file; the command line passes the user's, see
     /// [`ParseCacheSettings::for_user`]).
     pub parse_cache: Option<ParseCacheSettings>,
+    /// A SCIP index to merge into the graph (relative to the root, or
+    /// absolute); without one, the one an earlier run used, else
+    /// `index.scip` at the root when there is one.
+    pub scip: Option<PathBuf>,
 }
 
 /// What a run did.
@@ -74,6 +78,15 @@ pub struct Summary {
     /// Files that parsed with syntax errors (kept, with what could be read).
     pub syntax_errors: u64,
     pub elapsed: Duration,
+    /// The SCIP index imported in this run (new, or written again).
+    pub scip_imported: Option<PathBuf>,
+    /// SCIP documents found stale in this run (their files changed since
+    /// the SCIP index was written), with why: their data is not used.
+    pub scip_stale: Vec<(String, String)>,
+    /// The SCIP index in use before, now gone: its data was dropped.
+    pub scip_dropped: Option<String>,
+    /// The SCIP index could not be read (why): the run used none.
+    pub scip_unreadable: Option<String>,
     /// Whether the index was created by this run.
     pub created: bool,
     /// The index was found damaged and built again.

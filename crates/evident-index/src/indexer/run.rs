@@ -135,6 +135,12 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let started = Instant::now();
     let mut profile = Profile::new(started);
     let root = checked_root(root)?;
+    if let Some(scip) = &options.scip {
+        // Before anything is read: a mistyped name should cost nothing.
+        if !root.join(scip).is_file() {
+            return Err(Error::NoSuchPath(root.join(scip)));
+        }
+    }
     let mut config = Config::load(&root)?;
     if let Some(limit) = options.max_file_size {
         config.max_file_size = limit;
@@ -143,6 +149,14 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // finds the index up to date. (Readers never wait: WAL.)
     let run_lock = store::lock_for_indexing(&root)?;
     let seeded_from = seed_from_sibling(&root, options, &mut profile);
+    // A rebuild starts a new file: the SCIP index the old one used is kept.
+    let scip_remembered = if options.rebuild && options.scip.is_none() {
+        store::open_for_read(&root)
+            .ok()
+            .and_then(|old| crate::scip::remembered(&old).ok().flatten())
+    } else {
+        None
+    };
     let Target {
         mut conn,
         created,
@@ -199,6 +213,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         stored: &stored,
         resolver: &resolver,
         fallbacks: &fallbacks,
+        scip_remembered,
     };
     let failed = run.parse_and_write(
         &mut conn,
@@ -369,6 +384,8 @@ struct Run<'a> {
     stored: &'a HashMap<String, StoredFile>,
     resolver: &'a Resolver,
     fallbacks: &'a str,
+    /// The SCIP index the index being rebuilt used.
+    scip_remembered: Option<PathBuf>,
 }
 
 impl Run<'_> {
@@ -480,6 +497,19 @@ impl Run<'_> {
         let now = unix_now();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
+        let scip = self
+            .options
+            .scip
+            .as_deref()
+            .or(self.scip_remembered.as_deref());
+        let synced = crate::scip::sync(&tx, self.root, scip, &invalid.changed_paths)?;
+        invalid.all |= synced.all;
+        invalid.calls.extend(synced.calls);
+        summary.scip_imported = synced.imported;
+        summary.scip_stale = synced.newly_stale;
+        summary.scip_dropped = synced.dropped;
+        summary.scip_unreadable = synced.unreadable;
+        profile.phase("SCIP");
         if !invalid.is_empty() {
             invalid.settle_unwritten();
             summary.resolved_calls = calls::resolve_calls(&tx, self.resolver, invalid)? as u64;

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 10] = [
+    const QUERIES: [&str; 12] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -34,6 +34,10 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
          FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id",
         "SELECT 'assignment', f.path, a.line, a.name, a.value, e.qualified_name
          FROM assignments a JOIN files f ON f.id = a.file_id LEFT JOIN symbols e ON e.id = a.enclosing_id",
+        "SELECT 'scip document', path, utf16, state, reason FROM scip_documents",
+        "SELECT 'scip occurrence', o.path, o.raw_line, o.raw_start, o.raw_end, s.symbol, o.definition,
+                o.line, o.start_col, o.end_col, o.name
+         FROM scip_occurrences o JOIN scip_symbols s ON s.id = o.symbol_id",
     ];
     const CHECKS: [&str; 12] = [
         "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",

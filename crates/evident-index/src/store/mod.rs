@@ -11,8 +11,10 @@ mod open;
 pub mod parse_cache;
 pub(crate) mod reads;
 mod schema;
+pub(crate) mod scip;
 mod scores;
 pub(crate) mod vectors;
+pub use scip::ScipStatus;
 pub use scores::ScoreCache;
 
 pub(crate) use dump::canonical_dump;

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 16;
+pub const SCHEMA_VERSION: u32 = 17;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -90,7 +90,7 @@ CREATE TABLE edges (
     call_id    INTEGER NOT NULL,
     file_id    INTEGER NOT NULL,         -- the calling file
     callee_id  INTEGER NOT NULL,         -- symbols.id
-    confidence TEXT NOT NULL,            -- exact | inferred | name_only
+    confidence TEXT NOT NULL,            -- precise (SCIP) | exact | inferred | name_only
     line       INTEGER NOT NULL,         -- = calls.line
     caller_id  INTEGER                   -- = calls.enclosing_id (NULL: module level)
 );
@@ -120,6 +120,39 @@ CREATE TABLE skipped (
     path   TEXT PRIMARY KEY,
     reason TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- A compiler's index (SCIP, `index.scip`), merged into the graph (scip/):
+-- every document it has, whether its file still matches it, and the
+-- occurrences, as SCIP wrote them (0-based, in the document's encoding) and
+-- as read in the file (1-based line, 0-based character columns, the text
+-- there: NULL while the document is stale). Kept by path: file ids change
+-- when a file is indexed again, and a stale document is checked again then.
+CREATE TABLE scip_documents (
+    path        TEXT PRIMARY KEY,
+    utf16       INTEGER NOT NULL,        -- 1: offsets count UTF-16 units, 0: bytes
+    state       TEXT NOT NULL,           -- fresh | stale | not_indexed
+    reason      TEXT                     -- why stale
+) WITHOUT ROWID;
+
+CREATE TABLE scip_symbols (
+    id     INTEGER PRIMARY KEY,
+    symbol TEXT NOT NULL UNIQUE          -- a local's is prefixed with its path and a NUL
+);
+
+CREATE TABLE scip_occurrences (
+    path       TEXT NOT NULL,
+    raw_line   INTEGER NOT NULL,
+    raw_start  INTEGER NOT NULL,
+    raw_end    INTEGER NOT NULL,
+    symbol_id  INTEGER NOT NULL,
+    definition INTEGER NOT NULL,
+    line       INTEGER,
+    start_col  INTEGER,
+    end_col    INTEGER,
+    name       TEXT
+);
+CREATE INDEX scip_occurrences_at ON scip_occurrences(path, line);
+CREATE INDEX scip_occurrences_symbol ON scip_occurrences(symbol_id, definition);
 
 -- Search chunks (see chunk.rs); their text lives only in the full-text index.
 CREATE TABLE chunks (

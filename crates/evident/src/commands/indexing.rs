@@ -28,6 +28,8 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         cancel: Some(cancel.clone()),
         progress: progress_bar(args.quiet || json),
         parse_cache: ParseCacheSettings::for_user(settings.index.cache.max_mib),
+        // Named from the command line: relative to where it was typed.
+        scip: args.scip.map(|p| std::path::absolute(&p).unwrap_or(p)),
     };
     let summary = evident_index::index_repo(&root, &options)?;
     if !json && !args.quiet {

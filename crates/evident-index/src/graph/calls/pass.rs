@@ -79,6 +79,8 @@ pub(super) struct OutsideValues {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Confidence {
+    /// From a compiler's index (SCIP): outranks every other.
+    Precise,
     Exact,
     Inferred,
     NameOnly,
@@ -87,6 +89,7 @@ pub enum Confidence {
 impl Confidence {
     pub fn as_str(self) -> &'static str {
         match self {
+            Confidence::Precise => "precise",
             Confidence::Exact => "exact",
             Confidence::Inferred => "inferred",
             Confidence::NameOnly => "name_only",

@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 
 use super::invalidation::Invalidation;
-use super::pass::{Graph, MAX_BASE_DEPTH};
+use super::pass::{Confidence, Graph, MAX_BASE_DEPTH};
 use super::table::{parent_dir, Loading};
 use crate::error::Result;
 use crate::lang::{self, imports::Resolver};
@@ -80,8 +80,13 @@ pub(crate) fn resolve_calls(
         );
     }
     let mut writing = std::time::Duration::ZERO;
+    // A compiler's index decides first where it has an answer (`precise`).
+    let scip = crate::scip::Calls::new(conn)?;
     for call in &calls {
         graph.start_consumer_file(call.file);
+        if write_scip_answer(conn, &scip, call)? {
+            continue;
+        }
         let mut targets = graph.resolve(call.file, call.enclosing, &call.callee);
         let outside = if targets.is_empty() {
             graph.outside(call.file, call.enclosing, &call.callee)
@@ -124,4 +129,28 @@ pub(crate) fn resolve_calls(
     }
 
     Ok(calls.len())
+}
+
+/// Writes what a compiler's index says the call runs (`precise`), or where
+/// outside the repository it goes; `false` when it is silent.
+fn write_scip_answer(
+    conn: &Connection,
+    scip: &crate::scip::Calls<'_>,
+    call: &rows::CallSite,
+) -> Result<bool> {
+    match scip.answer(call.file, call.line, &call.callee)? {
+        crate::scip::Answer::Defined(mut ids) => {
+            ids.sort_unstable();
+            ids.dedup();
+            for callee_id in ids {
+                rows::insert_edge(conn, call, callee_id, Confidence::Precise.as_str())?;
+            }
+            Ok(true)
+        }
+        crate::scip::Answer::Outside(target) => {
+            rows::insert_external(conn, call, &target, "external")?;
+            Ok(true)
+        }
+        crate::scip::Answer::Silent => Ok(false),
+    }
 }

@@ -26,8 +26,8 @@ pub(crate) use queries::{
 };
 pub use rows::Target;
 pub(crate) use rows::{
-    ArgumentSite, CallOnLine, DefinitionRow, ImportRow, InScope, IncomingCall, SymbolFilter,
-    SymbolRow, TargetMatch,
+    ArgumentSite, CallOnLine, CallSite, DefinitionRow, ImportRow, InScope, IncomingCall,
+    SymbolFilter, SymbolRow, TargetMatch,
 };
 pub(crate) use scopes::{
     binding_site, calls_on_line, definitions_imported_as, definitions_in_scope, file_language,

@@ -5,6 +5,7 @@ mod commonjs;
 mod keyword_arguments;
 mod queries_and_edits;
 mod rules_per_language;
+mod scip_import;
 mod types_that_flow;
 
 use std::path::{Path, PathBuf};

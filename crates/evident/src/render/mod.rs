@@ -1,5 +1,7 @@
 //! Human and JSON renderings of what the library returns.
 
+mod scip;
+
 use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -173,6 +175,7 @@ pub fn summary(s: &Summary) -> String {
         out +=
             "  the index was damaged: it was built again from the files (they were not touched)\n";
     }
+    scip::summary_lines(s, &mut out);
     if let Some(sibling) = &s.seeded_from {
         let _ = writeln!(
             out,
@@ -252,6 +255,10 @@ pub fn summary_json(s: &Summary, embedding: serde_json::Value) -> String {
         "skipped_by_reason": Skipped::count_by_category(&s.skipped).into_iter()
             .map(|(category, n)| (category.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "in_part": s.in_part.iter().map(|k| json!({"path": k.rel, "reason": k.reason})).collect::<Vec<_>>(),
+        "scip_imported": s.scip_imported,
+        "scip_stale": s.scip_stale.iter().map(|(path, reason)| json!({"path": path, "reason": reason})).collect::<Vec<_>>(),
+        "scip_dropped": s.scip_dropped,
+        "scip_unreadable": s.scip_unreadable,
         "seconds": s.elapsed.as_secs_f64(),
         "embedding": embedding,
     })
@@ -333,6 +340,9 @@ pub fn status(s: &Status) -> String {
         }
     } else {
         out += "stale:      no, the index matches the files on disk\n";
+    }
+    if let Some(scip) = &s.scip {
+        scip::status_lines(scip, &mut out);
     }
     out
 }
