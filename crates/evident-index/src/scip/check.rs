@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn a_moved_definition_or_a_short_file_makes_the_document_stale() {
         let d = doc(vec![occ(1, 9, 13, AREA, true)]);
-        let moved = "// a new first line\n\nfunction area() {}\n";
+        let moved = "function area() {}\nfunction size() {}\n";
         let why = place(&d, moved).unwrap_err();
         assert!(why.contains("SCIP defines `area`"), "{why}");
         let short = place(&d, "function area() {}\n").unwrap_err();
