@@ -43,7 +43,7 @@ pub enum Error {
     Interrupted,
     #[error("embedding stopped: {message} ({embedded} chunks embedded before it are kept; `evident embed` resumes)")]
     Embedding { message: String, embedded: u64 },
-    #[error("{} is not a SCIP index that can be read ({message}): write it again with the indexer (scip-typescript, scip-python, ...)", path.display())]
+    #[error("{} is not a SCIP index that can be read ({message}): write it again with its SCIP indexer", path.display())]
     Scip { path: PathBuf, message: String },
     #[error("database error: {0}")]
     Db(DbError),

@@ -73,6 +73,6 @@ pub use search::{
 pub use settings::Settings;
 pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
 pub use store::parse_cache::ParseCacheSettings;
-pub use store::ScipStatus;
+pub use store::scip::ScipStatus;
 pub use walk::freshness::StatSnapshot;
 pub use walk::sandbox;

@@ -79,7 +79,7 @@ pub struct Status {
     pub skipped: Vec<(String, String)>,
     pub staleness: Staleness,
     /// What came from a compiler's index (SCIP), when one is in use.
-    pub scip: Option<crate::store::ScipStatus>,
+    pub scip: Option<crate::store::scip::ScipStatus>,
 }
 
 /// The one JSON shape of a status, for `evident status --json` and the web

@@ -8,17 +8,8 @@
 //! function of the document and the file's text alone, so an incremental run
 //! and a rebuild reach the same one.
 
-use super::read::{symbol_name, Document, Occurrence};
-
-/// An occurrence placed in the file: 1-based line, 0-based character
-/// columns (what `def` is asked with), and the text between them.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Placed {
-    pub line: u32,
-    pub start_col: u32,
-    pub end_col: u32,
-    pub name: String,
-}
+use super::read::symbol_name;
+use crate::store::scip::{Document, Occurrence, Placed};
 
 /// Each occurrence of `doc` placed in `text` (in the document's order), or
 /// why the document no longer describes it.

@@ -20,16 +20,14 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub(crate) use check::Placed;
 pub(crate) use lookup::{definitions_at, Answer, Calls};
-pub(crate) use read::{Document, Occurrence};
 
 use crate::error::{Error, Result};
-use crate::store::{self, graph as graph_rows, scip as rows};
+use crate::store::scip::{self as rows, Document, SOURCE};
+use crate::store::{self, graph as graph_rows};
 
-/// Meta keys: the SCIP file in use, and its size and modification time when
-/// it was imported.
-pub(crate) const SOURCE: &str = "scip_source";
+/// Meta key: the SCIP file's path, size and modification time when it was
+/// imported (the file in use is `rows::SOURCE`).
 const FINGERPRINT: &str = "scip_fingerprint";
 
 /// The file name looked for at the root when none is named.
@@ -93,10 +91,7 @@ pub(crate) fn sync(
         // The remembered file is gone: its data goes with it.
         let had = rows::any(conn)?;
         rows::clear(conn)?;
-        conn.execute(
-            "DELETE FROM meta WHERE key IN (?1, ?2)",
-            [SOURCE, FINGERPRINT],
-        )?;
+        store::remove_meta(conn, &[SOURCE, FINGERPRINT])?;
         return Ok(Synced {
             all: had,
             dropped: Some(source.to_string_lossy().into_owned()),
@@ -111,7 +106,7 @@ pub(crate) fn sync(
             Ok(documents) => documents,
             Err(e @ (Error::Scip { .. } | Error::Io { .. })) => {
                 // Tried again on the next run (the fingerprint is not kept).
-                conn.execute("DELETE FROM meta WHERE key = ?1", [FINGERPRINT])?;
+                store::remove_meta(conn, &[FINGERPRINT])?;
                 return Ok(Synced {
                     all: had,
                     unreadable: Some(e.to_string()),

@@ -7,29 +7,7 @@ use protobuf::Message;
 use scip::types::{descriptor::Suffix, PositionEncoding, SymbolRole};
 
 use crate::error::{Error, Result};
-
-/// One document of the index: a file, by its path relative to the root
-/// the indexer ran in.
-pub(crate) struct Document {
-    pub path: String,
-    /// Offsets count UTF-16 code units (SCIP's default, and what the
-    /// TypeScript and Pyright-based indexers write); else UTF-8 bytes.
-    pub utf16: bool,
-    pub occurrences: Vec<Occurrence>,
-}
-
-/// One occurrence on one line (SCIP's 0-based line and offsets); one that
-/// spans lines names nothing a position can point at and is left out.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Occurrence {
-    pub line: u32,
-    pub start: u32,
-    pub end: u32,
-    /// Globally unique: a local's symbol (`local 3`) is prefixed with its
-    /// document's path and a NUL, as locals are unique per document only.
-    pub symbol: String,
-    pub definition: bool,
-}
+use crate::store::scip::{Document, Occurrence};
 
 /// The documents of the SCIP index at `path`.
 pub(crate) fn read_index(path: &Path) -> Result<Vec<Document>> {

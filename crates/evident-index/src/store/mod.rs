@@ -14,7 +14,6 @@ mod schema;
 pub(crate) mod scip;
 mod scores;
 pub(crate) mod vectors;
-pub use scip::ScipStatus;
 pub use scores::ScoreCache;
 
 pub(crate) use dump::canonical_dump;
@@ -42,5 +41,12 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> 
          ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         params![key, value],
     )?;
+    Ok(())
+}
+
+pub(crate) fn remove_meta(conn: &Connection, keys: &[&str]) -> Result<()> {
+    for key in keys {
+        conn.execute("DELETE FROM meta WHERE key = ?1", [key])?;
+    }
     Ok(())
 }

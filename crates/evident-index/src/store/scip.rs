@@ -6,7 +6,42 @@ use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap;
 
 use crate::error::Result;
-use crate::scip::{Document, Occurrence, Placed};
+
+/// Meta key: the SCIP file in use.
+pub(crate) const SOURCE: &str = "scip_source";
+
+/// One document of the index: a file, by its path relative to the root
+/// the indexer ran in.
+pub(crate) struct Document {
+    pub path: String,
+    /// Offsets count UTF-16 code units (SCIP's default, and what the
+    /// TypeScript and Pyright-based indexers write); else UTF-8 bytes.
+    pub utf16: bool,
+    pub occurrences: Vec<Occurrence>,
+}
+
+/// One occurrence on one line (SCIP's 0-based line and offsets); one that
+/// spans lines names nothing a position can point at and is left out.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Occurrence {
+    pub line: u32,
+    pub start: u32,
+    pub end: u32,
+    /// Globally unique: a local's symbol (`local 3`) is prefixed with its
+    /// document's path and a NUL, as locals are unique per document only.
+    pub symbol: String,
+    pub definition: bool,
+}
+
+/// An occurrence placed in the file: 1-based line, 0-based character
+/// columns (what `def` is asked with), and the text between them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Placed {
+    pub line: u32,
+    pub start_col: u32,
+    pub end_col: u32,
+    pub name: String,
+}
 
 /// Drops every SCIP row.
 pub(crate) fn clear(conn: &Connection) -> Result<()> {
@@ -234,7 +269,7 @@ pub struct ScipStatus {
 
 /// `None` when no SCIP index is in use.
 pub(crate) fn status(conn: &Connection) -> Result<Option<ScipStatus>> {
-    let Some(source) = super::meta(conn, crate::scip::SOURCE)? else {
+    let Some(source) = super::meta(conn, SOURCE)? else {
         return Ok(None);
     };
     let count = |state: &str| -> Result<u64> {
