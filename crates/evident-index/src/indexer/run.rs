@@ -502,7 +502,8 @@ impl Run<'_> {
             .scip
             .as_deref()
             .or(self.scip_remembered.as_deref());
-        let synced = crate::scip::sync(&tx, self.root, scip, &invalid.changed_paths)?;
+        let synced =
+            crate::scip::sync(&tx, (self.root, self.config), scip, &invalid.changed_paths)?;
         invalid.all |= synced.all;
         invalid.calls.extend(synced.calls);
         summary.scip_imported = synced.imported;

@@ -31,7 +31,7 @@ pub(crate) fn place(doc: &Document, text: &str) -> Result<Vec<Placed>, String> {
             ));
         };
         if o.definition {
-            if let Some((expected, _)) = symbol_name(&o.symbol) {
+            if let Some(expected) = symbol_name(&o.symbol) {
                 if expected != name {
                     return Err(format!(
                         "line {}: SCIP defines `{expected}` where the file now has `{}`",

@@ -95,13 +95,9 @@ impl<'c> Calls<'c> {
         if let Some(known) = self.files.borrow().get(&file) {
             return Ok(known.clone());
         }
-        let found = match rows::path_of(self.conn, file)? {
-            Some(path) => {
-                let lang = graph_rows::file_language(self.conn, file)?;
-                lang::by_name(&lang).map(|spec| (path, spec))
-            }
-            None => None,
-        };
+        let (path, _) = graph_rows::file_path_and_module(self.conn, file)?;
+        let lang = graph_rows::file_language(self.conn, file)?;
+        let found = lang::by_name(&lang).map(|spec| (path, spec));
         self.files.borrow_mut().insert(file, found.clone());
         Ok(found)
     }

@@ -22,9 +22,11 @@ use rusqlite::Connection;
 
 pub(crate) use lookup::{definitions_at, Answer, Calls};
 
+use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::store::scip::{self as rows, Document, SOURCE};
+use crate::store::scip::{self as rows, Document, Placed, SOURCE};
 use crate::store::{self, graph as graph_rows};
+use crate::walk::sandbox;
 
 /// Meta key: the SCIP file's path, size and modification time when it was
 /// imported (the file in use is `rows::SOURCE`).
@@ -64,8 +66,8 @@ pub(crate) fn source(
         }
         return Ok(Some(path));
     }
-    if let Some(remembered) = store::meta(conn, SOURCE)? {
-        return Ok(Some(PathBuf::from(remembered)));
+    if let Some(remembered) = remembered(conn)? {
+        return Ok(Some(remembered));
     }
     let default = root.join(DEFAULT_FILE);
     Ok(default.is_file().then_some(default))
@@ -80,7 +82,7 @@ pub(crate) fn remembered(conn: &Connection) -> Result<Option<PathBuf>> {
 /// `changed` in this run (written or removed).
 pub(crate) fn sync(
     conn: &Connection,
-    root: &Path,
+    (root, config): (&Path, &Config),
     named: Option<&Path>,
     changed: &HashSet<String>,
 ) -> Result<Synced> {
@@ -98,7 +100,11 @@ pub(crate) fn sync(
             ..Synced::default()
         });
     };
-    let indexed: HashSet<String> = graph_rows::all_paths(conn)?.into_iter().collect();
+    let place = &Placing {
+        root,
+        config,
+        indexed: graph_rows::all_paths(conn)?.into_iter().collect(),
+    };
     if store::meta(conn, FINGERPRINT)?.as_deref() != Some(fingerprint.as_str()) {
         let had = rows::any(conn)?;
         rows::clear(conn)?;
@@ -115,12 +121,15 @@ pub(crate) fn sync(
             }
             Err(e) => return Err(e),
         };
-        let mut synced = write_documents(conn, root, &indexed, documents)?;
+        let newly_stale = write_documents(conn, place, documents)?;
         store::set_meta(conn, SOURCE, &source.to_string_lossy())?;
         store::set_meta(conn, FINGERPRINT, &fingerprint)?;
-        synced.all = true;
-        synced.imported = Some(source);
-        return Ok(synced);
+        return Ok(Synced {
+            all: true,
+            newly_stale,
+            imported: Some(source),
+            ..Synced::default()
+        });
     }
     // The same SCIP file: check again the documents of the files that changed.
     let mut documents = Vec::new();
@@ -131,41 +140,60 @@ pub(crate) fn sync(
         }
     }
     let paths: Vec<String> = documents.iter().map(|d| d.path.clone()).collect();
-    let mut synced = write_documents(conn, root, &indexed, documents)?;
+    let newly_stale = write_documents(conn, place, documents)?;
     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-    synced.calls = rows::calls_reaching(conn, &paths)?;
-    Ok(synced)
+    Ok(Synced {
+        calls: rows::calls_reaching(conn, &paths)?,
+        newly_stale,
+        ..Synced::default()
+    })
 }
 
-/// Checks and writes `documents`; returns those found stale.
+/// Where the run's documents are placed: the indexed files, read through
+/// the sandbox like every other reader of file text.
+struct Placing<'a> {
+    root: &'a Path,
+    config: &'a Config,
+    indexed: HashSet<String>,
+}
+
+impl Placing<'_> {
+    /// `None`: the index does not hold the document's file.
+    fn place(&self, doc: &Document) -> Option<std::result::Result<Vec<Placed>, String>> {
+        if !self.indexed.contains(&doc.path) {
+            return None;
+        }
+        let read = || {
+            let file = sandbox::resolve_in_canonical(self.root, &doc.path, &self.config.secrets)
+                .map_err(|e| e.to_string())?;
+            let bytes = sandbox::read_admitted(&file, &doc.path, self.config.max_file_size)?;
+            String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_string())
+        };
+        Some(read().and_then(|text| check::place(doc, &text)))
+    }
+}
+
+/// Checks and writes `documents`; returns those found stale, with why.
 fn write_documents(
     conn: &Connection,
-    root: &Path,
-    indexed: &HashSet<String>,
+    placing: &Placing<'_>,
     documents: Vec<Document>,
-) -> Result<Synced> {
+) -> Result<Vec<(String, String)>> {
     let mut symbols = rows::symbol_ids(conn)?;
-    let mut synced = Synced::default();
+    let mut stale = Vec::new();
     for doc in documents {
-        if !indexed.contains(&doc.path) {
-            rows::insert_document(conn, &mut symbols, &doc, None, "not_indexed", None)?;
-            continue;
-        }
-        let placed = match std::fs::read_to_string(root.join(&doc.path)) {
-            Ok(text) => check::place(&doc, &text),
-            Err(e) => Err(format!("the file could not be read as text: {e}")),
-        };
-        match placed {
-            Ok(placed) => {
+        match placing.place(&doc) {
+            None => rows::insert_document(conn, &mut symbols, &doc, None, "not_indexed", None)?,
+            Some(Ok(placed)) => {
                 rows::insert_document(conn, &mut symbols, &doc, Some(&placed), "fresh", None)?
             }
-            Err(why) => {
+            Some(Err(why)) => {
                 rows::insert_document(conn, &mut symbols, &doc, None, "stale", Some(&why))?;
-                synced.newly_stale.push((doc.path.clone(), why));
+                stale.push((doc.path.clone(), why));
             }
         }
     }
-    Ok(synced)
+    Ok(stale)
 }
 
 /// The SCIP file's path, size and modification time, as the import saw them;

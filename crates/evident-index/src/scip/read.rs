@@ -65,10 +65,9 @@ fn document(doc: scip::types::Document) -> Document {
     }
 }
 
-/// What a global symbol's last descriptor names, and whether it is a type
-/// (`Square#`); `None` for locals and for names no identifier spells
-/// (`<constructor>`, a module's path).
-pub(crate) fn symbol_name(symbol: &str) -> Option<(String, bool)> {
+/// What a global symbol's last descriptor names; `None` for locals and for
+/// names no identifier spells (`<constructor>`, a module's path).
+pub(crate) fn symbol_name(symbol: &str) -> Option<String> {
     if symbol.contains('\0') {
         return None;
     }
@@ -84,7 +83,7 @@ pub(crate) fn symbol_name(symbol: &str) -> Option<(String, bool)> {
             .name
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
-    (named && identifier).then(|| (last.name.clone(), suffix == Suffix::Type))
+    (named && identifier).then(|| last.name.clone())
 }
 
 #[cfg(test)]
@@ -94,9 +93,9 @@ mod tests {
     #[test]
     fn names_come_from_the_last_descriptor() {
         let sym = "scip-typescript npm fixture 1.0.0 src/`shapes.ts`/Square#area().";
-        assert_eq!(symbol_name(sym), Some(("area".into(), false)));
+        assert_eq!(symbol_name(sym), Some("area".into()));
         let class = "scip-typescript npm fixture 1.0.0 src/`shapes.ts`/Square#";
-        assert_eq!(symbol_name(class), Some(("Square".into(), true)));
+        assert_eq!(symbol_name(class), Some("Square".into()));
         let ctor = "scip-typescript npm fixture 1.0.0 src/`shapes.ts`/Square#`<constructor>`().";
         assert_eq!(symbol_name(ctor), None);
         let module = "scip-typescript npm fixture 1.0.0 src/`shapes.ts`/";

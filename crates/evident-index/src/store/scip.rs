@@ -331,11 +331,3 @@ pub(crate) fn constructor_of(conn: &Connection, class: i64, names: &[&str]) -> R
     }
     Ok(None)
 }
-
-/// The path of the file with id `file`.
-pub(crate) fn path_of(conn: &Connection, file: i64) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached("SELECT path FROM files WHERE id = ?1")?
-        .query_row([file], |r| r.get(0))
-        .optional()?)
-}
