@@ -49,6 +49,16 @@ impl Index {
         // A bare name (not `x.name`) is first what its scope binds it to: a
         // parameter or local, a definition, an import; only then a call's target.
         let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));
+        // The name an import brings in, after its module path's dot
+        // (`Strings` in `import a.b.Strings`): what that import binds.
+        if let (Some(word), true) = (word.as_deref(), attribute) {
+            if !rows::import_modules_on_line(conn, file_id, line)?.is_empty() {
+                let ids = rows::definitions_imported_as(conn, file_id, word, line)?;
+                if !ids.is_empty() {
+                    return self.definitions_by_id(&ids);
+                }
+            }
+        }
         if let (Some(word), false) = (word.as_deref(), attribute) {
             let found = self.bare_name(file_id, &rel, &text, word, line, col.unwrap_or(1))?;
             if !found.is_empty() {
@@ -103,6 +113,7 @@ impl Index {
         Ok(crate::lang::imports::Resolver::new(
             paths.iter().map(String::as_str),
             self.root(),
+            crate::store::files::declared_packages(self.connection())?,
         ))
     }
 

@@ -172,7 +172,10 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     profile.phase("read stored files");
     let failed_before = store::meta(&conn, FAILED_CANDIDATES)?.unwrap_or_default();
     let compared = compare(&root, &walked, &stored, &failed_before);
-    let resolver = Resolver::new(compared.present.iter().copied(), &root);
+    // The packages files declared when last read; `settle` resolves again
+    // if the files read in this run changed them.
+    let declared = files::declared_packages(&conn)?;
+    let resolver = Resolver::new(compared.present.iter().copied(), &root, declared);
     profile.phase("compare (and git's identities), resolver");
     let fallbacks = fallback_languages_present(&walked.candidates);
     // Rust qualified names start with the crate's name from its Cargo.toml,
@@ -511,9 +514,11 @@ impl Run<'_> {
         summary.scip_dropped = synced.dropped;
         summary.scip_unreadable = synced.unreadable;
         profile.phase("SCIP");
+        let redeclared = self.redeclared(&tx, invalid)?;
+        let resolver = redeclared.as_ref().unwrap_or(self.resolver);
         if !invalid.is_empty() {
             invalid.settle_unwritten();
-            summary.resolved_calls = calls::resolve_calls(&tx, self.resolver, invalid)? as u64;
+            summary.resolved_calls = calls::resolve_calls(&tx, resolver, invalid)? as u64;
             profile.phase("resolve calls");
         }
         store::set_meta(&tx, "edges_state", "fresh")?;
@@ -534,6 +539,23 @@ impl Run<'_> {
         summary.unchanged = summary.files.saturating_sub(summary.parsed);
         profile.phase("finish");
         Ok(())
+    }
+}
+
+impl Run<'_> {
+    /// When the files read in this run changed the packages files declare
+    /// away from their directories (a new file, a `package` line edited),
+    /// every stored import is resolved again against them, so the index is
+    /// what a rebuild would make; returns the resolver that knows them.
+    fn redeclared(&self, tx: &Transaction, invalid: &mut Invalidation) -> Result<Option<Resolver>> {
+        let mut declared = files::declared_packages(tx)?;
+        declared.retain(|p| self.resolver.holds(p));
+        if &declared == self.resolver.declared() {
+            return Ok(None);
+        }
+        let resolver = self.resolver.with_declared(declared);
+        invalid.changed_paths.extend(reresolve_all(tx, &resolver)?);
+        Ok(Some(resolver))
     }
 }
 

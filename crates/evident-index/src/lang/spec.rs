@@ -103,6 +103,11 @@ pub struct LanguageSpec {
     /// Files of one directory share one package scope: their top-level names
     /// are visible to each other without an import (Go, Java).
     pub directory_is_package: bool,
+    /// A file belongs to the package it declares (`package a.b`, `namespace
+    /// A.B`), wherever it lies: imports and the package scope find it by
+    /// that declaration when its directory does not spell the name (Java,
+    /// Kotlin, Scala, C#; not Go, whose package is its directory).
+    pub package_by_declaration: bool,
     /// Names the language itself provides (functions, types, global objects):
     /// a call through one, when nothing in the repository has the name, is a
     /// `builtin` target.
@@ -214,6 +219,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     package_stems: &[],
     inherited_constructors: false,
     directory_is_package: false,
+    package_by_declaration: false,
     builtins: Words::EMPTY,
     string_type: None,
     builtin_types: &[],

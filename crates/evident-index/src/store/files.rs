@@ -8,6 +8,7 @@ use rusqlite::{params, Connection, Transaction};
 
 use crate::error::Result;
 use crate::lang::extract::FileFacts;
+use crate::lang::imports::DeclaredPackages;
 use crate::search::chunk::{self, Chunk};
 use crate::walk::Skipped;
 
@@ -80,6 +81,24 @@ pub(crate) fn paths_and_languages(conn: &Connection) -> Result<Vec<(String, Stri
     let mut stmt = conn.prepare("SELECT path, lang FROM files ORDER BY path")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The packages the indexed files declare where their directories do not
+/// spell them (of the languages whose files belong to a declared package).
+pub(crate) fn declared_packages(conn: &Connection) -> Result<DeclaredPackages> {
+    let languages: Vec<&str> = crate::lang::LANGUAGES
+        .iter()
+        .filter(|l| l.package_by_declaration)
+        .map(|l| l.name)
+        .collect();
+    let marks = vec!["?"; languages.len()].join(", ");
+    let sql = format!("SELECT path, lang, module FROM files WHERE lang IN ({marks})");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(&languages), |r| {
+        Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?))
+    })?;
+    let rows: Vec<(String, String, String)> = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(DeclaredPackages::from_rows(rows))
 }
 
 /// The files skipped by the last run, by path.

@@ -159,6 +159,10 @@ pub(crate) fn import_bindings(
         WHERE i.target IN (SELECT path FROM targets)
            OR i.module = ?1
            OR (i.name IS NOT NULL AND i.name != '*' AND (i.module || '.' || i.name = ?1 OR i.module || '::' || i.name = ?1))
+           -- Every name of the package a file belongs to (`import a.b.*`,
+           -- `using A.B;`), from a file of its language, wherever it lies.
+           OR (i.name = '*' AND i.module != '' AND EXISTS (
+                SELECT 1 FROM files t WHERE t.path = ?2 AND t.module = i.module AND t.lang = f.lang))
         ORDER BY f.path, i.start_line, i.name";
     let mut stmt = conn.prepare(sql)?;
     let args = params![

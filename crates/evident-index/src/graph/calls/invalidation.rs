@@ -55,6 +55,10 @@ pub(crate) struct Invalidation {
     /// their classes' `self.m()` calls may now reach a subclass or leave the
     /// repository through one.
     pub rebased_bases: HashSet<String>,
+    /// Per changed file, until its new rows are noted: its module before.
+    /// A file that declares another package leaves one package scope for
+    /// another with the same names, which no count of names would notice.
+    pub module_before: HashMap<String, String>,
 }
 
 /// What a file tells the types that flow in other files: bindings at its top
@@ -119,6 +123,9 @@ impl Invalidation {
         }
         self.flow_before
             .insert(path.to_string(), rows::flow_facts_of(conn, file_id)?);
+        if let Some((_, module)) = rows::file_lines_and_module(conn, path)? {
+            self.module_before.insert(path.to_string(), module);
+        }
         // Resolved again unless `note_written` moves them.
         let edges = rows::edges_into(conn, file_id)?;
         let imports = rows::import_rows(conn, file_id)?;
@@ -210,6 +217,11 @@ impl Invalidation {
         let facts = flow_facts(file);
         let names = file.definitions.iter().map(|d| d.name.as_str());
         let before = self.flow_before.remove(path).unwrap_or_default();
+        let module_before = self.module_before.remove(path);
+        if module_before.is_some_and(|m| m != file.module) {
+            self.rebased_names
+                .extend(file.definitions.iter().map(|d| d.name.clone()));
+        }
         if before != facts {
             self.flow_changed.insert(path.to_string());
             let bases = |facts: &[String]| -> Vec<String> {

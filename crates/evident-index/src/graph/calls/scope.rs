@@ -126,12 +126,7 @@ impl Graph<'_> {
     pub(super) fn exported(&self, target: &str, name: &str, depth: usize) -> Vec<i64> {
         let files: Vec<i64> = match self.table.file_by_path.get(target) {
             Some(id) => vec![*id],
-            None => self
-                .table
-                .files_by_dir
-                .get(target)
-                .cloned()
-                .unwrap_or_default(),
+            None => self.table.package_files(target),
         };
         let mut found = Vec::new();
         for file in &files {
@@ -214,17 +209,10 @@ impl Graph<'_> {
             return exact(ids);
         }
         if lang.directory_is_package {
-            let dir = self
-                .table
-                .files
-                .get(&file)
-                .map_or("", |f| parent_dir(&f.path));
             let same_package: Vec<i64> = self
                 .table
-                .files_by_dir
-                .get(dir)
-                .into_iter()
-                .flatten()
+                .package_peers(file)
+                .iter()
                 .filter(|other| {
                     **other != file && self.lang_of(**other).map(|l| l.name) == Some(lang.name)
                 })

@@ -39,6 +39,9 @@ pub(crate) enum Loading {
 pub(super) struct File {
     pub path: String,
     pub lang: &'static LanguageSpec,
+    /// The package the file declares, in a language whose files belong to
+    /// the package they declare wherever they lie.
+    pub package: Option<String>,
 }
 
 pub(super) struct Symbol {
@@ -86,6 +89,8 @@ pub(super) struct Table<'c> {
     pub files: FxHashMap<i64, File>,
     pub file_by_path: FxHashMap<String, i64>,
     pub files_by_dir: FxHashMap<String, Vec<i64>>,
+    /// Declared package → its files, by path (see [`File::package`]).
+    files_by_package: FxHashMap<String, Vec<i64>>,
     /// With [`Loading::Everything`].
     all_symbols: FxHashMap<i64, Symbol>,
     /// With [`Loading::AsAsked`]: each definition once read (`None`: no such row).
@@ -111,12 +116,51 @@ pub(super) struct Table<'c> {
 }
 
 impl<'c> Table<'c> {
+    /// The files of `dir` and, for those that declare a package, every
+    /// file of that package wherever it lies, by path, each once.
+    pub fn package_files(&self, dir: &str) -> Vec<i64> {
+        let mut out: Vec<i64> = self.files_by_dir.get(dir).cloned().unwrap_or_default();
+        let packages: FxHashSet<&str> = out
+            .iter()
+            .filter_map(|id| self.files.get(id)?.package.as_deref())
+            .collect();
+        let mut elsewhere: Vec<i64> = packages
+            .into_iter()
+            .flat_map(|p| self.files_by_package.get(p).into_iter().flatten().copied())
+            .filter(|id| !out.contains(id))
+            .collect();
+        if elsewhere.is_empty() {
+            return out;
+        }
+        elsewhere.sort_by(|a, b| self.files[a].path.cmp(&self.files[b].path));
+        elsewhere.dedup();
+        out.extend(elsewhere);
+        out
+    }
+
+    /// The files that share `file`'s package scope: its declared package's,
+    /// else its directory's.
+    pub fn package_peers(&self, file: i64) -> Vec<i64> {
+        let Some(f) = self.files.get(&file) else {
+            return Vec::new();
+        };
+        match &f.package {
+            Some(package) => self
+                .files_by_package
+                .get(package)
+                .cloned()
+                .unwrap_or_default(),
+            None => self.package_files(parent_dir(&f.path)),
+        }
+    }
+
     pub fn load(conn: &'c Connection, loading: Loading) -> crate::error::Result<Table<'c>> {
         let mut files = FxHashMap::default();
         let mut file_by_path = FxHashMap::default();
         let mut files_by_dir: FxHashMap<String, Vec<i64>> = FxHashMap::default();
         // By path: a package's files in a fixed order, whatever their ids.
-        rows::for_each_file_by_path(conn, |id, path, lang_name| {
+        let mut files_by_package: FxHashMap<String, Vec<i64>> = FxHashMap::default();
+        rows::for_each_file_by_path(conn, |id, path, lang_name, module| {
             let Some(lang) = lang::by_name(&lang_name) else {
                 return;
             };
@@ -124,8 +168,25 @@ impl<'c> Table<'c> {
                 .entry(parent_dir(&path).to_string())
                 .or_default()
                 .push(id);
+            let declared = lang.package_by_declaration
+                && !module.is_empty()
+                && module != lang::module_path(lang, &path);
+            let package = declared.then_some(module);
+            if let Some(package) = &package {
+                files_by_package
+                    .entry(package.clone())
+                    .or_default()
+                    .push(id);
+            }
             file_by_path.insert(path.clone(), id);
-            files.insert(id, File { path, lang });
+            files.insert(
+                id,
+                File {
+                    path,
+                    lang,
+                    package,
+                },
+            );
         })?;
         let mut table = Table {
             conn,
@@ -133,6 +194,7 @@ impl<'c> Table<'c> {
             files,
             file_by_path,
             files_by_dir,
+            files_by_package,
             all_symbols: FxHashMap::default(),
             read_symbols: Frozen::default(),
             interned: Default::default(),
@@ -509,7 +571,8 @@ mod tests {
             crate::index_repo(&root, &crate::IndexOptions::default()).unwrap();
             let conn = crate::store::open_for_read(&root).unwrap();
             let paths = rows::all_paths(&conn).unwrap();
-            let resolver = Resolver::new(paths.iter().map(String::as_str), &root);
+            let declared = crate::store::files::declared_packages(&conn).unwrap();
+            let resolver = Resolver::new(paths.iter().map(String::as_str), &root, declared);
 
             let everything = resolve_all(&conn, &resolver, Loading::Everything);
             let as_asked = resolve_all(&conn, &resolver, Loading::AsAsked);

@@ -5,11 +5,13 @@
 //! resolve every import the same way.
 
 mod layout;
+mod packages;
 mod paths;
 mod resolver;
 mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use packages::{declared_elsewhere, DeclaredPackages};
 pub(crate) use paths::{join, normalize};
 pub use resolver::Resolver;

@@ -5,11 +5,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::layout;
+use super::packages::DeclaredPackages;
 use super::paths::join;
 use crate::lang::js_project::JsProject;
 use crate::lang::{ImportResolution, LanguageSpec};
 
 /// The set of indexed files, and what can be derived from it once.
+#[derive(Clone)]
 pub struct Resolver {
     pub(super) files: HashSet<String>,
     pub(super) dirs: HashSet<String>,
@@ -37,11 +39,20 @@ pub struct Resolver {
     /// directory is one of the importing language's (`com/acme/util` of
     /// Kotlin files, not of Java files).
     pub(super) extensions_by_dir: HashMap<String, HashSet<String>>,
+    /// Packages files declare where no directory spells them.
+    pub(super) declared: DeclaredPackages,
 }
 
 impl Resolver {
-    pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>, root: &Path) -> Resolver {
+    /// Over the files at `paths`, with the packages `declared` names (those
+    /// of files outside the set are dropped).
+    pub fn new<'a>(
+        paths: impl IntoIterator<Item = &'a str>,
+        root: &Path,
+        mut declared: DeclaredPackages,
+    ) -> Resolver {
         let files: HashSet<String> = paths.into_iter().map(str::to_string).collect();
+        declared.retain(|p| files.contains(p));
         let listing = layout::listing(&files);
         let js_project = JsProject::read(root, layout::js_dirs(&files));
         Resolver {
@@ -55,7 +66,27 @@ impl Resolver {
             by_file_name: listing.by_file_name,
             dirs: listing.dirs,
             js_project,
+            declared,
             files,
+        }
+    }
+
+    /// The packages files declare where no directory spells them.
+    pub fn declared(&self) -> &DeclaredPackages {
+        &self.declared
+    }
+
+    /// Whether `path` is one of the resolver's files.
+    pub fn holds(&self, path: &str) -> bool {
+        self.files.contains(path)
+    }
+
+    /// The same resolver, with the packages as the files now declare them.
+    pub fn with_declared(&self, mut declared: DeclaredPackages) -> Resolver {
+        declared.retain(|p| self.holds(p));
+        Resolver {
+            declared,
+            ..self.clone()
         }
     }
 

@@ -121,10 +121,12 @@ impl Resolver {
                     let in_project = format!("{module}/{name}.cs");
                     self.file_with_suffix(&format!("{name}.cs"), &in_project)
                 })
+                .or_else(|| self.declared.class_file(module, name, &["cs"]))
                 .or_else(|| self.csharp(&format!("{module}.{name}"), None));
         }
         self.dir_of_with_suffix(&module.replace('.', "/"), &["cs"])
             .or_else(|| self.dir_of_with_suffix(module, &["cs"]))
+            .or_else(|| self.declared.place(module, &["cs"]))
     }
 
     /// `use A\B\C` through the PSR-4 map (else by path suffix); a
@@ -365,12 +367,40 @@ impl Resolver {
                 .iter()
                 .find_map(|ext| self.dir_of_with_suffix(&suffix, &[ext]))
         };
+        // Languages with more than one extension (Kotlin's and Scala's
+        // top-level functions, several classes a file) import from files
+        // not named after the class.
+        let any_file = extensions.len() > 1;
         match name {
             Some(name) => class_path(&format!("{module}.{name}"))
                 .or_else(|| class_path(module))
-                .or_else(|| package_dir(module).filter(|_| extensions.len() > 1)),
+                .or_else(|| package_dir(module).filter(|_| any_file))
+                .or_else(|| self.declared_jvm(module, name, extensions, any_file)),
             // A wildcard import names a package: its directory.
-            None => package_dir(module),
+            None => package_dir(module).or_else(|| self.declared.place(module, extensions)),
         }
+    }
+
+    /// `a.b.C` by the packages files declare: `C.<ext>` of package `a.b`,
+    /// the file of an outer class (`a.b.C.Inner`), else the package itself.
+    fn declared_jvm(
+        &self,
+        module: &str,
+        name: &str,
+        extensions: &[&str],
+        any_file: bool,
+    ) -> Option<String> {
+        let outer = || {
+            let (package, class) = module.rsplit_once('.')?;
+            self.declared.class_file(package, class, extensions)
+        };
+        self.declared
+            .class_file(module, name, extensions)
+            .or_else(outer)
+            .or_else(|| {
+                any_file
+                    .then(|| self.declared.place(module, extensions))
+                    .flatten()
+            })
     }
 }

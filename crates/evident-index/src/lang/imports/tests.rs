@@ -2,12 +2,16 @@
 
 use std::path::Path;
 
-use super::Resolver;
+use super::{DeclaredPackages, Resolver};
 use crate::lang::by_name;
 use crate::lang::LanguageSpec;
 
 fn resolver(files: &[&str]) -> Resolver {
-    Resolver::new(files.iter().copied(), Path::new("/nonexistent"))
+    Resolver::new(
+        files.iter().copied(),
+        Path::new("/nonexistent"),
+        Default::default(),
+    )
 }
 
 /// One import and where it must resolve: `(importer, module, imported name, expected path)`.
@@ -124,7 +128,7 @@ fn javascript_tsconfig_paths_base_url_and_workspace_packages() {
         "packages/util/lib/index.ts",
         "node_modules/left-pad/index.js",
     ];
-    let r = Resolver::new(files.iter().copied(), root.path());
+    let r = Resolver::new(files.iter().copied(), root.path(), Default::default());
     let ts = by_name("typescript").unwrap();
     check(
         &r,
@@ -187,7 +191,7 @@ fn javascript_tsconfig_paths_base_url_and_workspace_packages() {
     let before = r.layout_signature();
     write("packages/ui/package.json", r#"{"name": "@acme/widgets"}"#);
     assert_ne!(
-        Resolver::new(files.iter().copied(), root.path()).layout_signature(),
+        Resolver::new(files.iter().copied(), root.path(), Default::default()).layout_signature(),
         before
     );
 }
@@ -344,7 +348,11 @@ fn compile_commands_name_the_include_directories() {
         ),
     )
     .unwrap();
-    let r = Resolver::new(["src/a.c", "third/api/api.h", "include/api.h"], root);
+    let r = Resolver::new(
+        ["src/a.c", "third/api/api.h", "include/api.h"],
+        root,
+        Default::default(),
+    );
     let c = by_name("c").unwrap();
     // Only the database's directories: `include/` is not guessed then.
     check(
@@ -500,4 +508,95 @@ fn csharp_php_and_kotlin() {
             Some("kt/com/acme/util"),
         )],
     );
+}
+
+/// Files whose directories do not spell their packages: found by the
+/// package each declares, as the compilers find them.
+#[test]
+fn kotlin_scala_and_csharp_by_declared_package() {
+    let files = [
+        ("src/main/kotlin/util/Strings.kt", "kotlin", "com.acme.util"),
+        ("src/main/kotlin/util/Numbers.kt", "kotlin", "com.acme.util"),
+        ("src/main/kotlin/App.kt", "kotlin", "com.acme"),
+        ("src/main/scala/Shapes.scala", "scala", "org.geo.shapes"),
+        ("src/Acme.Core/Models/User.cs", "csharp", "Acme.Core.Models"),
+        ("src/Acme.Core/Models/Role.cs", "csharp", "Acme.Core.Models"),
+        ("src/Acme.Web/Home.cs", "csharp", "Acme.Web"),
+    ];
+    let declared = DeclaredPackages::from_rows(files.iter().copied());
+    let r = Resolver::new(
+        files.iter().map(|f| f.0),
+        Path::new("/nonexistent"),
+        declared,
+    );
+    let kotlin = by_name("kotlin").unwrap();
+    let app = "src/main/kotlin/App.kt";
+    check(
+        &r,
+        kotlin,
+        &[
+            // A class in the file named after it.
+            (
+                app,
+                "com.acme.util",
+                Some("Strings"),
+                Some("src/main/kotlin/util/Strings.kt"),
+            ),
+            // A top-level function, a nested class: the package, the outer class.
+            (
+                app,
+                "com.acme.util",
+                Some("clamp"),
+                Some("src/main/kotlin/util"),
+            ),
+            (
+                app,
+                "com.acme.util.Numbers",
+                Some("Parser"),
+                Some("src/main/kotlin/util/Numbers.kt"),
+            ),
+            (
+                app,
+                "com.acme.util",
+                Some("*"),
+                Some("src/main/kotlin/util"),
+            ),
+            (app, "com.other", Some("Thing"), None),
+        ],
+    );
+    let scala = by_name("scala").unwrap();
+    check(
+        &r,
+        scala,
+        &[(
+            app,
+            "org.geo.shapes",
+            Some("Circle"),
+            Some("src/main/scala/Shapes.scala"),
+        )],
+    );
+    let cs = by_name("csharp").unwrap();
+    let home = "src/Acme.Web/Home.cs";
+    check(
+        &r,
+        cs,
+        &[
+            (
+                home,
+                "Acme.Core.Models",
+                Some("*"),
+                Some("src/Acme.Core/Models"),
+            ),
+            (
+                home,
+                "Acme.Core.Models",
+                Some("User"),
+                Some("src/Acme.Core/Models/User.cs"),
+            ),
+            (home, "Acme.Core", Some("*"), None),
+        ],
+    );
+    // Java's class is its file: no package stands in for a missing one.
+    let java = by_name("java").unwrap();
+    check(&r, java, &[(app, "com.acme.util", Some("Missing"), None)]);
 }

@@ -21,6 +21,7 @@ pub(in crate::lang) const CSHARP: LanguageSpec = LanguageSpec {
     self_receivers: &["this"],
     base_receivers: &["base"],
     directory_is_package: true,
+    package_by_declaration: true,
     builtins: Words::new(include_str!("../../../builtins/csharp.txt")),
     string_type: Some("String"),
     builtin_types: &["String", "List", "Dictionary", "StringBuilder"],

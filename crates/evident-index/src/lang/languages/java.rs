@@ -20,6 +20,7 @@ pub(in crate::lang) const JAVA: LanguageSpec = LanguageSpec {
     self_receivers: &["this"],
     base_receivers: &["super"],
     directory_is_package: true,
+    package_by_declaration: true,
     builtins: Words::new(include_str!("../../../builtins/java.txt")),
     string_type: Some("String"),
     builtin_types: &["String", "StringBuilder"],

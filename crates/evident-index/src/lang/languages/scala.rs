@@ -19,6 +19,7 @@ pub(in crate::lang) const SCALA: LanguageSpec = LanguageSpec {
     self_receivers: &["this"],
     base_receivers: &["super"],
     directory_is_package: true,
+    package_by_declaration: true,
     builtins: Words::new(include_str!("../../../builtins/scala.txt")),
     string_type: Some("String"),
     builtin_types: &["String", "List", "Seq", "Vector", "Map", "Set"],

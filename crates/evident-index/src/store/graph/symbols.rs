@@ -9,12 +9,12 @@ use crate::error::Result;
 /// Every file by path: id, path, language name.
 pub(crate) fn for_each_file_by_path(
     conn: &Connection,
-    mut f: impl FnMut(i64, String, String),
+    mut f: impl FnMut(i64, String, String, String),
 ) -> Result<()> {
-    let mut stmt = conn.prepare("SELECT id, path, lang FROM files ORDER BY path")?;
+    let mut stmt = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
-        f(r.get(0)?, r.get(1)?, r.get(2)?);
+        f(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
     }
     Ok(())
 }

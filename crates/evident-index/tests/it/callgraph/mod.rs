@@ -2,6 +2,7 @@
 //! and the graph queries built on it.
 
 mod commonjs;
+mod declared_packages;
 mod keyword_arguments;
 mod queries_and_edits;
 mod rules_per_language;
