@@ -126,7 +126,7 @@ impl Graph<'_> {
     pub(super) fn exported(&self, target: &str, name: &str, depth: usize) -> Vec<i64> {
         let files: Vec<i64> = match self.table.file_by_path.get(target) {
             Some(id) => vec![*id],
-            None => self.table.package_files(target),
+            None => self.table.package_files(target).to_vec(),
         };
         let mut found = Vec::new();
         for file in &files {

@@ -91,6 +91,8 @@ pub(super) struct Table<'c> {
     pub files_by_dir: FxHashMap<String, Vec<i64>>,
     /// Declared package → its files, by path (see [`File::package`]).
     files_by_package: FxHashMap<String, Vec<i64>>,
+    /// Directory → [`Table::package_files`] (filled as asked).
+    package_files: Frozen<String, Vec<i64>>,
     /// With [`Loading::Everything`].
     all_symbols: FxHashMap<i64, Symbol>,
     /// With [`Loading::AsAsked`]: each definition once read (`None`: no such row).
@@ -118,38 +120,38 @@ pub(super) struct Table<'c> {
 impl<'c> Table<'c> {
     /// The files of `dir` and, for those that declare a package, every
     /// file of that package wherever it lies, by path, each once.
-    pub fn package_files(&self, dir: &str) -> Vec<i64> {
+    pub fn package_files(&self, dir: &str) -> &[i64] {
+        if let Some(found) = self.package_files.get(dir) {
+            return found;
+        }
         let mut out: Vec<i64> = self.files_by_dir.get(dir).cloned().unwrap_or_default();
         let packages: FxHashSet<&str> = out
             .iter()
             .filter_map(|id| self.files.get(id)?.package.as_deref())
             .collect();
+        let here: FxHashSet<i64> = out.iter().copied().collect();
         let mut elsewhere: Vec<i64> = packages
             .into_iter()
             .flat_map(|p| self.files_by_package.get(p).into_iter().flatten().copied())
-            .filter(|id| !out.contains(id))
+            .filter(|id| !here.contains(id))
             .collect();
-        if elsewhere.is_empty() {
-            return out;
-        }
         elsewhere.sort_by(|a, b| self.files[a].path.cmp(&self.files[b].path));
         elsewhere.dedup();
         out.extend(elsewhere);
-        out
+        self.package_files.insert(dir.to_string(), out)
     }
 
     /// The files that share `file`'s package scope: its declared package's,
     /// else its directory's.
-    pub fn package_peers(&self, file: i64) -> Vec<i64> {
+    pub fn package_peers(&self, file: i64) -> &[i64] {
         let Some(f) = self.files.get(&file) else {
-            return Vec::new();
+            return &[];
         };
         match &f.package {
             Some(package) => self
                 .files_by_package
                 .get(package)
-                .cloned()
-                .unwrap_or_default(),
+                .map_or(&[], Vec::as_slice),
             None => self.package_files(parent_dir(&f.path)),
         }
     }
@@ -195,6 +197,7 @@ impl<'c> Table<'c> {
             file_by_path,
             files_by_dir,
             files_by_package,
+            package_files: Frozen::default(),
             all_symbols: FxHashMap::default(),
             read_symbols: Frozen::default(),
             interned: Default::default(),
