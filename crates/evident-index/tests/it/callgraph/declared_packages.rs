@@ -7,7 +7,7 @@ use std::path::Path;
 
 use evident_index::{index_repo, Index, IndexOptions};
 
-use super::{assert_edges, edges};
+use super::{assert_edges, definitions, edges};
 use crate::common;
 
 const FILES: &[(&str, &str)] = &[
@@ -67,11 +67,7 @@ fn importers(root: &Path, path: &str) -> Vec<String> {
 }
 
 fn definitions_at(root: &Path, path: &str, line: u32, col: u32) -> Vec<String> {
-    let found = Index::open(root)
-        .unwrap()
-        .definition_at(path, line, Some(col))
-        .unwrap();
-    found
+    definitions(root, path, line, col)
         .iter()
         .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
         .collect()

@@ -27,6 +27,14 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// What `def` answers at `path:line:col`.
+fn definitions(root: &Path, path: &str, line: u32, col: u32) -> Vec<evident_index::Evidence> {
+    Index::open(root)
+        .unwrap()
+        .definition_at(path, line, Some(col))
+        .unwrap()
+}
+
 /// `path:line callee -> target (confidence)` for every resolved call.
 fn edges(root: &Path) -> Vec<String> {
     call_rows(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use evident_index::{index_repo, Index, IndexOptions};
 
-use super::{edges, externals};
+use super::{definitions, edges, externals};
 use crate::common;
 
 const FILES: &[(&str, &str)] = &[
@@ -66,11 +66,7 @@ fn project(bin: &Path, out: &str) -> tempfile::TempDir {
 }
 
 fn definitions_at(root: &Path, path: &str, line: u32, col: u32) -> Vec<String> {
-    let found = Index::open(root)
-        .unwrap()
-        .definition_at(path, line, Some(col))
-        .unwrap();
-    found
+    definitions(root, path, line, col)
         .iter()
         .map(|e| {
             let confidence = e.confidence.as_deref().unwrap_or("-");
