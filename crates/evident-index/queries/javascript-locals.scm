@@ -13,7 +13,37 @@
 (variable_declarator name: (identifier) @local)
 (object_pattern (shorthand_property_identifier_pattern) @local)
 (object_pattern (pair_pattern value: (identifier) @local))
+(object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+(object_pattern (pair_pattern value: (assignment_pattern left: (identifier) @local)))
 (array_pattern (identifier) @local)
 (rest_pattern (identifier) @local)
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)
+
+; ---------- object keys, for `def` at a key (see src/lang/members.rs) ----------
+; A key names a member of what its object is: `{ a, b: c }` of a
+; destructured value, `{ a: 1 }` of the type the literal is written for.
+; A shorthand key (`{ a }`) also binds or reads the name `a`; a literal's
+; key defines its member where no known type declares it.
+(object (pair key: (property_identifier) @member.key @member.defines))
+(object (shorthand_property_identifier) @member.key @member.shorthand)
+(object (method_definition name: (property_identifier) @member.key @member.defines))
+(object_pattern (shorthand_property_identifier_pattern) @member.key @member.shorthand)
+(object_pattern (pair_pattern key: (property_identifier) @member.key))
+(object_pattern (object_assignment_pattern
+  left: (shorthand_property_identifier_pattern) @member.key @member.shorthand))
+
+; `const { a } = value`, `({ a } = value)`, `for (const { a } of items)` is left out.
+(variable_declarator name: (object_pattern) @member.literal value: (_) @member.object)
+; `const { a } = options ?? {}`: the members of `options`.
+(variable_declarator name: (object_pattern) @member.literal
+  value: (binary_expression left: (_) @member.object operator: ["??" "||"]))
+(assignment_expression left: (object_pattern) @member.literal right: (_) @member.object)
+; `this.options = { a: 1 }`: what the target is declared or assigned to be.
+(assignment_expression left: [(member_expression) (identifier)] @member.object right: (object) @member.literal)
+; `f({ a: 1 })`, `new C({ a: 1 })`: the callee's parameter at that position.
+(call_expression function: (_) @member.callee arguments: (arguments (object) @member.literal))
+(new_expression constructor: (_) @member.callee arguments: (arguments (object) @member.literal))
+; `{ outer: { a: 1 } }`: a member of the outer key's type.
+(pair key: (property_identifier) @member.outer value: (object) @member.literal)
+(pair_pattern key: (property_identifier) @member.outer value: (object_pattern) @member.literal)

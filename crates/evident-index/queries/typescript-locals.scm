@@ -16,3 +16,34 @@
 (interface_declaration) @scope
 (type_alias_declaration) @scope
 (type_parameter name: (type_identifier) @local)
+(required_parameter pattern: (this) @local)
+; Names that types bind: `infer T`, `[K in keyof T]`, `[key: string]`.
+(conditional_type) @scope
+(object_type) @scope
+(infer_type (type_identifier) @local)
+(mapped_type_clause name: (type_identifier) @local)
+(index_signature name: (identifier) @local)
+
+; ---------- object keys written for a declared type (see src/lang/members.rs) ----------
+; An inline type's property and an enum's member define themselves.
+(object_type (property_signature name: (property_identifier) @member.key @member.defines))
+(enum_body (property_identifier) @member.key @member.defines)
+(enum_body (enum_assignment name: (property_identifier) @member.key @member.defines))
+(variable_declarator type: (type_annotation (_) @member.type) value: (object) @member.literal)
+(public_field_definition type: (type_annotation (_) @member.type) value: (object) @member.literal)
+(required_parameter pattern: (object_pattern) @member.literal type: (type_annotation (_) @member.type))
+(optional_parameter pattern: (object_pattern) @member.literal type: (type_annotation (_) @member.type))
+(required_parameter type: (type_annotation (_) @member.type) value: (object) @member.literal)
+(as_expression (object) @member.literal . (_) @member.type)
+(variable_declarator name: (object_pattern) @member.literal value: (as_expression (_) . (_) @member.type))
+(variable_declarator name: (object_pattern) @member.literal value: (non_null_expression (_) @member.object))
+(satisfies_expression (object) @member.literal . (_) @member.type)
+; `function f(): T { return { a: 1 } }`, directly in the body.
+(function_declaration return_type: (type_annotation (_) @member.type)
+  body: (statement_block (return_statement (object) @member.literal)))
+(method_definition return_type: (type_annotation (_) @member.type)
+  body: (statement_block (return_statement (object) @member.literal)))
+(arrow_function return_type: (type_annotation (_) @member.type)
+  body: (parenthesized_expression (object) @member.literal))
+(arrow_function return_type: (type_annotation (_) @member.type)
+  body: (statement_block (return_statement (object) @member.literal)))

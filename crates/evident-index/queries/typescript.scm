@@ -5,6 +5,9 @@
 (abstract_class_declaration name: (_) @name
   (class_heritage (extends_clause value: [(identifier) (member_expression)] @base))) @definition.class
 (interface_declaration name: (_) @name) @definition.interface
+; Interface bases: `interface TapObserver<T> extends Observer<T>, Other`.
+(interface_declaration (extends_type_clause type: [(type_identifier) (nested_type_identifier)] @base)) @base.of
+(interface_declaration (extends_type_clause type: (generic_type name: (_) @base))) @base.of
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
 ; Class fields and properties: `class A { private count: number = 0 }`.
@@ -21,15 +24,65 @@
   source: (string (string_fragment) @import.module))) @import
 
 ; ---------- declared types, for the types that flow ----------
-(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
-(optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+; A function's parameters (not those of a function type: they bind nothing).
+[(function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                                (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))
+  (function_expression parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                               (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))
+  (arrow_function parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                          (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))
+  (method_definition parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                             (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))
+  (generator_function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                                          (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))
+  (generator_function parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+                                                              (optional_parameter pattern: (identifier) @assign.name type: (type_annotation (_) @assign.type))] @assign))]
 (variable_declarator name: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
 (public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+(property_signature name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+; Parameter properties: `constructor(private store: Store)` declares the field `this.store`.
+((required_parameter (accessibility_modifier) pattern: (identifier) @assign.name
+  type: (type_annotation (_) @assign.type)) @assign (#set! assign.receiver "this"))
+((required_parameter "readonly" pattern: (identifier) @assign.name
+  type: (type_annotation (_) @assign.type)) @assign (#set! assign.receiver "this"))
 ((function_declaration return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
 ((method_definition return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
 
-; Parameters by position, bound by each call of the function in its file.
-(formal_parameters [(required_parameter pattern: (identifier) @assign.name)
-                    (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)
+; Parameters by position, bound by each call of the function in its file:
+; a named function's (an anonymous one's are not its enclosing function's).
+[(function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                                (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign))
+  (variable_declarator value: (function_expression parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                               (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)))
+  (variable_declarator value: (arrow_function parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                          (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)))
+  (method_definition parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                             (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign))
+  (generator_function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                                          (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign))
+  (public_field_definition value: (arrow_function parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+                                                          (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)))]
 ; Parameter defaults: `function run(handler = fallback)`.
 (required_parameter pattern: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign
+
+; Callbacks. A parameter declared as a function type binds `name(i)` to the
+; type of that function's parameter i (`init: (source: Observable<T>,
+; subscriber: Subscriber<R>) => void` binds `init(1)`) ...
+(required_parameter pattern: (identifier) @assign.name
+  type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter type: (type_annotation (_) @assign.type))
+     (optional_parameter type: (type_annotation (_) @assign.type))] @assign.callback)))) @assign
+; ... and an untyped parameter of a function passed as an argument is what
+; the callee declares it to be (`operate((source, subscriber) => ...)`).
+(call_expression function: (_) @assign.callee
+  arguments: (arguments [(arrow_function parameters: (formal_parameters
+                           (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))
+                         (arrow_function parameter: (identifier) @assign.name @assign.callback)
+                         (function_expression parameters: (formal_parameters
+                           (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))]
+    @assign.argument)) @assign
+(new_expression constructor: (_) @assign.callee
+  arguments: (arguments [(arrow_function parameters: (formal_parameters
+                           (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))
+                         (arrow_function parameter: (identifier) @assign.name @assign.callback)]
+    @assign.argument)) @assign

@@ -46,6 +46,13 @@ impl Index {
                 return Ok(found);
             }
         }
+        // An object key (`{ retries: 1 }`, `const { closed } = this`): the
+        // member of what its object is written for.
+        if let (Some(word), Some(c)) = (word.as_deref(), col) {
+            if let Some(found) = self.key_definitions(file_id, &rel, (line, c), word)? {
+                return Ok(found);
+            }
+        }
         // A bare name (not `x.name`) is first what its scope binds it to: a
         // parameter or local, a definition, an import; only then a call's target.
         let attribute = col.is_some_and(|c| after_a_dot(&text, c.saturating_sub(1) as usize));
@@ -60,8 +67,15 @@ impl Index {
             }
         }
         if let (Some(word), false) = (word.as_deref(), attribute) {
-            let found = self.bare_name(file_id, &rel, &text, word, line, col.unwrap_or(1))?;
+            let mut found = self.bare_name(file_id, &rel, &text, word, line, col.unwrap_or(1))?;
             if !found.is_empty() {
+                // `new Store(...)`: the class the name names, then the constructor run.
+                let constructors: Vec<(i64, Option<&str>)> = at_word
+                    .iter()
+                    .filter_map(|c| Some((c.target?, c.confidence.as_deref())))
+                    .filter(|(id, _)| rows::class_of_constructor(conn, *id, word).is_some())
+                    .collect();
+                found.extend(self.constructor_evidence(&constructors)?);
                 return Ok(found);
             }
         }
@@ -78,8 +92,10 @@ impl Index {
                         .as_deref()
                         .is_none_or(|w| rows::class_of_constructor(conn, id, w).is_none())
             };
+            // A call resolved by name alone: the receiver's type may know better.
+            let by_name = |(_, confidence): &(i64, Option<&str>)| *confidence == Some("name_only");
             if let (true, Some(w), Some(c)) = (attribute, word.as_deref(), col) {
-                if resolved.iter().all(|(id, _)| renamed(*id)) {
+                if resolved.iter().all(|r| renamed(r.0) || by_name(r)) {
                     if let Some(receiver) = receiver_before(&text, c.saturating_sub(1) as usize) {
                         let found = self.attribute_definitions(file_id, line, &receiver, w)?;
                         if !found.is_empty() {
@@ -108,7 +124,7 @@ impl Index {
     }
 
     /// Import rules over the indexed file set, outside an indexing run.
-    fn import_resolver(&self) -> Result<crate::lang::imports::Resolver> {
+    pub(super) fn import_resolver(&self) -> Result<crate::lang::imports::Resolver> {
         let paths = rows::all_paths(self.connection())?;
         Ok(crate::lang::imports::Resolver::new(
             paths.iter().map(String::as_str),
@@ -189,30 +205,14 @@ impl Index {
         if let Some(e) = graph.take_read_error() {
             return Err(e);
         }
-        let mut out = self.definitions_by_id(&ids)?;
-        for ev in &mut out {
-            ev.confidence = Some("inferred".into());
-            ev.reason = Some(format!(
-                "`{attribute}` of `{receiver}`, through its inferred type"
-            ));
-        }
-        let mut reader = self.reader();
-        for (file, scope, stored) in sites {
-            if let Some((path, at)) = rows::binding_site(conn, file, scope, attribute, &stored)? {
-                let snippet = reader.evidence(&path, at, at, Budget::DEFINITION);
-                let mut ev = Evidence::new(&path, at, at, Kind::Variable, attribute, snippet);
-                ev.confidence = Some("inferred".into());
-                ev.reason = Some(format!("`{attribute}` of `{receiver}` is assigned here"));
-                out.push(ev);
-            }
-        }
-        Ok(out)
+        let reason = format!("`{attribute}` of `{receiver}`, through its inferred type");
+        self.member_evidence(&ids, &sites, attribute, &reason, "inferred")
     }
 
     /// What a bare name at `line:col` is bound to: a parameter or local of an
     /// enclosing function (read from the file), else a definition by scope,
     /// an import's target, or an imported module.
-    fn bare_name(
+    pub(super) fn bare_name(
         &self,
         file_id: i64,
         rel: &str,
@@ -301,17 +301,22 @@ impl Index {
 
     /// The definitions a call on the line resolves to, each with its edge's
     /// confidence. A constructor reached through its class's name (`Foo()`)
-    /// answers with the class: that is what the name names.
+    /// answers with the class, which the name names, then the constructor
+    /// the call runs.
     fn call_targets(
         &self,
         resolved: &[(i64, Option<&str>)],
         word: Option<&str>,
     ) -> Result<Vec<Evidence>> {
         let conn = self.connection();
+        let mut constructors: Vec<(i64, Option<&str>)> = Vec::new();
         let resolved: Vec<(i64, Option<&str>)> = resolved
             .iter()
             .map(|(id, confidence)| {
                 let class = word.and_then(|w| rows::class_of_constructor(conn, *id, w));
+                if class.is_some() && !constructors.iter().any(|(c, _)| c == id) {
+                    constructors.push((*id, *confidence));
+                }
                 (class.unwrap_or(*id), *confidence)
             })
             .collect();
@@ -346,6 +351,20 @@ impl Index {
             }
         }
         out.extend(declared);
+        out.extend(self.constructor_evidence(&constructors)?);
+        Ok(out)
+    }
+
+    /// The constructors `(id, confidence)` a call runs, after the class.
+    fn constructor_evidence(&self, constructors: &[(i64, Option<&str>)]) -> Result<Vec<Evidence>> {
+        let mut out = Vec::new();
+        for (id, confidence) in constructors {
+            for mut ev in self.definitions_by_id(&[*id])? {
+                ev.confidence = Some(confidence.unwrap_or("exact").to_string());
+                ev.reason = Some("the constructor this call runs".into());
+                out.push(ev);
+            }
+        }
         Ok(out)
     }
 
@@ -485,7 +504,7 @@ fn after_a_dot(line: &str, col: usize) -> bool {
         && (chars[i - 1] == '.' || (i > 1 && chars[i - 1] == ':' && chars[i - 2] == ':'))
 }
 
-fn identifier_at(line: &str, col: usize) -> Option<String> {
+pub(super) fn identifier_at(line: &str, col: usize) -> Option<String> {
     let chars: Vec<char> = line.chars().collect();
     let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     if col >= chars.len() || !is_ident(chars[col]) {

@@ -130,7 +130,7 @@ pub fn is_keyword_argument(spec: &LanguageSpec, source: &str, line: u32, col: u3
 }
 
 /// The byte offset of 1-based `line:col` (col counted in characters).
-fn byte_of(source: &str, line: u32, col: u32) -> Option<usize> {
+pub(super) fn byte_of(source: &str, line: u32, col: u32) -> Option<usize> {
     let start: usize = source
         .split_inclusive('\n')
         .take(line.checked_sub(1)? as usize)

@@ -10,6 +10,7 @@ pub mod imports;
 mod js_project;
 mod languages;
 pub mod locals;
+pub mod members;
 pub mod roles;
 mod spec;
 pub mod syntax;

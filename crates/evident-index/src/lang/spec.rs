@@ -126,6 +126,10 @@ pub struct LanguageSpec {
     /// A call through a field (`p->handler()`) is a function pointer: the
     /// language has no methods, so nothing is guessed by name (C).
     pub fields_are_pointers: bool,
+    /// A class declares its fields in its body: `this.x = ...` in a method
+    /// assigns one and never declares it, so `def` at `this.x` prefers a
+    /// declaration in any class of the hierarchy to the assignments.
+    pub fields_declared: bool,
     /// A bare call nothing in the repository defines is an external program
     /// (Bash commands: `git`, `grep`).
     pub commands_are_external: bool,
@@ -226,6 +230,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     call_method: None,
     defined_in: &[],
     fields_are_pointers: false,
+    fields_declared: false,
     commands_are_external: false,
     blank_identifiers: &[],
     includes_are_transitive: false,

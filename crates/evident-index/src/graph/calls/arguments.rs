@@ -111,6 +111,50 @@ impl Graph<'_> {
         sites
     }
 
+    /// A callback's parameter (`argument.parameter.callee`, see
+    /// [`Binding::Callback`]): what each function the callee names declares
+    /// that parameter of the callback it takes at `argument` to be (a
+    /// class: its constructor's).
+    pub(super) fn callback_parameter(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        callback: &str,
+    ) -> Vec<Value> {
+        let mut parts = callback.splitn(3, '.');
+        let (Some(Ok(argument)), Some(parameter), Some(callee)) = (
+            parts.next().map(str::parse::<usize>),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return Vec::new();
+        };
+        self.deeper(|| {
+            let mut out = Vec::new();
+            for value in self.values_of_expr(file, scope, callee) {
+                let function = match value {
+                    Value::Callable(function) => function,
+                    Value::Class(class) => self.constructor_of(class),
+                    _ => continue,
+                };
+                let (Some(name), Some(at)) = (
+                    self.parameter_name(function, argument),
+                    self.symbol(function).map(|f| f.file),
+                ) else {
+                    continue;
+                };
+                let declared = format!("{name}({parameter})");
+                for stored in self
+                    .bound_in(at, Some(function), &declared)
+                    .unwrap_or_default()
+                {
+                    out.extend(self.values_of_binding(at, Some(function), &stored));
+                }
+            }
+            out
+        })
+    }
+
     /// The name of the parameter at `position` of `function`.
     pub(super) fn parameter_name(&self, function: i64, position: usize) -> Option<String> {
         let file = self.symbol(function)?.file;

@@ -277,7 +277,7 @@ impl Graph<'_> {
                         .resolve_as_written(file, scope, &prefix)
                         .into_iter()
                         .filter(|(_, c)| *c != Confidence::NameOnly)
-                        .map(|(id, _)| self.value_of_definition(id))
+                        .flat_map(|(id, _)| self.values_of_definition(id))
                         .collect();
                     if !found.is_empty() {
                         values = found;
@@ -497,23 +497,8 @@ impl Graph<'_> {
         receiver: &str,
         attribute: &str,
     ) -> (Vec<i64>, Vec<BindingSite>) {
-        let (mut ids, mut sites) = (Vec::new(), Vec::new());
         let values = self.values_of_expr(file, scope, receiver);
-        for value in &values {
-            let (Value::Instance(class) | Value::Class(class)) = *value else {
-                continue;
-            };
-            for class in self.linearization(class) {
-                if let Some(found) = self.child(class, attribute) {
-                    ids.extend(found);
-                    break;
-                }
-                if let Some(bound) = self.attributes_of(class).get(attribute) {
-                    sites.extend(bound.iter().cloned());
-                    break;
-                }
-            }
-        }
+        let (mut ids, mut sites) = self.members_of_values(&values, attribute);
         if values.is_empty() {
             // A module or a class named by the receiver: its member, as a call would reach it.
             ids.extend(

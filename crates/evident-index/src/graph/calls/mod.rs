@@ -22,6 +22,7 @@ mod bindings;
 mod flow;
 mod hierarchy;
 mod invalidation;
+mod members;
 mod outside;
 mod pass;
 mod resolve;
@@ -30,6 +31,7 @@ mod scope;
 mod table;
 
 pub(crate) use invalidation::Invalidation;
-pub(crate) use pass::Graph;
+pub(crate) use members::KeyOwner;
+pub(crate) use pass::{BindingSite, Graph};
 pub(crate) use run::resolve_calls;
 pub(crate) use table::Loading;

@@ -261,7 +261,15 @@ fn imported_receiver(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confide
             // The import names an item (`from m import Cls`, `use a::Db as D`):
             // `Cls.f` is a method of it, unless the item is itself a module file.
             Some(item) if item != "*" && !g.is_module_named(target, item) => {
-                g.methods_of_imported_class(target, item, last)
+                let found = g.methods_of_imported_class(target, item, last);
+                if found.is_empty() && binds_head {
+                    // An imported value (`export const provider: Provider
+                    // = ...`): a method of what it is declared to be.
+                    let values = g.values_of_expr(site.file, site.enclosing, first);
+                    g.methods_of_values(&values, last)
+                } else {
+                    found
+                }
             }
             _ => g
                 .exported(target, last, 0)

@@ -39,6 +39,10 @@ pub(super) struct Captures<'t> {
     assign: Option<Node<'t>>,
     assign_name: Option<Node<'t>>,
     assign_value: Option<(Node<'t>, Binding)>,
+    /// A callback's parameter (its position counts) and the argument the
+    /// callback is passed as.
+    assign_callback: Option<Node<'t>>,
+    assign_argument: Option<Node<'t>>,
 }
 
 impl<'t> Captures<'t> {
@@ -73,6 +77,9 @@ impl<'t> Captures<'t> {
                 Role::AssignType => c.assign_value = Some((node, Binding::Type)),
                 Role::AssignOpaque => c.assign_value = Some((node, Binding::Opaque)),
                 Role::AssignParameter => c.assign_value = Some((node, Binding::Parameter)),
+                Role::AssignCallee => c.assign_value = Some((node, Binding::Callback)),
+                Role::AssignCallback => c.assign_callback = Some(node),
+                Role::AssignArgument => c.assign_argument = Some(node),
                 Role::Ignored => {}
             }
         }
@@ -259,6 +266,19 @@ impl Collected {
             Some(ty) if binding == Binding::Type => ty,
             // A parameter's position among its siblings.
             _ if binding == Binding::Parameter => position_among_siblings(value).to_string(),
+            // A callback's parameter: `argument.parameter.callee`.
+            _ if binding == Binding::Callback => {
+                let (Some(argument), Some(parameter)) = (c.assign_argument, c.assign_callback)
+                else {
+                    return;
+                };
+                let callee = normalize_space(m.text(value), MAX_CALLEE_CHARS);
+                let (argument, parameter) = (
+                    position_among_siblings(argument),
+                    position_among_siblings(parameter),
+                );
+                format!("{argument}.{parameter}.{callee}")
+            }
             _ => normalize_space(m.text(value), MAX_CALLEE_CHARS),
         };
         // Containers: `#set! assign.element "name"` binds what the
@@ -269,6 +289,20 @@ impl Collected {
             Some("name") => name.push_str(ELEMENTS),
             Some("value") => value.push_str(ELEMENTS),
             _ => {}
+        }
+        // `#set! assign.receiver "this"`: an attribute of the instance
+        // (`constructor(private store: Store)` binds `this.store`).
+        if let Some(receiver) = m.setting("assign.receiver") {
+            name = format!("{receiver}.{name}");
+        }
+        // A declared function type's parameter: `name(i)` (`init(1)`).
+        if let (Binding::Type, Some(parameter)) = (binding, c.assign_callback) {
+            name.push_str(&format!("({})", position_among_siblings(parameter)));
+        }
+        // `#set! assign.member`: the value's member the name is (`const
+        // { store } = this` binds `store` to `this.store`).
+        if m.setting("assign.member").is_some() {
+            value = format!("{value}.{name}");
         }
         // `#set! assign.decorated`: what the decorated name holds.
         if m.setting("assign.decorated").is_some() {
@@ -336,6 +370,9 @@ pub(super) enum Role {
     AssignType,
     AssignOpaque,
     AssignParameter,
+    AssignCallee,
+    AssignCallback,
+    AssignArgument,
     Ignored,
 }
 
@@ -371,6 +408,9 @@ pub(super) fn role_of(capture: &str) -> Role {
         "assign.type" => Role::AssignType,
         "assign.opaque" => Role::AssignOpaque,
         "assign.parameter" => Role::AssignParameter,
+        "assign.callee" => Role::AssignCallee,
+        "assign.callback" => Role::AssignCallback,
+        "assign.argument" => Role::AssignArgument,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }

@@ -111,6 +111,9 @@ pub enum Binding {
     Opaque,
     /// `def f(a, b)`: the parameter at this position, bound by each call.
     Parameter,
+    /// `f((a, b) => ...)`: a callback's parameter, what `f` declares the
+    /// callback's parameter at that position to be (`argument.parameter.callee`).
+    Callback,
 }
 
 impl Binding {
@@ -123,6 +126,7 @@ impl Binding {
             Binding::Type => format!(":{expression}"),
             Binding::Opaque => "?".to_string(),
             Binding::Parameter => format!("#{expression}"),
+            Binding::Callback => format!("%{expression}"),
         }
     }
 
@@ -135,6 +139,8 @@ impl Binding {
             .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
         {
             (Binding::Parameter, position)
+        } else if let Some(callback) = stored.strip_prefix('%').filter(|c| is_callback(c)) {
+            (Binding::Callback, callback)
         } else if let Some(ty) = stored.strip_prefix(':') {
             (Binding::Type, ty)
         } else if let Some(callee) = stored.strip_suffix("()") {
@@ -143,6 +149,14 @@ impl Binding {
             (Binding::Alias, stored)
         }
     }
+}
+
+/// `argument.parameter.callee`, two positions and a callee.
+fn is_callback(text: &str) -> bool {
+    let mut parts = text.splitn(3, '.');
+    let digits =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    digits(parts.next()) && digits(parts.next()) && parts.next().is_some_and(|c| !c.is_empty())
 }
 
 /// A name bound in a scope: `x = Cls(...)`, `b = f`, `x: Foo`, a parameter's
@@ -217,3 +231,28 @@ pub fn decode_arguments(stored: &str) -> impl Iterator<Item = &str> {
 
 /// At most this many arguments of a call are kept.
 pub(super) const MAX_ARGUMENTS: usize = 16;
+
+#[cfg(test)]
+mod tests {
+    use super::Binding;
+
+    #[test]
+    fn every_binding_reads_back_as_written() {
+        for (binding, expression) in [
+            (Binding::CallResult, "make"),
+            (Binding::Alias, "a.run"),
+            (Binding::Type, "Repo"),
+            (Binding::Parameter, "2"),
+            (Binding::Callback, "0.1.operate"),
+            (Binding::Callback, "1.0.this.schedule"),
+        ] {
+            assert_eq!(
+                Binding::decode(&binding.encode(expression)),
+                (binding, expression)
+            );
+        }
+        // Text that only looks like a callback is an expression (Ruby's `%w[a b]`).
+        assert_eq!(Binding::decode("%w[a b]"), (Binding::Alias, "%w[a b]"));
+        assert_eq!(Binding::decode("%1.x"), (Binding::Alias, "%1.x"));
+    }
+}

@@ -60,6 +60,7 @@ pub(in crate::lang) const TYPESCRIPT: LanguageSpec = LanguageSpec {
     string_type: Some("String"),
     builtin_types: JS_BUILTIN_TYPES,
     interface_files: &["*.d.ts", "*.d.mts", "*.d.cts"],
+    fields_declared: true,
     ..DEFAULTS
 };
 
