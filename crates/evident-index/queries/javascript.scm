@@ -27,6 +27,34 @@
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
   value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
           (binary_expression) (ternary_expression)])) @definition.variable))
+; The other module-level bindings: `var app = exports = module.exports = {}`,
+; `let cache = {}`, `var ready = false`, `let resolved;` (a `const` literal is a constant, above).
+(program [(variable_declaration (variable_declarator name: (identifier) @name
+           value: [(assignment_expression) (object) (array) (true) (false) (null) (undefined) (number)
+                   (string) (template_string) (regex) (unary_expression) (parenthesized_expression)]))
+          (lexical_declaration "let" (variable_declarator name: (identifier) @name
+           value: [(assignment_expression) (object) (array) (true) (false) (null) (undefined) (number)
+                   (string) (template_string) (regex) (unary_expression) (parenthesized_expression)]))
+          (lexical_declaration "const" (variable_declarator name: (identifier) @name
+           value: [(assignment_expression) (true) (false) (null) (undefined) (regex) (unary_expression)
+                   (parenthesized_expression)]))
+          (variable_declaration (variable_declarator name: (identifier) @name !value))
+          (lexical_declaration (variable_declarator name: (identifier) @name !value))] @definition.variable)
+; Module-level names destructured from a value (`const { isArray } = Array`;
+; from `require(...)` they are imports): each name is its own definition.
+(program [(lexical_declaration (variable_declarator
+           name: (object_pattern [(shorthand_property_identifier_pattern) @name @definition.variable
+                                  (pair_pattern value: (identifier) @name @definition.variable)])
+           value: [(identifier) (member_expression)]))
+          (variable_declaration (variable_declarator
+           name: (object_pattern [(shorthand_property_identifier_pattern) @name @definition.variable
+                                  (pair_pattern value: (identifier) @name @definition.variable)])
+           value: [(identifier) (member_expression)]))])
+(program (export_statement [(variable_declaration (variable_declarator name: (identifier) @name !value))
+                            (lexical_declaration (variable_declarator name: (identifier) @name !value))
+                            (lexical_declaration "let" (variable_declarator name: (identifier) @name
+                             value: [(object) (array) (true) (false) (null) (number) (string)]))]
+  @definition.variable))
 
 ; CommonJS: `exports.helper = function () {}`, `module.exports.helper = () => {}`.
 ((expression_statement (assignment_expression
@@ -99,6 +127,12 @@
 (variable_declarator name: (identifier) @assign.name
   value: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 (variable_declarator name: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign
+; `const { store } = this`: each name is the value's member of that name.
+((variable_declarator
+  name: (object_pattern [(shorthand_property_identifier_pattern) @assign.name
+                         (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
+  value: [(identifier) (member_expression) (this)] @assign.alias) @assign
+  (#set! assign.member "name"))
 ; Literals: `const parts = []`, `let s = ''`: an instance of the builtin type
 ; (object literals are not: their members are the code's own).
 ((variable_declarator name: (identifier) @assign.name value: (array) @assign.type) @assign (#set! assign.type "Array"))

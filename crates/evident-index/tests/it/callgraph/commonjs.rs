@@ -97,3 +97,24 @@ fn indexed() -> (tempfile::TempDir, Index) {
     let index = Index::open(dir.path()).unwrap();
     (dir, index)
 }
+
+/// A module-level `var`/`let` binds a name of the module whatever its value
+/// (ECMAScript's VariableStatement), so `def` at a later use finds it.
+#[test]
+fn def_on_a_module_level_binding_of_any_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "var app = exports = module.exports = {};\nlet cache = {};\nlet resolved;\n\
+                  app.route = function route(path) { return cache[path] || resolved; };\n\
+                  const { isArray, keys: getKeys } = Array;\nisArray(getKeys(app));\n";
+    evident_testkit::fs::write_all(dir.path(), &[("lib/app.js", source)]);
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let at = |col| definitions_at(&index, "lib/app.js", 4, col);
+    assert_eq!(at(1), ["lib/app.js:1 app"]);
+    assert_eq!(at(43), ["lib/app.js:2 cache"]);
+    assert_eq!(at(58), ["lib/app.js:3 resolved"]);
+    // Names destructured at module level, each its own definition.
+    let at = |col| definitions_at(&index, "lib/app.js", 6, col);
+    assert_eq!(at(1), ["lib/app.js:5 isArray"]);
+    assert_eq!(at(9), ["lib/app.js:5 getKeys"]);
+}
