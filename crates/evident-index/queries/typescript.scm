@@ -40,6 +40,9 @@
 (variable_declarator name: (identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
 (public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
 (property_signature name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type)) @assign
+; `type P<T> = A<T> | B`: what the alias stands for, where a type names it.
+((type_alias_declaration name: (type_identifier) @assign.name value: (_) @assign.type) @assign
+  (#set! assign.type_alias "true"))
 ; Parameter properties: `constructor(private store: Store)` declares the field `this.store`.
 ((required_parameter (accessibility_modifier) pattern: (identifier) @assign.name
   type: (type_annotation (_) @assign.type)) @assign (#set! assign.receiver "this"))

@@ -8,8 +8,11 @@ use rustc_hash::FxHashMap;
 use super::pass::*;
 use crate::evidence::Kind;
 use crate::lang::extract::Binding;
-use crate::lang::extract::ELEMENTS;
+use crate::lang::extract::{ELEMENTS, TYPE_ALIAS};
 use crate::store::graph as rows;
+
+/// Type aliases followed at most this deep (`type A = B; type B = C | D`).
+const MAX_ALIAS_DEPTH: usize = 4;
 
 impl Graph<'_> {
     /// A file's bindings, read once.
@@ -108,6 +111,18 @@ impl Graph<'_> {
     /// `*Store`, `"Conn"`, `Self`) that resolves to a class-like definition in
     /// the repository by scope or import (never by name alone).
     pub(super) fn types_named(&self, file: i64, scope: Option<i64>, ty: &str) -> Vec<i64> {
+        self.types_named_within(file, scope, ty, 0)
+    }
+
+    /// [`Self::types_named`], through type aliases (`type P = A | B` names
+    /// `A` and `B`) at most [`MAX_ALIAS_DEPTH`] deep.
+    fn types_named_within(
+        &self,
+        file: i64,
+        scope: Option<i64>,
+        ty: &str,
+        depth: usize,
+    ) -> Vec<i64> {
         let Some(lang) = self.lang_of(file) else {
             return Vec::new();
         };
@@ -134,13 +149,34 @@ impl Graph<'_> {
                 continue;
             }
             for value in self.values_of_expr(file, scope, token) {
-                if let Value::Class(class) = value {
-                    classes.push(class);
+                match value {
+                    Value::Class(class) => classes.push(class),
+                    Value::Callable(alias) if depth < MAX_ALIAS_DEPTH => {
+                        classes.extend(self.aliased_types(alias, depth + 1));
+                    }
+                    _ => {}
                 }
             }
         }
         classes.sort_unstable();
         classes.dedup();
+        classes
+    }
+
+    /// The classes a type alias stands for (none for anything else).
+    fn aliased_types(&self, alias: i64, depth: usize) -> Vec<i64> {
+        let Some(s) = self.symbol(alias).filter(|s| s.kind == Kind::Type) else {
+            return Vec::new();
+        };
+        // The alias's own binding: it encloses its declaration.
+        let (file, scope) = (s.file, Some(alias));
+        let stored = self.bound_in(file, scope, &format!("{TYPE_ALIAS}{}", s.name));
+        let mut classes = Vec::new();
+        for stored in stored.unwrap_or_default() {
+            if let (Binding::Type, ty) = Binding::decode(&stored) {
+                classes.extend(self.types_named_within(file, scope, ty, depth));
+            }
+        }
         classes
     }
 

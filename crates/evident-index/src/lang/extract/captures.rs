@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Query, QueryMatch};
 
-use super::facts::{import_binding, Binding, Import, DECORATED, ELEMENTS};
+use super::facts::{import_binding, Binding, Import, DECORATED, ELEMENTS, TYPE_ALIAS};
 use super::nesting::{columns_of, end_line_of, wrapper_of, Scoped};
 use super::text::{
     arguments_of, clean_docstring, leading_comments, normalize_space, position_among_siblings,
@@ -303,6 +303,10 @@ impl Collected {
         // { store } = this` binds `store` to `this.store`).
         if m.setting("assign.member").is_some() {
             value = format!("{value}.{name}");
+        }
+        // `#set! assign.type_alias`: what a type alias stands for.
+        if m.setting("assign.type_alias").is_some() {
+            name.insert_str(0, TYPE_ALIAS);
         }
         // `#set! assign.decorated`: what the decorated name holds.
         if m.setting("assign.decorated").is_some() {

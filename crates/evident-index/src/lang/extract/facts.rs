@@ -98,6 +98,10 @@ pub const ELEMENTS: &str = "[]";
 /// is given, a property's method).
 pub const DECORATED: &str = "@";
 
+/// The prefix naming what a type alias stands for: `type P = A | B` binds
+/// `type P` to the type `A | B` (kept apart from a value named `P`).
+pub const TYPE_ALIAS: &str = "type ";
+
 /// What a binding says about a name, for the types that flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {

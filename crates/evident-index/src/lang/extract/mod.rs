@@ -14,7 +14,7 @@ mod text;
 
 pub use facts::{
     decode_arguments, encode_arguments, import_binding, Assignment, Binding, Call, Definition,
-    FileFacts, Import, DECORATED, ELEMENTS,
+    FileFacts, Import, DECORATED, ELEMENTS, TYPE_ALIAS,
 };
 pub use parse::Context;
 pub use parts::{extract, extract_in, MAX_FACTS_PER_FILE, PART_BYTES};

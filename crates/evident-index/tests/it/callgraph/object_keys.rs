@@ -59,6 +59,8 @@ const s = new Subscriber<number>(t);
 const plain = { seen: 0, crossDomain: false };
 const crossDomain = plain.crossDomain;
 enum Kind { NEXT = 'N', ERROR }
+type Either = TapObserver<number> | Subscriber<number>;
+export function finish(o: Either) { o.finalize(); }
 export function retriesOf() {
   const { retries = 0 } = defaults ?? {};
   return retries;
@@ -142,8 +144,8 @@ fn a_destructured_key_names_the_property_and_binds_the_local() {
     );
     // `= defaults ?? {}`: the members of `defaults`, an imported `Config`.
     assert_eq!(
-        at(&index, "use.ts", 16, "retries", 0),
-        ["types.ts:9 retries", "use.ts:16 retries"]
+        at(&index, "use.ts", 18, "retries", 0),
+        ["types.ts:9 retries", "use.ts:18 retries"]
     );
     // An imported variable's declared type gives its members.
     assert_eq!(
@@ -160,6 +162,22 @@ fn a_callback_parameter_has_the_type_the_callee_declares() {
     assert!(
         all.iter()
             .any(|e| e.starts_with("use.ts:5 subscriber.next -> types.Subscriber.next")),
+        "{}",
+        all.join("\n")
+    );
+}
+
+#[test]
+fn a_type_alias_stands_for_the_types_it_names() {
+    let (dir, index) = indexed();
+    assert_eq!(
+        at(&index, "use.ts", 16, "finalize", 0),
+        ["types.ts:6 finalize"]
+    );
+    let all = edges(dir.path());
+    assert!(
+        all.iter()
+            .any(|e| e.starts_with("use.ts:16 o.finalize -> types.TapObserver.finalize")),
         "{}",
         all.join("\n")
     );
