@@ -53,7 +53,7 @@
 
 ; Parameters by position, bound by each call of the function in its file:
 ; a named function's (an anonymous one's are not its enclosing function's).
-[(function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
+([(function_declaration parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
                                                                 (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign))
   (variable_declarator value: (function_expression parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
                                                                (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)))
@@ -65,25 +65,32 @@
                                                                           (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign))
   (public_field_definition value: (arrow_function parameters: (formal_parameters [(required_parameter pattern: (identifier) @assign.name)
                                                           (optional_parameter pattern: (identifier) @assign.name)] @assign.parameter @assign)))]
+ (#set! assign.not_positional "this"))
 ; Parameter defaults: `function run(handler = fallback)`.
 (required_parameter pattern: (identifier) @assign.name value: [(identifier) (member_expression)] @assign.alias) @assign
 
 ; Callbacks. A parameter declared as a function type binds `name(i)` to the
 ; type of that function's parameter i (`init: (source: Observable<T>,
 ; subscriber: Subscriber<R>) => void` binds `init(1)`) ...
-(required_parameter pattern: (identifier) @assign.name
-  type: (type_annotation (function_type parameters: (formal_parameters
-    [(required_parameter type: (type_annotation (_) @assign.type))
-     (optional_parameter type: (type_annotation (_) @assign.type))] @assign.callback)))) @assign
+(([(required_parameter pattern: (identifier) @assign.name
+    type: (type_annotation (function_type parameters: (formal_parameters
+      [(required_parameter pattern: (identifier) type: (type_annotation (_) @assign.type))
+       (optional_parameter pattern: (identifier) type: (type_annotation (_) @assign.type))] @assign.callback))))
+   (optional_parameter pattern: (identifier) @assign.name
+    type: (type_annotation (function_type parameters: (formal_parameters
+      [(required_parameter pattern: (identifier) type: (type_annotation (_) @assign.type))
+       (optional_parameter pattern: (identifier) type: (type_annotation (_) @assign.type))] @assign.callback))))] @assign)
+  (#set! assign.not_positional "this"))
 ; ... and an untyped parameter of a function passed as an argument is what
 ; the callee declares it to be (`operate((source, subscriber) => ...)`).
-(call_expression function: (_) @assign.callee
+((call_expression function: (_) @assign.callee
   arguments: (arguments [(arrow_function parameters: (formal_parameters
                            (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))
                          (arrow_function parameter: (identifier) @assign.name @assign.callback)
                          (function_expression parameters: (formal_parameters
                            (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))]
     @assign.argument)) @assign
+  (#set! assign.not_positional "this"))
 (new_expression constructor: (_) @assign.callee
   arguments: (arguments [(arrow_function parameters: (formal_parameters
                            (required_parameter pattern: (identifier) @assign.name !type) @assign.callback))

@@ -9,7 +9,7 @@ use tree_sitter::{Node, Query, QueryMatch};
 use super::facts::{import_binding, Binding, Import, DECORATED, ELEMENTS, TYPE_ALIAS};
 use super::nesting::{columns_of, end_line_of, wrapper_of, Scoped};
 use super::text::{
-    arguments_of, clean_docstring, leading_comments, normalize_space, position_among_siblings,
+    arguments_of, clean_docstring, leading_comments, normalize_space, position_skipping,
     signature_of, strip_quotes, MAX_CALLEE_CHARS,
 };
 use crate::evidence::Kind;
@@ -261,11 +261,14 @@ impl Collected {
         let Some(mut name) = name else {
             return;
         };
+        // `#set! assign.not_positional "this"`: a parameter no call passes.
+        let skip = m.setting("assign.not_positional");
+        let position = |node| position_skipping(node, skip.as_deref(), m.source);
         // `#set! assign.type "list"`: a literal's type, named by the query.
         let mut value = match m.setting("assign.type") {
             Some(ty) if binding == Binding::Type => ty,
             // A parameter's position among its siblings.
-            _ if binding == Binding::Parameter => position_among_siblings(value).to_string(),
+            _ if binding == Binding::Parameter => position(value).to_string(),
             // A callback's parameter: `argument.parameter.callee`.
             _ if binding == Binding::Callback => {
                 let (Some(argument), Some(parameter)) = (c.assign_argument, c.assign_callback)
@@ -273,10 +276,7 @@ impl Collected {
                     return;
                 };
                 let callee = normalize_space(m.text(value), MAX_CALLEE_CHARS);
-                let (argument, parameter) = (
-                    position_among_siblings(argument),
-                    position_among_siblings(parameter),
-                );
+                let (argument, parameter) = (position(argument), position(parameter));
                 format!("{argument}.{parameter}.{callee}")
             }
             _ => normalize_space(m.text(value), MAX_CALLEE_CHARS),
@@ -297,7 +297,7 @@ impl Collected {
         }
         // A declared function type's parameter: `name(i)` (`init(1)`).
         if let (Binding::Type, Some(parameter)) = (binding, c.assign_callback) {
-            name.push_str(&format!("({})", position_among_siblings(parameter)));
+            name.push_str(&format!("({})", position(parameter)));
         }
         // `#set! assign.member`: the value's member the name is (`const
         // { store } = this` binds `store` to `this.store`).

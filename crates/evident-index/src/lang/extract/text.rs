@@ -165,15 +165,24 @@ pub fn count_lines(source: &str) -> u32 {
     (newlines + usize::from(!source.ends_with('\n'))) as u32
 }
 
-/// A node's position among its parent's named children (comments skipped).
-pub(super) fn position_among_siblings(node: Node) -> usize {
+/// A node's position among its parent's named children (comments skipped),
+/// not counting the siblings whose `pattern` is the text `skip` (TypeScript's
+/// `this:` parameter, which no call passes).
+pub(super) fn position_skipping(node: Node, skip: Option<&str>, source: &str) -> usize {
     let Some(parent) = node.parent() else {
         return 0;
+    };
+    let skipped = |n: &Node| {
+        skip.is_some_and(|skip| {
+            n.child_by_field_name("pattern")
+                .and_then(|p| p.utf8_text(source.as_bytes()).ok())
+                == Some(skip)
+        })
     };
     let mut cursor = parent.walk();
     let position = parent
         .named_children(&mut cursor)
-        .filter(|n| !n.is_extra())
+        .filter(|n| !n.is_extra() && (n.id() == node.id() || !skipped(n)))
         .position(|n| n.id() == node.id());
     position.unwrap_or(0)
 }

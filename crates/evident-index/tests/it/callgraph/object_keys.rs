@@ -42,10 +42,13 @@ export function configure(config: Config) {
   return config.retries;
 }
 export const defaults: Config = { retries: 1, nested: { depth: 2 } };
+export function observe(subscribe: (this: Config, subscriber: Subscriber<number>) => void) {
+  return subscribe;
+}
 ";
 
 const USE: &str = "\
-import { operate, configure, defaults, TapObserver, Subscriber } from './types';
+import { operate, observe, configure, defaults, TapObserver, Subscriber } from './types';
 
 export function tap<T>() {
   return operate((source, subscriber) => {
@@ -61,6 +64,7 @@ const crossDomain = plain.crossDomain;
 enum Kind { NEXT = 'N', ERROR }
 type Either = TapObserver<number> | Subscriber<number>;
 export function finish(o: Either) { o.finalize(); }
+observe((subscriber) => subscriber.next(1));
 export function retriesOf() {
   const { retries = 0 } = defaults ?? {};
   return retries;
@@ -144,8 +148,8 @@ fn a_destructured_key_names_the_property_and_binds_the_local() {
     );
     // `= defaults ?? {}`: the members of `defaults`, an imported `Config`.
     assert_eq!(
-        at(&index, "use.ts", 18, "retries", 0),
-        ["types.ts:9 retries", "use.ts:18 retries"]
+        at(&index, "use.ts", 19, "retries", 0),
+        ["types.ts:9 retries", "use.ts:19 retries"]
     );
     // An imported variable's declared type gives its members.
     assert_eq!(
@@ -158,6 +162,8 @@ fn a_destructured_key_names_the_property_and_binds_the_local() {
 fn a_callback_parameter_has_the_type_the_callee_declares() {
     let (dir, index) = indexed();
     assert_eq!(at(&index, "use.ts", 5, "next", 0), ["types.ts:21 next"]);
+    // A `this:` parameter is not a position: no call passes it.
+    assert_eq!(at(&index, "use.ts", 17, "next", 0), ["types.ts:21 next"]);
     let all = edges(dir.path());
     assert!(
         all.iter()
