@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::evidence::{Evidence, Kind};
 use crate::graph::calls::{BindingSite, Graph, KeyOwner, Loading};
-use crate::lang::members::{key_at, Owner};
+use crate::lang::members::{key_at, reads_keys, Owner};
 use crate::lang::LanguageSpec;
 use crate::query::Index;
 use crate::snippet::Budget;
@@ -61,6 +61,9 @@ impl Index {
         let Some(spec) = crate::lang::by_name(&rows::file_language(conn, file_id)?) else {
             return Ok(None);
         };
+        if !reads_keys(spec) {
+            return Ok(None);
+        }
         let Ok(source) = self.reader().text(rel).map(str::to_string) else {
             return Ok(None);
         };
@@ -134,15 +137,12 @@ impl Index {
                 line,
                 position,
             } => {
-                let name = callee.rsplit(['.', ' ']).next().unwrap_or(callee);
-                // A call that resolves nowhere in the repository (outside,
-                // or unknown) says nothing the key could define.
+                let name = crate::lang::extract::last_identifier(callee);
                 let mut members = Members {
                     declared: true,
-                    known: true,
                     ..Members::default()
                 };
-                let mut typed = false;
+                let (mut called, mut typed) = (false, false);
                 for call in rows::calls_on_line(conn, at.file_id, *line)? {
                     let (Some(function), true) = (call.target, call.callee_name == name) else {
                         continue;
@@ -158,9 +158,11 @@ impl Index {
                     });
                     members.ids.extend(ids);
                     members.sites.extend(sites);
-                    typed |= known;
-                    members.known = typed;
+                    (called, typed) = (true, typed || known);
                 }
+                // A call that resolves nowhere in the repository (outside,
+                // or unknown) says nothing the key could define.
+                members.known = !called || typed;
                 members
             }
             Owner::Key { line, col } if depth < MAX_KEY_DEPTH => {

@@ -13,6 +13,7 @@
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
 
+use crate::lang::extract::position_skipping;
 use crate::lang::LanguageSpec;
 
 /// Where the members of a key's object come from.
@@ -46,9 +47,19 @@ pub struct Key {
     pub defines: bool,
 }
 
+/// Whether the language's locals query marks object keys at all (so that
+/// `def` reads no tree for keys where none can be).
+pub fn reads_keys(spec: &LanguageSpec) -> bool {
+    spec.locals_query()
+        .is_some_and(|q| q.capture_index_for_name("member.key").is_some())
+}
+
 /// The key under `line:col` (1-based) when it is `word`, and where its
 /// object's members come from.
 pub fn key_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str) -> Option<Key> {
+    if !reads_keys(spec) {
+        return None;
+    }
     let query = spec.locals_query()?;
     let mut parser = Parser::new();
     parser.set_language(&spec.grammar()).ok()?;
@@ -91,10 +102,7 @@ pub fn key_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str
         }
         if let (Some(literal), Some(mut owner)) = (literal, owner) {
             if let Owner::Argument { position, .. } = &mut owner {
-                match argument_position(literal) {
-                    Some(p) => *position = p,
-                    None => continue,
-                }
+                *position = position_skipping(literal, None, source);
             }
             let rank = rank(&owner, width);
             contexts.push((literal.id(), owner, rank));
@@ -145,14 +153,6 @@ fn outer_key(source: &str, node: Node) -> Owner {
         line: start.row as u32 + 1,
         col,
     }
-}
-
-/// Where `argument` stands among its call's arguments (comments skipped).
-fn argument_position(argument: Node) -> Option<usize> {
-    let list = argument.parent()?;
-    let mut cursor = list.walk();
-    let mut arguments = list.named_children(&mut cursor).filter(|n| !n.is_extra());
-    arguments.position(|n| n.id() == argument.id())
 }
 
 #[cfg(test)]

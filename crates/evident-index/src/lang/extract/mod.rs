@@ -18,4 +18,5 @@ pub use facts::{
 };
 pub use parse::Context;
 pub use parts::{extract, extract_in, MAX_FACTS_PER_FILE, PART_BYTES};
+pub(in crate::lang) use text::position_skipping;
 pub use text::{count_lines, first_identifier, last_identifier};

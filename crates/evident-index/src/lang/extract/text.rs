@@ -168,7 +168,7 @@ pub fn count_lines(source: &str) -> u32 {
 /// A node's position among its parent's named children (comments skipped),
 /// not counting the siblings whose `pattern` is the text `skip` (TypeScript's
 /// `this:` parameter, which no call passes).
-pub(super) fn position_skipping(node: Node, skip: Option<&str>, source: &str) -> usize {
+pub(in crate::lang) fn position_skipping(node: Node, skip: Option<&str>, source: &str) -> usize {
     let Some(parent) = node.parent() else {
         return 0;
     };

@@ -91,6 +91,13 @@ fn at(index: &Index, path: &str, line: u32, word: &str, nth: usize) -> Vec<Strin
         .collect()
 }
 
+/// An edge `path:line callee -> target` is in the index.
+fn assert_edge(root: &std::path::Path, expected: &str) {
+    let all = edges(root);
+    let found = all.iter().any(|e| e.starts_with(expected));
+    assert!(found, "missing {expected}\n{}", all.join("\n"));
+}
+
 #[test]
 fn a_literal_key_names_the_property_of_its_type() {
     let (_dir, index) = indexed();
@@ -164,12 +171,9 @@ fn a_callback_parameter_has_the_type_the_callee_declares() {
     assert_eq!(at(&index, "use.ts", 5, "next", 0), ["types.ts:21 next"]);
     // A `this:` parameter is not a position: no call passes it.
     assert_eq!(at(&index, "use.ts", 17, "next", 0), ["types.ts:21 next"]);
-    let all = edges(dir.path());
-    assert!(
-        all.iter()
-            .any(|e| e.starts_with("use.ts:5 subscriber.next -> types.Subscriber.next")),
-        "{}",
-        all.join("\n")
+    assert_edge(
+        dir.path(),
+        "use.ts:5 subscriber.next -> types.Subscriber.next",
     );
 }
 
@@ -180,12 +184,9 @@ fn a_type_alias_stands_for_the_types_it_names() {
         at(&index, "use.ts", 16, "finalize", 0),
         ["types.ts:6 finalize"]
     );
-    let all = edges(dir.path());
-    assert!(
-        all.iter()
-            .any(|e| e.starts_with("use.ts:16 o.finalize -> types.TapObserver.finalize")),
-        "{}",
-        all.join("\n")
+    assert_edge(
+        dir.path(),
+        "use.ts:16 o.finalize -> types.TapObserver.finalize",
     );
 }
 
