@@ -24,9 +24,12 @@
            (variable_declaration (variable_declarator name: (identifier) @name
             value: (call_expression function: (_) @_callee)))] @definition.variable)
   (#not-eq? @_callee "require"))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
+(program (export_statement [(lexical_declaration (variable_declarator name: (identifier) @name
   value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
-          (binary_expression) (ternary_expression)])) @definition.variable))
+          (binary_expression) (ternary_expression)]))
+                            (variable_declaration (variable_declarator name: (identifier) @name
+  value: [(call_expression) (new_expression) (member_expression) (identifier) (await_expression)
+          (binary_expression) (ternary_expression)]))] @definition.variable))
 ; The other module-level bindings: `var app = exports = module.exports = {}`,
 ; `let cache = {}`, `var ready = false`, `let resolved;` (a `const` literal is a constant, above).
 (program [(variable_declaration (variable_declarator name: (identifier) @name

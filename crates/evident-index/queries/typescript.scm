@@ -7,7 +7,8 @@
 (interface_declaration name: (_) @name) @definition.interface
 ; Interface bases: `interface TapObserver<T> extends Observer<T>, Other`.
 (interface_declaration (extends_type_clause type: [(type_identifier) (nested_type_identifier)] @base)) @base.of
-(interface_declaration (extends_type_clause type: (generic_type name: (_) @base))) @base.of
+; A generic base whole: a generic alias's arguments are bases too (see hierarchy.rs).
+(interface_declaration (extends_type_clause type: (generic_type) @base)) @base.of
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
 ; Class fields and properties: `class A { private count: number = 0 }`.
@@ -15,6 +16,35 @@
 (method_signature name: (_) @name) @definition.method
 ; Interface and object-type properties: `interface Observer { next: (v) => void }`.
 (interface_body (property_signature name: (property_identifier) @name) @definition.variable)
+; An object type alias's properties, also inside its intersections and unions
+; (`type Change = { name: string } & ({ type: "add" } | { type: "remove" })`).
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @definition.variable))
+(type_alias_declaration value: [(intersection_type (object_type (property_signature name: (property_identifier) @name) @definition.variable))
+                                (union_type (object_type (property_signature name: (property_identifier) @name) @definition.variable))
+                                (union_type (union_type (object_type (property_signature name: (property_identifier) @name) @definition.variable)))])
+(type_alias_declaration value: (intersection_type (parenthesized_type [
+  (union_type (object_type (property_signature name: (property_identifier) @name) @definition.variable))
+  (union_type (union_type (object_type (property_signature name: (property_identifier) @name) @definition.variable)))])))
+; Enum members: `enum State { Idle, Done = 2 }`.
+(enum_body (property_identifier) @name @definition.constant)
+(enum_body (enum_assignment name: (property_identifier) @name) @definition.constant)
+; Module-level bindings of TypeScript's own expressions (`const x = {...} as
+; const`, `export var f = make() as F`, `let s = get()!`), and ambient ones
+; (`declare const __DEV__: boolean`).
+(program [(lexical_declaration (variable_declarator name: (identifier) @name
+           value: [(as_expression) (satisfies_expression) (non_null_expression)]))
+          (variable_declaration (variable_declarator name: (identifier) @name
+           value: [(as_expression) (satisfies_expression) (non_null_expression)]))
+          (ambient_declaration [(lexical_declaration (variable_declarator name: (identifier) @name))
+                                (variable_declaration (variable_declarator name: (identifier) @name))])]
+  @definition.variable)
+(program (export_statement [(lexical_declaration (variable_declarator name: (identifier) @name
+                              value: [(as_expression) (satisfies_expression) (non_null_expression)]))
+                            (variable_declaration (variable_declarator name: (identifier) @name
+                              value: [(as_expression) (satisfies_expression) (non_null_expression)]))
+                            (ambient_declaration [(lexical_declaration (variable_declarator name: (identifier) @name))
+                                                  (variable_declaration (variable_declarator name: (identifier) @name))])]
+  @definition.variable))
 (abstract_method_signature name: (_) @name) @definition.method
 (function_signature name: (_) @name) @definition.function
 (internal_module name: (_) @name) @definition.module
@@ -48,6 +78,9 @@
   type: (type_annotation (_) @assign.type)) @assign (#set! assign.receiver "this"))
 ((required_parameter "readonly" pattern: (identifier) @assign.name
   type: (type_annotation (_) @assign.type)) @assign (#set! assign.receiver "this"))
+; ... and untyped: `constructor(public name = "x")` is still the field `this.name`.
+((required_parameter (accessibility_modifier) pattern: (identifier) @assign.name !type) @assign.opaque @assign
+  (#set! assign.receiver "this"))
 ((function_declaration return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
 ((method_definition return_type: (type_annotation (_) @assign.type @assign)) (#set! assign.name "return"))
 

@@ -152,6 +152,10 @@ impl Graph<'_> {
                 match value {
                     Value::Class(class) => classes.push(class),
                     Value::Callable(alias) if depth < MAX_ALIAS_DEPTH => {
+                        // An object type alias has members of its own.
+                        if self.symbol(alias).is_some_and(|s| s.kind == Kind::Type) {
+                            classes.push(alias);
+                        }
                         classes.extend(self.aliased_types(alias, depth + 1));
                     }
                     _ => {}

@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::pass::*;
 use super::table::Symbol;
+use crate::evidence::Kind;
 use crate::lang::syntax;
 
 /// What to do at a subclass met by [`Graph::walk_subclasses`].
@@ -224,6 +225,20 @@ impl Graph<'_> {
     /// name by scope and imports, a dotted one (`models.Model`,
     /// `unittest.TestCase`) as a whole, never by its last name alone.
     pub(super) fn classes_named_by_base(&self, class: &Symbol, base: &str) -> Vec<i64> {
+        // `Alias<Arg>` (TypeScript's `extends Ensure<Options, 'key'>`):
+        // a generic alias stands for what it names with its arguments in its
+        // parameters' places, so the argument's types are bases too; any
+        // other generic base is its name alone (`Observer<T>`).
+        if let Some((name, arguments)) = base.split_once('<') {
+            let mut classes = self.classes_named_by_base(class, name.trim());
+            let aliased = classes
+                .iter()
+                .any(|id| self.symbol(*id).is_some_and(|s| s.kind == Kind::Type));
+            if aliased {
+                classes.extend(self.types_named(class.file, class.parent, arguments));
+            }
+            return classes;
+        }
         let dotted = syntax::is_qualified(base);
         let found = if dotted {
             self.resolve_as_written(class.file, class.parent, base)
@@ -233,6 +248,12 @@ impl Graph<'_> {
         let mut classes = Vec::new();
         for (id, confidence) in found {
             if dotted && confidence == Confidence::NameOnly {
+                continue;
+            }
+            // A type alias (`interface A extends Options`, with `type Options
+            // = {...}`): the alias, with its own members, and what it names.
+            if self.symbol(id).is_some_and(|s| s.kind == Kind::Type) {
+                classes.extend(self.types_named(class.file, class.parent, base));
                 continue;
             }
             // Resolution maps classes to constructors; step back to the class.
