@@ -40,10 +40,20 @@
   value: (binary_expression left: (_) @member.object operator: ["??" "||"]))
 (assignment_expression left: (object_pattern) @member.literal right: (_) @member.object)
 ; `this.options = { a: 1 }`: what the target is declared or assigned to be.
-(assignment_expression left: [(member_expression) (identifier)] @member.object right: (object) @member.literal)
+(assignment_expression left: [(member_expression) (identifier)] @member.object
+  right: [(object) (parenthesized_expression) (ternary_expression) (binary_expression)] @member.literal)
 ; `f({ a: 1 })`, `new C({ a: 1 })`: the callee's parameter at that position.
-(call_expression function: (_) @member.callee arguments: (arguments (object) @member.literal))
-(new_expression constructor: (_) @member.callee arguments: (arguments (object) @member.literal))
+(call_expression function: (_) @member.callee
+  arguments: (arguments [(object) (parenthesized_expression) (ternary_expression) (binary_expression)] @member.literal))
+(new_expression constructor: (_) @member.callee
+  arguments: (arguments [(object) (parenthesized_expression) (ternary_expression) (binary_expression)] @member.literal))
 ; `{ outer: { a: 1 } }`: a member of the outer key's type.
 (pair key: (property_identifier) @member.outer value: (object) @member.literal)
+; What a literal is written for reaches it through parentheses, a
+; conditional's branches and a default's right side (`(c ? { a } : { b }) as
+; T`, `options || { a: 1 }`).
+(parenthesized_expression (_) @member.passes)
+(ternary_expression consequence: (_) @member.passes)
+(ternary_expression alternative: (_) @member.passes)
+(binary_expression operator: ["??" "||" "&&"] right: (_) @member.passes)
 (pair_pattern key: (property_identifier) @member.outer value: (object_pattern) @member.literal)

@@ -257,10 +257,36 @@ impl Index {
                 ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
                 return Ok(vec![ev]);
             }
+            // A name no scope or import binds: a script file's global.
+            if let Some(spec) = spec.filter(|s| !s.module_keywords.is_empty()) {
+                ids = self.script_globals(spec, word)?;
+            }
         }
         ids.sort_unstable();
         ids.dedup();
         self.definitions_by_id(&ids)
+    }
+
+    /// The top-level definitions named `word` in the language's script
+    /// files: those with no line that opens with a module keyword.
+    fn script_globals(&self, spec: &crate::lang::LanguageSpec, word: &str) -> Result<Vec<i64>> {
+        let candidates = rows::unimported_top_level(self.connection(), spec.name, word)?;
+        let mut reader = self.reader();
+        let is_module = |text: &str| {
+            text.lines().any(|line| {
+                spec.module_keywords.iter().any(|k| {
+                    line.strip_prefix(k)
+                        .is_some_and(|rest| rest.starts_with([' ', '{', '*']))
+                })
+            })
+        };
+        let mut ids = Vec::new();
+        for (id, path) in candidates {
+            if reader.text(&path).is_ok_and(|text| !is_module(text)) {
+                ids.push(id);
+            }
+        }
+        Ok(ids)
     }
 
     /// The definitions `word` names at `line` by scope: the innermost

@@ -32,7 +32,7 @@ pub fn bindings_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word:
     if parser.set_language(&spec.grammar()).is_err() {
         return Local::Outside;
     }
-    let Some(tree) = parser.parse(source, None) else {
+    let Some(tree) = parser.parse(super::shown::parser_text(spec, source).as_ref(), None) else {
         return Local::Outside;
     };
     let Some(at) = byte_of(source, line, col) else {
@@ -105,7 +105,11 @@ pub fn is_keyword_argument(spec: &LanguageSpec, source: &str, line: u32, col: u3
     if parser.set_language(&spec.grammar()).is_err() {
         return false;
     }
-    let (Some(tree), Some(at)) = (parser.parse(source, None), byte_of(source, line, col)) else {
+    let shown = super::shown::parser_text(spec, source);
+    let (Some(tree), Some(at)) = (
+        parser.parse(shown.as_ref(), None),
+        byte_of(source, line, col),
+    ) else {
         return false;
     };
     let Some(mut node) = tree.root_node().descendant_for_byte_range(at, at) else {

@@ -63,13 +63,15 @@ pub fn key_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str
     let query = spec.locals_query()?;
     let mut parser = Parser::new();
     parser.set_language(&spec.grammar()).ok()?;
-    let tree = parser.parse(source, None)?;
+    let tree = parser.parse(super::shown::parser_text(spec, source).as_ref(), None)?;
     let at = super::locals::byte_of(source, line, col)?;
     let bytes = source.as_bytes();
     let names = query.capture_names();
     let (mut key, mut shorthand, mut defines): (Option<Node>, bool, bool) = (None, false, false);
     // Each literal's context, ranked: see `rank`.
     let mut contexts: Vec<(usize, Owner, (u8, usize))> = Vec::new();
+    // Expressions that pass their context to what they hold.
+    let mut passes: Vec<usize> = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, tree.root_node(), bytes);
     while let Some(m) = matches.next() {
@@ -84,6 +86,7 @@ pub fn key_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str
                 "member.shorthand" if node.byte_range().contains(&at) => shorthand = true,
                 "member.defines" if node.byte_range().contains(&at) => defines = true,
                 "member.literal" => literal = Some(node),
+                "member.passes" => passes.push(node.id()),
                 "member.object" => {
                     width = node.byte_range().len();
                     owner = Some(Owner::Expression(text()));
@@ -109,16 +112,21 @@ pub fn key_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str
         }
     }
     contexts.sort_by_key(|(_, _, rank)| *rank);
-    // Key → its pair (or pattern entry) → the literal, at most.
+    // Key → its pair (or pattern entry) → the literal; then outward only
+    // from what its parent passes a context to.
     let key = key?;
     let mut node = key.parent();
     let mut owner = None;
-    for _ in 0..2 {
-        let Some(here) = node else { break };
+    let mut steps = 0;
+    while let Some(here) = node {
         if let Some((_, found, _)) = contexts.iter().find(|(id, ..)| *id == here.id()) {
             owner = Some(found.clone());
             break;
         }
+        if steps >= 1 && !passes.contains(&here.id()) {
+            break;
+        }
+        steps += 1;
         node = here.parent();
     }
     Some(Key {
@@ -204,6 +212,23 @@ mod tests {
             Some(Owner::Expression("options".into()))
         );
         assert_eq!(owner(source, 2, 9, "b"), Some(Owner::Type("Config".into())));
+    }
+
+    #[test]
+    fn a_context_reaches_a_literal_through_parentheses_and_branches() {
+        let source = "const t = (c ? { first: c } : { each: 1 }) as Config;\n\
+                      run(opts || { retries: 1 });\nconst u = [{ free: 1 }] as Config;\n";
+        let ty = Some(Owner::Type("Config".into()));
+        assert_eq!(owner(source, 1, 18, "first"), ty);
+        assert_eq!(owner(source, 1, 33, "each"), ty);
+        let argument = Owner::Argument {
+            callee: "run".into(),
+            line: 2,
+            position: 0,
+        };
+        assert_eq!(owner(source, 2, 15, "retries"), Some(argument));
+        // An array element is no branch: nothing is written for it here.
+        assert_eq!(owner(source, 3, 14, "free"), None);
     }
 
     #[test]

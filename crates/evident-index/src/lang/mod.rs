@@ -12,6 +12,7 @@ mod languages;
 pub mod locals;
 pub mod members;
 pub mod roles;
+pub mod shown;
 mod spec;
 pub mod syntax;
 

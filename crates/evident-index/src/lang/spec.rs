@@ -137,6 +137,16 @@ pub struct LanguageSpec {
     /// macros that expand to nothing it needs (`__init`, `__user`), which a
     /// parser without the preprocessor takes for syntax errors.
     pub blank_identifiers: &'static [&'static str],
+    /// A line that starts (after indentation) with one of these bytes begins
+    /// a new member, never the previous line's continuation (TypeScript reads
+    /// no type arguments after a line break: `): T` then `<U>(x: U): U` are
+    /// two call signatures). The parser is shown a `;` before it.
+    pub lines_start_members: &'static [u8],
+    /// A file with a line that opens with one of these keywords is a module;
+    /// the top-level declarations of any other file (a script) are global,
+    /// seen by every file of the language (TypeScript's `declare const
+    /// __DEV__: boolean` in a `.d.ts`). Empty: no file is a script.
+    pub module_keywords: &'static [&'static str],
     /// Glob imports are textual inclusion: a file sees every top-level name
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
@@ -233,6 +243,8 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     fields_declared: false,
     commands_are_external: false,
     blank_identifiers: &[],
+    lines_start_members: &[],
+    module_keywords: &[],
     includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],

@@ -251,39 +251,6 @@ pub(super) fn parse(
     })
 }
 
-/// `source` with each whole-word occurrence of `words` replaced by spaces
-/// (same length, so byte offsets and lines do not move). One pass over the
-/// identifiers; borrowed when nothing is blanked.
-pub(super) fn blank_identifiers<'s>(source: &'s str, words: &[&str]) -> std::borrow::Cow<'s, str> {
-    if words.is_empty() {
-        return std::borrow::Cow::Borrowed(source);
-    }
-    let bytes = source.as_bytes();
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut blanked: Option<Vec<u8>> = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        if is_word(bytes[i]) && (i == 0 || !is_word(bytes[i - 1])) {
-            let start = i;
-            while i < bytes.len() && is_word(bytes[i]) {
-                i += 1;
-            }
-            let word = &source[start..i];
-            if words.contains(&word) {
-                let out = blanked.get_or_insert_with(|| bytes.to_vec());
-                out[start..i].fill(b' ');
-            }
-        } else {
-            i += 1;
-        }
-    }
-    match blanked {
-        // Only ASCII identifier bytes were replaced by ASCII spaces.
-        Some(out) => std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_default()),
-        None => std::borrow::Cow::Borrowed(source),
-    }
-}
-
 /// How many error and missing nodes a tree has.
 pub(super) fn error_count(tree: &tree_sitter::Tree) -> usize {
     let mut cursor = tree.walk();

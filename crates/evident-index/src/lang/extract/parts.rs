@@ -2,7 +2,7 @@
 //! top-level item starts.
 
 use super::facts::FileFacts;
-use super::parse::{blank_identifiers, extract_part, Context};
+use super::parse::{extract_part, Context};
 use super::text::count_lines;
 use crate::lang::{self, LanguageSpec};
 
@@ -30,10 +30,9 @@ pub fn extract_in(
     context: &Context,
 ) -> FileFacts {
     let line_count = count_lines(source);
-    // The parser reads the text with the language's attribute macros blanked
-    // out (`static int __init f(void)`); every offset is the same, so names,
-    // signatures and docs are still read from the text as written.
-    let parsed_text = blank_identifiers(source, spec.blank_identifiers);
+    // The parser reads the text with same-length repairs (attribute macros
+    // blanked, members separated); names and docs come from the text itself.
+    let parsed_text = crate::lang::shown::parser_text(spec, source);
     if source.len() <= PART_BYTES {
         let mut facts = extract_part(spec, rel_path, source, &parsed_text, None, context);
         facts.line_count = line_count;

@@ -61,6 +61,8 @@ pub(in crate::lang) const TYPESCRIPT: LanguageSpec = LanguageSpec {
     builtin_types: JS_BUILTIN_TYPES,
     interface_files: &["*.d.ts", "*.d.mts", "*.d.cts"],
     fields_declared: true,
+    lines_start_members: b"<",
+    module_keywords: &["import", "export"],
     ..DEFAULTS
 };
 
@@ -70,5 +72,7 @@ pub(in crate::lang) const TSX: LanguageSpec = LanguageSpec {
     extensions: &["tsx"],
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     interface_files: &[],
+    // JSX children open lines with `<`.
+    lines_start_members: &[],
     ..TYPESCRIPT
 };

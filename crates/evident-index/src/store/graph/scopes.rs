@@ -268,3 +268,22 @@ pub(crate) fn keyword_call_targets(
         .collect::<rusqlite::Result<_>>()?;
     Ok(Some(targets))
 }
+
+/// Top-level definitions named `name` in files of language `lang` that
+/// import nothing, with their paths: the candidates for a script's global
+/// (whether a file is a script is the language's rule, read from its text).
+pub(crate) fn unimported_top_level(
+    conn: &Connection,
+    lang: &str,
+    name: &str,
+) -> Result<Vec<(i64, String)>> {
+    let found = conn
+        .prepare_cached(
+            "SELECT s.id, f.path FROM symbols s JOIN files f ON f.id = s.file_id
+             WHERE s.name = ?1 AND s.parent_id IS NULL AND f.lang = ?2 AND f.imports = 0
+             ORDER BY s.id",
+        )?
+        .query_map(params![name, lang], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(found)
+}

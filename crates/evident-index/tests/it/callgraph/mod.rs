@@ -8,6 +8,7 @@ mod object_keys;
 mod queries_and_edits;
 mod rules_per_language;
 mod scip_import;
+mod ts_declarations;
 mod types_that_flow;
 
 use std::path::{Path, PathBuf};
