@@ -57,10 +57,13 @@ CONSTRUCTORS = {"__init__", "__new__", "constructor"}
 # (name, language, half, registry, package spec, source paths inside the package)
 CORPORA = [
     ("rxjs", "typescript", "A", "npm", "rxjs@7.8.2", ["src"]),
+    ("mobx", "typescript", "A", "npm", "mobx@6.13.5", ["src"]),
+    ("immer", "typescript", "A", "npm", "immer@10.1.1", ["src"]),
     ("express", "javascript", "A", "npm", "express@4.21.2", ["lib", "index.js"]),
     ("flask", "python", "A", "pypi", "flask==3.0.3", ["src/flask"]),
     ("requests", "python", "A", "pypi", "requests==2.32.3", ["src/requests"]),
     ("query-core", "typescript", "B", "npm", "@tanstack/query-core@5.59.0", ["src"]),
+    ("redux-toolkit", "typescript", "B", "npm", "@reduxjs/toolkit@2.3.0", ["src"]),
     ("mocha", "javascript", "B", "npm", "mocha@10.7.3", ["lib", "index.js"]),
     ("click", "python", "B", "pypi", "click==8.1.7", ["src/click"]),
     ("httpx", "python", "B", "pypi", "httpx==0.27.2", ["httpx"]),
@@ -288,7 +291,7 @@ def evaluate_identifiers(evident, corpus, root, dump, args, tally, unanswered, m
         for key in ((language, half, kind), (language, half, "all")):
             tally.add(key, agree, exact)
         if not agree and args.verbose in (kind, "all"):
-            misses.append(f"  {name} {position} {word} [{kind}]: evident "
+            misses.append(f"  {name} {position} {word} [{kind}{', exact' if exact else ''}]: evident "
                           f"{[(r['path'], r['start_line'], r['name']) for r in records]} scip "
                           f"{gold if gold == 'outside' else sorted(gold)}")
 
