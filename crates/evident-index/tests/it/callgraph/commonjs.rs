@@ -118,3 +118,27 @@ fn def_on_a_module_level_binding_of_any_value() {
     assert_eq!(at(1), ["lib/app.js:5 isArray"]);
     assert_eq!(at(9), ["lib/app.js:5 getKeys"]);
 }
+
+/// An exported `var` of a computed value is the module's binding too: the
+/// name an import brings in resolves to it.
+#[test]
+fn def_on_an_imported_var_of_a_call() {
+    let dir = tempfile::tempdir().unwrap();
+    evident_testkit::fs::write_all(
+        dir.path(),
+        &[
+            (
+                "m.js",
+                "export var store = create();\nfunction create() { return {}; }\n",
+            ),
+            (
+                "u.js",
+                "import { store } from './m';\nexport const s = store;\n",
+            ),
+        ],
+    );
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(definitions_at(&index, "u.js", 1, 10), ["m.js:1 store"]);
+    assert_eq!(definitions_at(&index, "u.js", 2, 18), ["m.js:1 store"]);
+}
