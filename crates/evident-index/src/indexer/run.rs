@@ -184,7 +184,12 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // be wrong, so the index is built again (rare, and always right).
     // Whether a `.h` with syntax errors is tried as C++ depends on whether the
     // repository has C++ files: when that changes, so may every header.
-    let layout = format!("{}\nfallbacks {fallbacks}", resolver.layout_signature());
+    // So do other extraction rules (another build of evident).
+    let layout = format!(
+        "{}\nfallbacks {fallbacks}\nrules {}",
+        resolver.layout_signature(),
+        crate::lang::rules_signature()
+    );
     if store::meta(&conn, "layout")?.unwrap_or_default() != layout {
         if !created && !options.rebuild {
             drop(conn);

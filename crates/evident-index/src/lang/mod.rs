@@ -89,6 +89,25 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
         .find(|l| l.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
 }
 
+/// The extraction rules of this build: its version and a hash of every
+/// language's queries and of what its parser is shown. Stored facts come
+/// from these rules, so an index written under others is built again (an
+/// upgrade of evident that changes them must not leave old facts behind).
+pub fn rules_signature() -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for spec in LANGUAGES {
+        hasher.update(spec.name.as_bytes());
+        for source in spec.query_sources {
+            hasher.update(source.as_bytes());
+        }
+        hasher.update(spec.lines_start_members);
+        for word in spec.blank_identifiers {
+            hasher.update(word.as_bytes());
+        }
+    }
+    format!("{} {:016x}", env!("CARGO_PKG_VERSION"), hasher.digest())
+}
+
 /// A language by its stored name.
 pub fn by_name(name: &str) -> Option<&'static LanguageSpec> {
     LANGUAGES.iter().find(|l| l.name == name)

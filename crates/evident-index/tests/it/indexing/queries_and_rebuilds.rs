@@ -330,6 +330,33 @@ fn second_run_without_changes_parses_nothing() {
     assert!(!index.staleness().unwrap().is_stale());
 }
 
+/// Facts extracted under other rules (an index an older evident wrote) are
+/// not kept: the next run extracts every file again, as a rebuild would.
+#[test]
+fn an_index_written_under_other_rules_is_built_again() {
+    let (_tmp, root) = fixture_repo();
+    let first = index(&root);
+    let db = rusqlite::Connection::open(root.join(".evident/index.db")).unwrap();
+    let layout: String = db
+        .query_row("SELECT value FROM meta WHERE key = 'layout'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let (kept, rules) = layout
+        .split_once("\nrules ")
+        .expect("the layout names the rules");
+    assert!(!rules.is_empty());
+    db.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'layout'",
+        [format!("{kept}\nrules 0.0.0 0000000000000000")],
+    )
+    .unwrap();
+    drop(db);
+    let second = index(&root);
+    assert_eq!((second.parsed, second.files), (first.files, first.files));
+    assert_eq!(index(&root).parsed, 0, "the new rules are remembered");
+}
+
 /// A run killed before its first commit leaves a database with no tables:
 /// readers say there is no index yet (not that it is damaged), and the next
 /// run builds it.
