@@ -26,7 +26,9 @@ Call edges: every call site by the language's own parser (Python `ast`, the
 TypeScript parser: `bench/scip_oracle/calls.js`), the callee's last
 identifier looked up in SCIP. evident's edges are read from its index (the
 calls on that line with that callee name). Precision: edges that name the
-oracle's definition (or, for a constructor, its class), by confidence.
+oracle's definition (or, for a constructor, its class, or the base class
+whose constructor it inherits, by SCIP's resolution of the class's
+header), by confidence.
 Recall: call sites whose oracle answer is in the repository with an edge
 that names it, `name_only` not counted. A call of a parameter or a local
 (`cls()`, `func()`) is left out, counted: SCIP names the binding there, not
@@ -343,17 +345,59 @@ def evident_edges(root):
     return edges
 
 
-def edge_matches(edge, gold):
+def edge_matches(edge, gold, runs):
     _, path, start, end, name, p_start, p_end, p_name = edge
     for g_path, g_line, g_name in gold:
-        if path != g_path:
-            continue
-        if name == g_name and start <= g_line + 1 <= end:
+        if path == g_path and name == g_name and start <= g_line + 1 <= end:
             return True
-        # `Widget()` / `new Widget()`: the oracle names the class, evident its constructor.
-        if name in CONSTRUCTORS and p_name == g_name and p_start is not None and p_start <= g_line + 1 <= p_end:
-            return True
+        # `Widget()` / `new Widget()`: the oracle names the class, evident the
+        # constructor the call runs: the class's own, or the one it inherits.
+        if name in CONSTRUCTORS and p_start is not None:
+            for a_path, a_line, a_name in runs(g_path, g_line, g_name):
+                if path == a_path and p_name == a_name and p_start <= a_line + 1 <= p_end:
+                    return True
     return False
+
+
+def constructor_owners(dump, texts_of):
+    """For a class defined at (path, line): the classes whose constructor a
+    call of it may run, by SCIP's own resolution: itself, and when it
+    defines no constructor, the first class up its bases (the names on its
+    header line, `class InvalidURL(RequestException):`) that does."""
+    on_line = collections.defaultdict(list)
+    for doc in dump["documents"]:
+        for o in doc["occurrences"]:
+            on_line[doc["path"], o["line"]].append(o)
+    defined = dump["definitions"]
+    own_constructor = ("__init__().", "__new__().", "`<constructor>`().")
+
+    def named(path, line):
+        return [o for o in on_line.get((path, line), [])
+                if o["definition"] and symbol_kind(o["symbol"]) == "class or type"]
+
+    def where(symbol):
+        for p, l, start in defined.get(symbol, []):
+            lines = texts_of(p)
+            m = re.match(r"[A-Za-z_$][A-Za-z0-9_$]*", lines[l][start:]) if l < len(lines) else None
+            yield p, l, m.group(0) if m else ""
+
+    def runs(path, line, name, depth=0):
+        owners = [(path, line, name)]
+        classes = named(path, line)
+        if not classes or depth > 20:
+            return owners
+        symbol = classes[0]["symbol"]
+        if any(symbol + c in defined for c in own_constructor):
+            return owners
+        after = classes[0]["start"]
+        for o in on_line[path, line]:
+            if o["definition"] or o["start"] <= after or symbol_kind(o["symbol"]) != "class or type":
+                continue
+            for base in where(o["symbol"]):
+                owners.extend(runs(*base, depth + 1))
+        return owners
+
+    return runs
 
 
 def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
@@ -371,6 +415,7 @@ def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
 
     own = {project_package(s) for s in dump["definitions"] if "\u0000" not in s}
     edges = evident_edges(root)
+    runs = constructor_owners(dump, texts_of)
     key = (language, half)
     for site in call_sites(corpus, root, dump, modules):
         symbol = by_position.get((site["path"], site["line"], site["start"]))
@@ -393,7 +438,7 @@ def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
         recalled = False
         for edge in found:
             confidence = edge[0]
-            right = in_repo and edge_matches(edge, gold)
+            right = in_repo and edge_matches(edge, gold, runs)
             calls[key, "edges", confidence] += 1
             calls[key, "right", confidence] += right
             if not right and confidence != "name_only" and args.verbose == "wrong-edges":
