@@ -250,12 +250,15 @@ impl Index {
         if ids.is_empty() {
             // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
             if let Some((path, module, lines)) = rows::module_imported_as(conn, file_id, word) {
-                let end = lines.clamp(1, 10);
-                let snippet = self.reader().evidence(&path, 1, end, Budget::DEFINITION);
-                let mut ev = Evidence::new(&path, 1, end, Kind::Module, &module, snippet);
-                ev.qualified_name = Some(module);
-                ev.reason = Some(format!("the module `{word}` names (its first {end} lines)"));
-                return Ok(vec![ev]);
+                let reason = format!("the module `{word}` names");
+                return Ok(vec![self.module_evidence(&path, module, lines, &reason)]);
+            }
+            // The module's own name for itself (CommonJS's `exports`): this file.
+            if spec.is_some_and(|s| s.module_self_names.contains(&word)) {
+                if let Some((lines, module)) = rows::file_lines_and_module(conn, rel)? {
+                    let reason = format!("`{word}` is this module");
+                    return Ok(vec![self.module_evidence(rel, module, lines, &reason)]);
+                }
             }
             // A name no scope or import binds: a script file's global.
             if let Some(spec) = spec.filter(|s| !s.module_keywords.is_empty()) {
@@ -265,6 +268,16 @@ impl Index {
         ids.sort_unstable();
         ids.dedup();
         self.definitions_by_id(&ids)
+    }
+
+    /// A module as evidence: its file's first lines (at most 10).
+    fn module_evidence(&self, path: &str, module: String, lines: u32, reason: &str) -> Evidence {
+        let end = lines.clamp(1, 10);
+        let snippet = self.reader().evidence(path, 1, end, Budget::DEFINITION);
+        let mut ev = Evidence::new(path, 1, end, Kind::Module, &module, snippet);
+        ev.qualified_name = Some(module);
+        ev.reason = Some(format!("{reason} (its first {end} lines)"));
+        ev
     }
 
     /// The top-level definitions named `word` in the language's script

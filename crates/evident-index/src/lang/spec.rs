@@ -147,6 +147,9 @@ pub struct LanguageSpec {
     /// seen by every file of the language (TypeScript's `declare const
     /// __DEV__: boolean` in a `.d.ts`). Empty: no file is a script.
     pub module_keywords: &'static [&'static str],
+    /// Names a module has for itself, where nothing else binds them
+    /// (CommonJS's `exports`): `def` on one answers with the file.
+    pub module_self_names: &'static [&'static str],
     /// Glob imports are textual inclusion: a file sees every top-level name
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
@@ -245,6 +248,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     blank_identifiers: &[],
     lines_start_members: &[],
     module_keywords: &[],
+    module_self_names: &[],
     includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],

@@ -39,6 +39,7 @@ pub(in crate::lang) const JAVASCRIPT: LanguageSpec = LanguageSpec {
     builtins: Words::new(include_str!("../../../builtins/javascript.txt")),
     string_type: Some("String"),
     builtin_types: JS_BUILTIN_TYPES,
+    module_self_names: &["exports"],
     ..DEFAULTS
 };
 

@@ -142,3 +142,25 @@ fn def_on_an_imported_var_of_a_call() {
     assert_eq!(definitions_at(&index, "u.js", 1, 10), ["m.js:1 store"]);
     assert_eq!(definitions_at(&index, "u.js", 2, 18), ["m.js:1 store"]);
 }
+
+/// CommonJS's `exports` is the module itself where nothing binds the name:
+/// `def` answers with the file; a parameter named `exports` is the parameter.
+#[test]
+fn def_on_exports_is_the_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "exports.etag = function etag(body) { return body; };\n\
+                  function wrap(exports) { return exports; }\n";
+    evident_testkit::fs::write_all(dir.path(), &[("lib/utils.js", source)]);
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let found = index.definition_at("lib/utils.js", 1, Some(1)).unwrap();
+    let found: Vec<_> = found
+        .iter()
+        .map(|e| (e.path.as_str(), e.start_line, e.kind))
+        .collect();
+    assert_eq!(found, [("lib/utils.js", 1, evident_index::Kind::Module)]);
+    assert_eq!(
+        definitions_at(&index, "lib/utils.js", 2, 33),
+        ["lib/utils.js:2 exports"]
+    );
+}
