@@ -5,7 +5,7 @@
 
 use evident_index::{index_repo, Index, IndexOptions};
 
-use super::edges;
+use super::{answers_at, edges, indexed_files};
 use crate::common;
 
 const FILES: &[(&str, &str)] = &[
@@ -56,7 +56,7 @@ fn a_required_module_is_what_it_exports() {
 #[test]
 fn def_on_a_required_name_is_the_exported_definition() {
     let (_dir, index) = indexed();
-    let at = |line, col| definitions_at(&index, "lib/router.js", line, col);
+    let at = |line, col| answers_at(&index, "lib/router.js", line, col);
     // `Layer` in `new Layer(path)`, and in the `require` line that binds it.
     assert_eq!(at(7, 19), ["lib/layer.js:1 Layer"]);
     assert_eq!(at(1, 5), ["lib/layer.js:1 Layer"]);
@@ -74,47 +74,31 @@ fn def_on_a_required_name_is_the_exported_definition() {
 #[test]
 fn def_on_an_imported_name_in_its_import_statement() {
     let (_dir, index) = indexed();
-    let at = |line, col| definitions_at(&index, "app.mjs", line, col);
+    let at = |line, col| answers_at(&index, "app.mjs", line, col);
     assert_eq!(at(1, 8), ["lib/layer.js:1 Layer"]);
     assert_eq!(at(2, 10), ["lib/utils.js:1 flatten"]);
     assert_eq!(at(2, 22), ["lib/utils.js:1 flatten"]);
 }
 
-/// `path:start_line name` of each definition `def` answers at a position.
-fn definitions_at(index: &Index, path: &str, line: u32, col: u32) -> Vec<String> {
-    let found = index.definition_at(path, line, Some(col)).unwrap();
-    found
-        .iter()
-        .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
-        .collect()
-}
-
 /// The files above, indexed, and the index open.
 fn indexed() -> (tempfile::TempDir, Index) {
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(dir.path(), FILES);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    (dir, index)
+    indexed_files(FILES)
 }
 
 /// A module-level `var`/`let` binds a name of the module whatever its value
 /// (ECMAScript's VariableStatement), so `def` at a later use finds it.
 #[test]
 fn def_on_a_module_level_binding_of_any_value() {
-    let dir = tempfile::tempdir().unwrap();
     let source = "var app = exports = module.exports = {};\nlet cache = {};\nlet resolved;\n\
                   app.route = function route(path) { return cache[path] || resolved; };\n\
                   const { isArray, keys: getKeys } = Array;\nisArray(getKeys(app));\n";
-    evident_testkit::fs::write_all(dir.path(), &[("lib/app.js", source)]);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    let at = |col| definitions_at(&index, "lib/app.js", 4, col);
+    let (_dir, index) = indexed_files(&[("lib/app.js", source)]);
+    let at = |col| answers_at(&index, "lib/app.js", 4, col);
     assert_eq!(at(1), ["lib/app.js:1 app"]);
     assert_eq!(at(43), ["lib/app.js:2 cache"]);
     assert_eq!(at(58), ["lib/app.js:3 resolved"]);
     // Names destructured at module level, each its own definition.
-    let at = |col| definitions_at(&index, "lib/app.js", 6, col);
+    let at = |col| answers_at(&index, "lib/app.js", 6, col);
     assert_eq!(at(1), ["lib/app.js:5 isArray"]);
     assert_eq!(at(9), ["lib/app.js:5 getKeys"]);
 }
@@ -123,36 +107,27 @@ fn def_on_a_module_level_binding_of_any_value() {
 /// name an import brings in resolves to it.
 #[test]
 fn def_on_an_imported_var_of_a_call() {
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(
-        dir.path(),
-        &[
-            (
-                "m.js",
-                "export var store = create();\nfunction create() { return {}; }\n",
-            ),
-            (
-                "u.js",
-                "import { store } from './m';\nexport const s = store;\n",
-            ),
-        ],
-    );
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    assert_eq!(definitions_at(&index, "u.js", 1, 10), ["m.js:1 store"]);
-    assert_eq!(definitions_at(&index, "u.js", 2, 18), ["m.js:1 store"]);
+    let (_dir, index) = indexed_files(&[
+        (
+            "m.js",
+            "export var store = create();\nfunction create() { return {}; }\n",
+        ),
+        (
+            "u.js",
+            "import { store } from './m';\nexport const s = store;\n",
+        ),
+    ]);
+    assert_eq!(answers_at(&index, "u.js", 1, 10), ["m.js:1 store"]);
+    assert_eq!(answers_at(&index, "u.js", 2, 18), ["m.js:1 store"]);
 }
 
 /// CommonJS's `exports` is the module itself where nothing binds the name:
 /// `def` answers with the file; a parameter named `exports` is the parameter.
 #[test]
 fn def_on_exports_is_the_module() {
-    let dir = tempfile::tempdir().unwrap();
     let source = "exports.etag = function etag(body) { return body; };\n\
                   function wrap(exports) { return exports; }\n";
-    evident_testkit::fs::write_all(dir.path(), &[("lib/utils.js", source)]);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
+    let (_dir, index) = indexed_files(&[("lib/utils.js", source)]);
     let found = index.definition_at("lib/utils.js", 1, Some(1)).unwrap();
     let found: Vec<_> = found
         .iter()
@@ -160,7 +135,7 @@ fn def_on_exports_is_the_module() {
         .collect();
     assert_eq!(found, [("lib/utils.js", 1, evident_index::Kind::Module)]);
     assert_eq!(
-        definitions_at(&index, "lib/utils.js", 2, 33),
+        answers_at(&index, "lib/utils.js", 2, 33),
         ["lib/utils.js:2 exports"]
     );
 }

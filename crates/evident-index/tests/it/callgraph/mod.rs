@@ -37,6 +37,38 @@ fn definitions(root: &Path, path: &str, line: u32, col: u32) -> Vec<evident_inde
         .unwrap()
 }
 
+/// A new directory holding `files`, indexed, and its index open.
+fn indexed_files(files: &[(&str, &str)]) -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    evident_testkit::fs::write_all(dir.path(), files);
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    (dir, index)
+}
+
+/// `path:line name` of each answer `def` gives at `path:line:col`.
+fn answers_at(index: &Index, path: &str, line: u32, col: u32) -> Vec<String> {
+    let found = index.definition_at(path, line, Some(col)).unwrap();
+    found
+        .iter()
+        .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
+        .collect()
+}
+
+/// [`answers_at`] the `nth` occurrence of `word` on `line` of `source`,
+/// the text of `path`.
+fn answers_at_word(
+    index: &Index,
+    (path, source): (&str, &str),
+    line: u32,
+    word: &str,
+    nth: usize,
+) -> Vec<String> {
+    let text = source.lines().nth(line as usize - 1).unwrap();
+    let col = text.match_indices(word).nth(nth).unwrap().0 as u32 + 1;
+    answers_at(index, path, line, col)
+}
+
 /// `path:line callee -> target (confidence)` for every resolved call.
 fn edges(root: &Path) -> Vec<String> {
     call_rows(

@@ -5,9 +5,9 @@
 //! the destructured value; an untyped callback parameter has the type the
 //! callee declares for it.
 
-use evident_index::{index_repo, Index, IndexOptions};
+use evident_index::Index;
 
-use super::edges;
+use super::{answers_at_word, edges, indexed_files};
 
 const TYPES: &str = "\
 export interface Observer<T> {
@@ -72,23 +72,13 @@ export function retriesOf() {
 ";
 
 fn indexed() -> (tempfile::TempDir, Index) {
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(dir.path(), &[("types.ts", TYPES), ("use.ts", USE)]);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    (dir, index)
+    indexed_files(&[("types.ts", TYPES), ("use.ts", USE)])
 }
 
 /// `path:line name` of each answer at the `nth` occurrence of `word` on `line`.
 fn at(index: &Index, path: &str, line: u32, word: &str, nth: usize) -> Vec<String> {
     let source = if path == "types.ts" { TYPES } else { USE };
-    let text = source.lines().nth(line as usize - 1).unwrap();
-    let col = text.match_indices(word).nth(nth).unwrap().0 as u32 + 1;
-    let found = index.definition_at(path, line, Some(col)).unwrap();
-    found
-        .iter()
-        .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
-        .collect()
+    answers_at_word(index, (path, source), line, word, nth)
 }
 
 /// An edge `path:line callee -> target` is in the index.

@@ -6,9 +6,9 @@
 //! global; a parameter property is a field; type arguments never follow a
 //! line break, so a line that opens with `<` starts a new call signature.
 
-use evident_index::{index_repo, Index, IndexOptions};
+use evident_index::Index;
 
-use super::edges;
+use super::{answers_at_word, edges, indexed_files};
 
 const TYPES: &str = "\
 export type Options = {
@@ -51,30 +51,17 @@ export const alias = create;
 const GLOBALS: &str = "declare const __DEV__: boolean\n";
 
 fn indexed() -> (tempfile::TempDir, Index) {
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(
-        dir.path(),
-        &[
-            ("types.ts", TYPES),
-            ("use.ts", USE),
-            ("globals.d.ts", GLOBALS),
-        ],
-    );
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    (dir, index)
+    indexed_files(&[
+        ("types.ts", TYPES),
+        ("use.ts", USE),
+        ("globals.d.ts", GLOBALS),
+    ])
 }
 
 /// `path:line name` of each answer at the `nth` occurrence of `word` on `line`.
 fn at(index: &Index, path: &str, line: u32, word: &str, nth: usize) -> Vec<String> {
     let source = if path == "types.ts" { TYPES } else { USE };
-    let text = source.lines().nth(line as usize - 1).unwrap();
-    let col = text.match_indices(word).nth(nth).unwrap().0 as u32 + 1;
-    let found = index.definition_at(path, line, Some(col)).unwrap();
-    found
-        .iter()
-        .map(|e| format!("{}:{} {}", e.path, e.start_line, e.name))
-        .collect()
+    answers_at_word(index, (path, source), line, word, nth)
 }
 
 #[test]
