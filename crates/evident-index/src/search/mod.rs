@@ -15,6 +15,7 @@ pub mod signals;
 pub mod spans;
 mod terms;
 pub mod vectors;
+mod whole;
 
 pub use request::{
     QueryVector, SearchGroup, SearchMode, SearchQuery, DEFAULT_RRF_K, MAX_QUERY_CHARS,

@@ -13,6 +13,7 @@ use super::request::{
 use super::scoring::{self, Fusion, RoleWeights};
 use super::signals::Signals;
 use super::terms::{match_expression, weighted_terms};
+use super::whole::WholeFiles;
 use super::{mentions, spans, vectors};
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
@@ -86,13 +87,13 @@ impl<'q> Plan<'q> {
     }
 
     fn keeps(&self, row: &ChunkRow) -> bool {
+        self.keeps_path(&row.path)
+    }
+
+    fn keeps_path(&self, path: &str) -> bool {
         let language_of = |path: &str| Format::for_path(path).map(|f| f.name());
-        self.path_filter
-            .as_ref()
-            .is_none_or(|f| f.matches(&row.path))
-            && self
-                .language
-                .is_none_or(|l| language_of(&row.path) == Some(l))
+        self.path_filter.as_ref().is_none_or(|f| f.matches(path))
+            && self.language.is_none_or(|l| language_of(path) == Some(l))
     }
 
     /// Whether a filter will drop most of what the lists read.
@@ -108,6 +109,10 @@ impl Index {
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Evidence>> {
         let plan = Plan::new(self, q)?;
         let mut candidates = self.gather(&plan)?;
+        let whole = self.whole_files_of(&plan)?;
+        if q.group == SearchGroup::File {
+            self.add_whole_files(&mut candidates, &whole, q)?;
+        }
         // The query's spans are read only when what they name counts.
         let (spans, mentions) = if plan.signals.mentions > 0.0 {
             let spans = spans::read(plan.text);
@@ -132,6 +137,7 @@ impl Index {
                     g.score /= (g.chunks as f64).powf(plan.signals.length);
                 }
             }
+            whole.credit(&mut groups, &weight);
             self.borrow_along_links(&mut groups, q.group, &plan.signals)?;
         }
         scoring::credit_mentions(
@@ -147,6 +153,18 @@ impl Index {
         let mut reader = self.reader();
         let answer = |g| evidence_of(&plan, &mut reader, g, &roles, &fuse);
         Ok(groups.into_iter().map(answer).collect())
+    }
+
+    /// The whole-file scores, for grouped results that the words rank
+    /// (not a vector-only search, nor one for a kind of definition).
+    fn whole_files_of(&self, plan: &Plan<'_>) -> Result<WholeFiles> {
+        let q = plan.q;
+        if q.group == SearchGroup::Chunk || q.mode == SearchMode::Vector || q.kind.is_some() {
+            return Ok(WholeFiles::none());
+        }
+        let expression = match_expression(&plan.weighted);
+        let keeps = |path: &str| plan.keeps_path(path);
+        self.whole_files(&expression, plan.terms.len(), &plan.signals, &keeps)
     }
 
     /// The candidates of both lists, in their lists' order. The two lists

@@ -26,7 +26,11 @@ use crate::error::{Error, Result};
 /// dotted name: [`crate::search::mentions`]) gains `mentions ×` how surely it
 /// is named `×` the best score the words gave any result. `fusion` picks
 /// how hybrid search fuses its lists: 1 by normalised scores, 0 by
-/// reciprocal ranks.
+/// reciprocal ranks. `file`: a file's whole text as one document, scored by
+/// BM25, lends its file's results `file × n / (n + 20) ×` its score over the
+/// best file's `×` the best result's score, where n is the query's distinct
+/// terms: a long query's words spread over a file's definitions, so the
+/// more words, the more a file that holds many of them says.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
     pub calls: f64,
@@ -43,6 +47,7 @@ pub struct Signals {
     pub length: f64,
     pub mentions: f64,
     pub fusion: f64,
+    pub file: f64,
 }
 
 /// The names `--signal` takes, in the order `evident search --help` lists them.
@@ -61,6 +66,7 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "length",
     "mentions",
     "fusion",
+    "file",
 ];
 
 impl Signals {
@@ -86,6 +92,7 @@ impl Signals {
             length: 0.0,
             mentions: 1.0,
             fusion: 1.0,
+            file: 0.0,
         };
         match group {
             SearchGroup::Chunk => {}
@@ -93,6 +100,7 @@ impl Signals {
             // little no longer outranks a short one matching them well.
             SearchGroup::File => {
                 signals.length = 0.5;
+                signals.file = 1.0;
                 // A file whose definitions call or are called by the best
                 // matches is likely part of the change.
                 signals.calls = 0.3;
@@ -136,6 +144,7 @@ impl Signals {
             "length" => &mut next.length,
             "mentions" => &mut next.mentions,
             "fusion" => &mut next.fusion,
+            "file" => &mut next.file,
             other => {
                 return Err(bad(format!(
                     "no signal is named {other:?}; the signals are {}",
@@ -156,7 +165,12 @@ impl Signals {
         Ok(())
     }
 
-    /// The column weights as `bm25()` takes them.
+    /// The whole-file table's column weights (`path, text`) as `bm25()` takes them.
+    pub(crate) fn file_column_weights(&self) -> String {
+        format!("{:?}, {:?}", self.path, self.body)
+    }
+
+    /// The chunks' column weights as `bm25()` takes them.
     pub(crate) fn column_weights(&self) -> String {
         format!(
             "{:?}, {:?}, {:?}, {:?}",

@@ -65,6 +65,27 @@ pub(crate) fn full_text(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The files whose whole text matches an FTS5 `expression`, best first:
+/// each file's id, its path and its BM25 score (higher is better) under the
+/// column `weights` (`path, text`).
+pub(crate) fn whole_files(
+    conn: &Connection,
+    expression: &str,
+    weights: &str,
+    limit: usize,
+) -> Result<Vec<(i64, String, f64)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT f.id, f.path, m.rank FROM
+           (SELECT rowid, bm25(files_fts, {weights}) AS rank FROM files_fts
+            WHERE files_fts MATCH ?1 ORDER BY rank LIMIT {limit}) m
+         JOIN files f ON f.id = m.rowid ORDER BY m.rank"
+    ))?;
+    let rows = stmt.query_map([expression], |r| {
+        Ok((r.get(0)?, r.get(1)?, -r.get::<_, f64>(2)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Chunks by id, in one query.
 pub(crate) fn chunks_by_id(
     conn: &Connection,

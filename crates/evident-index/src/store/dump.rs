@@ -39,11 +39,12 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
                 o.line, o.start_col, o.end_col, o.name
          FROM scip_occurrences o JOIN scip_symbols s ON s.id = o.symbol_id",
     ];
-    const CHECKS: [&str; 12] = [
+    const CHECKS: [&str; 13] = [
         "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
         "SELECT (SELECT count(*) FROM chunk_vectors) - (SELECT coalesce(sum(count), 0) FROM vector_blocks)",
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
+        "SELECT (SELECT count(*) FROM files) - (SELECT count(*) FROM files_fts)",
         "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
         "SELECT count(*) FROM edges g JOIN calls c ON c.id = g.call_id

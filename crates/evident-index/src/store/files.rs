@@ -323,6 +323,7 @@ fn insert_chunks(tx: &Transaction, file_id: i64, p: &NewFile, symbol_ids: &[i64]
             "INSERT INTO chunks_fts(rowid, name, signature_doc, body, path) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
     let path_text = chunk::code_terms(&p.rel.replace(['/', '.', '-'], " "));
+    insert_file_text(tx, file_id, p, &path_text)?;
     for c in p.chunks {
         insert.execute(params![
             file_id,
@@ -336,6 +337,21 @@ fn insert_chunks(tx: &Transaction, file_id: i64, p: &NewFile, symbol_ids: &[i64]
         let id = tx.last_insert_rowid();
         insert_text.execute(params![id, c.name_text, c.signature_doc, c.body, path_text])?;
     }
+    Ok(())
+}
+
+/// The file's text as one full-text document: its chunks' text (already
+/// with code terms), every file a row, so the table counts as `files` does.
+fn insert_file_text(tx: &Transaction, file_id: i64, p: &NewFile, path_text: &str) -> Result<()> {
+    let mut text = String::new();
+    for c in p.chunks {
+        for part in [&c.signature_doc, &c.body] {
+            text.push_str(part);
+            text.push('\n');
+        }
+    }
+    tx.prepare_cached("INSERT INTO files_fts(rowid, path, text) VALUES (?1, ?2, ?3)")?
+        .execute(params![file_id, path_text, text])?;
     Ok(())
 }
 
@@ -403,6 +419,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     for sql in [
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+        "DELETE FROM files_fts WHERE rowid = ?1",
         "DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
         "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM symbols WHERE file_id = ?1",

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 17;
+pub const SCHEMA_VERSION: u32 = 18;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -201,6 +201,13 @@ CREATE TABLE vector_blocks (
 -- Contentless: snippets are read from the files, so the text is not stored twice.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     name, signature_doc, body, path,
+    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- Each file's text as one document (rowid = files.id), for the whole-file
+-- lexical signal: a long query's words spread over a file's definitions.
+CREATE VIRTUAL TABLE files_fts USING fts5(
+    path, text,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );
 ";

@@ -193,7 +193,7 @@ fn results_grouped_by_file_and_by_definition() {
         &index,
         "ledger balance total",
         SearchGroup::File,
-        "length=0",
+        "length=0 file=0",
     );
     let paths: Vec<&str> = summed.iter().map(|e| e.path.as_str()).collect();
     let mut unique = paths.clone();
@@ -209,6 +209,8 @@ fn results_grouped_by_file_and_by_definition() {
     // matches every word in one place comes back first.
     let files = run(SearchGroup::File);
     assert_eq!(files[0].path, "one.py", "{files:?}");
+    // The arithmetic, without the whole file's share.
+    let files = ranked_with(&index, "ledger balance total", SearchGroup::File, "file=0");
     let normalised = files.iter().find(|e| e.path == "many.py").unwrap();
     let expected = many.score.unwrap() / 3f64.sqrt();
     assert!(
