@@ -5,7 +5,8 @@ search against a plain Okapi BM25 over whole files, re-implemented here, on
 the same records in one run, over every set in ../shared/eval/localization/.
 
 Usage: python3 bench/localization.py [--no-build | --evident PATH] [--sets click,httpx,...]
-       [--limit N] [--half A|B] [--all] [--written-only] [--embed-model minilm] [--variant 'LABEL=SEARCH OPTIONS' ...] [--no-written] [--save FILE]
+       [--limit N] [--half A|B] [--all] [--written-only] [--embed-model minilm] [--variant 'LABEL=SEARCH OPTIONS' ...]
+       [--no-written] [--no-long] [--save FILE]
 
 Sets: the seven of `../shared/eval/localization/` (Python: click, httpx,
 jinja; Rust: ripgrep, axum; JavaScript: express; Go: cobra) and the
@@ -13,6 +14,8 @@ issue-style texts of `bench/localization_written.jsonl`, written from a
 record's diff before evident's results for it were looked at. By default only
 records whose message names no changed function (`leaks_identifier: false`)
 count; `--all` takes every record. `--limit N` takes the first N of each set.
+Long messages, reported apart: each set's raw records (before curation) whose
+message has over 50 words, less the curated ones, by the same leak rule.
 
 Tuning and reporting (hold out by corpus): defaults were tuned on half A of
 the TUNED sets only. The report gives, separately: that tuning half; half B
@@ -53,6 +56,11 @@ WRITTEN = pathlib.Path(__file__).resolve().parent / "localization_written.jsonl"
 K1, B = 1.2, 0.75
 RESULTS = 100
 EMBED = []  # `--embed-provider local --embed-model NAME`, from --embed-model
+
+# Long messages: a set's raw records (`N.raw.jsonl`, every derived record
+# before curation) whose message has more words than this and that the
+# curated file does not hold; reported apart, as issue reports are long.
+LONG_WORDS = 50
 
 # name: (records file, source extensions of the set's language)
 SETS = {
@@ -195,24 +203,47 @@ def length_of(query):
     return "short (<= 12 words)" if words <= 12 else "medium (13-50)" if words <= 50 else "long (> 50)"
 
 
+def leaks_identifier(record):
+    """The curated files' rule: the message names a changed item (the last
+    part of a gold qualname, as a whole word)."""
+    if "leaks_identifier" in record:
+        return record["leaks_identifier"]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", record["query"]))
+    return any(last_segment(g["qualname"]) in words for g in record["gold_functions"])
+
+
+def long_records(name, curated):
+    """The set's raw records with a message over LONG_WORDS words, less the curated ones."""
+    raw = SHARED / f"{name}.raw.jsonl"
+    if not raw.exists():
+        return []
+    held = {r["commit"] for r in curated}
+    records = [json.loads(line) for line in open(raw)]
+    return [r for r in records if r["commit"] not in held and len(r["query"].split()) > LONG_WORDS]
+
+
 def load_records(args):
     out = []
     chosen = args.sets.split(",") if args.sets else list(SETS)
     for name in [] if args.written_only else chosen:
-        records = [json.loads(line) for line in open(SHARED / SETS[name][0])]
-        records = [r for r in records if args.all or not r.get("leaks_identifier")]
-        if args.limit:
-            records = records[: args.limit]
-        if args.half:
-            records = [r for r in records if half_of(r) == args.half]
-        for r in records:
-            r["set"], r["written"] = name, False
-        out += records
+        curated = [json.loads(line) for line in open(SHARED / SETS[name][0])]
+        for long in (False, True):
+            records = long_records(name, curated) if long else curated
+            if long and args.no_long:
+                continue
+            records = [r for r in records if args.all or not leaks_identifier(r)]
+            if args.limit:
+                records = records[: args.limit]
+            if args.half:
+                records = [r for r in records if half_of(r) == args.half]
+            for r in records:
+                r["set"], r["written"], r["long"] = name, False, long
+            out += records
     if not args.no_written and WRITTEN.exists():
         for line in open(WRITTEN):
             r = json.loads(line)
             if r["set"] in chosen:
-                r["written"] = True
+                r["written"], r["long"] = True, False
                 out.append(r)
     return out
 
@@ -234,7 +265,8 @@ def run_record(evident, repo, record, variants):
     if EMBED:
         subprocess.run([evident, "embed", *EMBED], cwd=repo, check=True, capture_output=True)
     result = {"set": record["set"], "commit": record["commit"], "half": half_of(record),
-              "written": record["written"], "length": length_of(record["query"]), "scores": {},
+              "written": record["written"], "long": record["long"], "length": length_of(record["query"]),
+              "scores": {},
               "latency": None}
     fn_options = ["--group", "definition"]
     result["latencies"] = {}
@@ -271,7 +303,8 @@ def table(title, results, names):
 
 def report(results, variants):
     names = [v[0] for v in variants] + ["bm25 baseline"]
-    honest = [r for r in results if not r["written"]]
+    honest = [r for r in results if not r["written"] and not r.get("long")]
+    long = [r for r in results if r.get("long")]
     table("Tuning half: half A of the tuned sets (" + ", ".join(sorted(TUNED)) + ")",
           [r for r in honest if r["set"] in TUNED and r["half"] == "A"], names)
     table("Half B of the tuned sets", [r for r in honest if r["set"] in TUNED and r["half"] == "B"], names)
@@ -279,6 +312,11 @@ def report(results, variants):
           [r for r in honest if r["set"] not in TUNED], names)
     table("Issue-style texts written from diffs (bench/localization_written.jsonl)",
           [r for r in results if r["written"]], names)
+    table(f"Long messages (raw records over {LONG_WORDS} words, not curated): tuning half",
+          [r for r in long if r["set"] in TUNED and r["half"] == "A"], names)
+    table("Long messages: half B of the tuned sets",
+          [r for r in long if r["set"] in TUNED and r["half"] == "B"], names)
+    table("Long messages: held-out sets", [r for r in long if r["set"] not in TUNED], names)
     for length in ("short (<= 12 words)", "medium (13-50)", "long (> 50)"):
         table(f"Query length {length}, held-out sets and half B", [
             r for r in honest if r["length"] == length and (r["set"] not in TUNED or r["half"] == "B")], names)
@@ -317,6 +355,8 @@ def main():
         p.add_argument("--sets", help="comma-separated set names (default: all)"),
         p.add_argument("--half", choices=["A", "B"], help="only this half's records (tuning: A of the tuned sets)"),
         p.add_argument("--no-written", action="store_true", help="leave out the written issue-style texts"),
+        p.add_argument("--no-long", action="store_true",
+                       help=f"leave out the long messages (raw records over {LONG_WORDS} words)"),
         p.add_argument("--written-only", action="store_true", help="only the written issue-style texts"),
         p.add_argument("--save", help="write every record's scores to this JSON file"),
         p.add_argument("--work", default=str(index_bench.WORK / "localization"),
