@@ -154,8 +154,15 @@ def ctags_functions(tree, paths):
 
 
 def last_segment(name):
-    name = re.sub(r"<.*", "", name)
-    return re.split(r"\.|::", name)[-1].strip()
+    """A qualname's last part, generic arguments dropped: `From<A<B>> for
+    Router<S>::from` is `from` (each innermost `<...>` goes first, so what
+    follows a generic is kept; a stray `<` or `>` of a cut header goes last)."""
+    while True:
+        stripped = re.sub(r"<[^<>]*>", "", name)
+        if stripped == name:
+            break
+        name = stripped
+    return re.split(r"\.|::", name)[-1].strip().strip("<>")
 
 
 def evident_search(evident, tree, query, options):
