@@ -184,10 +184,27 @@ pub fn role_of(path: &str) -> FileRole {
     FileRole::Source
 }
 
-/// Query words that ask for a role's files themselves: a report that says
-/// "the test fails" may mean the test.
-pub fn asked_for(role: FileRole, words: &[String]) -> bool {
-    let asking: &[&str] = match role {
+/// A query of this many distinct words or fewer that holds one word naming
+/// a kind of file asks for that kind whole.
+const INTENT_WORDS: f64 = 8.0;
+
+/// How much a query asks for a role's files themselves, 0 to 1. In a short
+/// query a word that names the kind is its intent ("fix the flaky test"); in
+/// a report it is one word among many ("a minimal example", "the tests
+/// pass", "see the docs") and the report is still about behaviour, so each
+/// such word asks for `INTENT_WORDS` over the query's count of words.
+pub fn asked_share(role: FileRole, words: &[String]) -> f64 {
+    let asking = asking_words(role);
+    let said = words
+        .iter()
+        .filter(|w| asking.contains(&w.as_str()))
+        .count();
+    (said as f64 * INTENT_WORDS / words.len().max(1) as f64).min(1.0)
+}
+
+/// The words that name a role's kind of file.
+fn asking_words(role: FileRole) -> &'static [&'static str] {
+    match role {
         FileRole::Test => &[
             "test", "tests", "testing", "pytest", "unittest", "spec", "fixture", "fixtures",
         ],
@@ -214,8 +231,7 @@ pub fn asked_for(role: FileRole, words: &[String]) -> bool {
             "declarations",
         ],
         FileRole::Source | FileRole::Generated => &[],
-    };
-    words.iter().any(|w| asking.contains(&w.as_str()))
+    }
 }
 
 #[cfg(test)]
@@ -276,13 +292,16 @@ mod tests {
 
     #[test]
     fn queries_ask_for_roles_by_their_words() {
-        let words = |t: &str| crate::search::query_terms(t);
-        assert!(asked_for(FileRole::Test, &words("fix the flaky test")));
-        assert!(!asked_for(FileRole::Test, &words("fix the option parser")));
-        assert!(asked_for(
-            FileRole::Documentation,
-            &words("update the docs")
-        ));
-        assert!(!asked_for(FileRole::Source, &words("anything at all")));
+        let share = |role, t: &str| asked_share(role, &crate::search::query_terms(t));
+        assert_eq!(share(FileRole::Test, "fix the flaky test"), 1.0);
+        assert_eq!(share(FileRole::Test, "fix the option parser"), 0.0);
+        assert_eq!(share(FileRole::Documentation, "update the docs"), 1.0);
+        assert_eq!(share(FileRole::Source, "anything at all"), 0.0);
+        // In a report, one word naming a kind asks in proportion.
+        let report = "Parsing a quoted option value drops the escaped quote character \
+            and the command receives a truncated string argument instead; here is a \
+            minimal example that shows the parser splitting on the inner quote";
+        let asked = share(FileRole::Example, report);
+        assert!(asked > 0.0 && asked < 0.5, "{asked}");
     }
 }

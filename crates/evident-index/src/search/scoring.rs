@@ -76,8 +76,8 @@ impl Fusion {
 }
 
 /// What each file role counts for one query ([`crate::lang::roles`]): a
-/// role the query asks for by name counts whole, the others lose their
-/// signal's share.
+/// role loses its signal's share, less what the query asks for it by name
+/// (whole in a short query, in proportion in a long one).
 pub(super) struct RoleWeights<'a> {
     terms: &'a [String],
     signals: &'a Signals,
@@ -104,9 +104,6 @@ impl<'a> RoleWeights<'a> {
         } else {
             role
         };
-        if roles::asked_for(role, self.terms) {
-            return (role, 1.0);
-        }
         let share = match role {
             FileRole::Source => 0.0,
             FileRole::Test => self.signals.tests,
@@ -114,7 +111,10 @@ impl<'a> RoleWeights<'a> {
             FileRole::Documentation | FileRole::Example | FileRole::Interface => self.signals.docs,
             FileRole::Changelog | FileRole::Benchmark | FileRole::Generated => self.signals.aside,
         };
-        (role, 1.0 - share)
+        (
+            role,
+            1.0 - share * (1.0 - roles::asked_share(role, self.terms)),
+        )
     }
 }
 

@@ -47,6 +47,42 @@ fn documents_and_tests_rank_below_code_unless_asked_for() {
 }
 
 #[test]
+fn a_report_that_mentions_a_test_still_ranks_the_source_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "tests/test_auth.py",
+        "def test_renew_after_expiry():\n    token = issue()\n    expire(token)\n    \
+         # a stale token after expiry must be refreshed by the issuer\n    \
+         assert renew(token) != token\n",
+    );
+    write(
+        root,
+        "auth.py",
+        "def renew(token):\n    # refresh an expired token from the issuer\n    return cached(token)\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    // One word that names tests, among the many of a bug report.
+    let report = "Renewing an expired token returns the stale token instead of a new one. \
+        The renew step reads the cached token and never asks the issuer again, so every \
+        request after expiry fails as unauthorized. Our integration test shows it: the \
+        client keeps sending the stale token until it restarts.";
+    let first = |signal: &str| {
+        ranked_with(&index, report, SearchGroup::File, signal)[0]
+            .path
+            .clone()
+    };
+    assert_eq!(first("tests=0"), "tests/test_auth.py", "the words alone");
+    assert_eq!(
+        first("tests=0.8"),
+        "auth.py",
+        "the report is about behaviour"
+    );
+}
+
+#[test]
 fn kind_and_path_filters() {
     let dir = repo();
     let index = Index::open(dir.path()).unwrap();
