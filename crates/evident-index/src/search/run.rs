@@ -12,7 +12,7 @@ use super::request::{
 };
 use super::scoring::{self, Fusion, RoleWeights};
 use super::signals::Signals;
-use super::terms::{match_expression, weighted_terms};
+use super::terms::{match_expression, most_telling, weighted_terms, MAX_QUERY_TERMS};
 use super::whole::WholeFiles;
 use super::{mentions, spans, vectors};
 use crate::error::{Error, Result};
@@ -53,6 +53,12 @@ impl<'q> Plan<'q> {
             )));
         }
         let weighted = weighted_terms(text);
+        let weighted = if weighted.len() > MAX_QUERY_TERMS {
+            let (held, total) = chunks::chunks_holding(index.connection(), &weighted)?;
+            most_telling(weighted, |t| held.get(t).copied().unwrap_or(0), total)
+        } else {
+            weighted
+        };
         let terms: Vec<String> = weighted.iter().map(|(t, _)| t.clone()).collect();
         if terms.is_empty() && q.mode != SearchMode::Vector {
             return Err(Error::InvalidArgument(format!(

@@ -4,9 +4,13 @@
 use super::chunk::{identifiers, split_identifier};
 use crate::lang::syntax;
 
-/// A long query's distinct terms, in order of appearance, are kept up to
-/// this many (a subject line comes first).
+/// A query is searched with at most this many distinct terms: FTS5's OR
+/// of them is most of a long query's time ([`most_telling`] picks them).
 pub(super) const MAX_QUERY_TERMS: usize = 64;
+
+/// A query's distinct terms are read up to this many, in order of
+/// appearance, before [`most_telling`] keeps [`MAX_QUERY_TERMS`] of them.
+const MAX_READ_TERMS: usize = 512;
 
 /// Words too common to help a ranking (English, one per line: data, not code).
 pub(super) fn is_stopword(word: &str) -> bool {
@@ -37,7 +41,7 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
         }
         if let Some(known) = terms.iter_mut().find(|(known, _)| *known == t) {
             known.1 = (known.1 + 1).min(MAX_TERM_WEIGHT);
-        } else if terms.len() < MAX_QUERY_TERMS {
+        } else if terms.len() < MAX_READ_TERMS {
             terms.push((t, weight));
         }
     };
@@ -72,6 +76,42 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
         }
     }
     terms
+}
+
+/// The terms a long query is searched with. An issue report holds more
+/// distinct words than a search can OR together: the user's own variable
+/// names, a reproduction's setup, words of the prose that no code holds.
+/// So when there are over [`MAX_QUERY_TERMS`], the terms no chunk holds go
+/// first, then the commonest: the rest are kept by weight `×` inverse
+/// document frequency, in their order of appearance. `chunks_with` is how
+/// many of the `total` chunks hold a term.
+pub(super) fn most_telling(
+    weighted: Vec<(String, u32)>,
+    chunks_with: impl Fn(&str) -> u64,
+    total: u64,
+) -> Vec<(String, u32)> {
+    if weighted.len() <= MAX_QUERY_TERMS {
+        return weighted;
+    }
+    let total = total.max(1) as f64;
+    let mut telling: Vec<(usize, f64)> = weighted
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (term, weight))| {
+            let held = chunks_with(term) as f64;
+            // BM25's inverse document frequency, as FTS5 computes it.
+            let idf = (1.0 + (total - held + 0.5) / (held + 0.5)).ln();
+            (held > 0.0).then_some((i, f64::from(*weight) * idf))
+        })
+        .collect();
+    telling.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    telling.truncate(MAX_QUERY_TERMS);
+    telling.sort_by_key(|(i, _)| *i);
+    let mut weighted: Vec<Option<(String, u32)>> = weighted.into_iter().map(Some).collect();
+    telling
+        .into_iter()
+        .filter_map(|(i, _)| weighted[i].take())
+        .collect()
 }
 
 /// A git trailer (`Co-authored-by: …`, `Signed-off-by: …`): people, not code.
@@ -154,6 +194,46 @@ mod tests {
             match_expression(&weighted_terms("NEAR(a, b) OR c*")),
             "\"near\" OR \"b\" OR \"c\""
         );
+    }
+
+    #[test]
+    fn a_long_query_keeps_the_terms_that_tell_most() {
+        let short = weighted_terms("parse the option value");
+        assert_eq!(
+            most_telling(short.clone(), |_| 0, 100),
+            short,
+            "under the cap: all"
+        );
+        // 70 terms: "common" is in every chunk, 64 words in one chunk each,
+        // 3 in half the chunks, "absent" and "gone" in none.
+        let word = |i: usize| {
+            format!(
+                "x{}{}",
+                (b'a' + (i / 26) as u8) as char,
+                (b'a' + (i % 26) as u8) as char
+            )
+        };
+        let mut text = String::from("common absent ");
+        for i in 0..67 {
+            text.push_str(&word(i));
+            text.push(' ');
+        }
+        text.push_str("gone");
+        let weighted = weighted_terms(&text);
+        assert_eq!(weighted.len(), 70);
+        let rare: Vec<String> = (0..64).map(word).collect();
+        let held = |t: &str| match t {
+            "common" => 100,
+            "absent" | "gone" => 0,
+            t if rare.iter().any(|r| r == t) => 1,
+            _ => 50,
+        };
+        let kept: Vec<String> = most_telling(weighted, held, 100)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        let want = rare.clone();
+        assert_eq!(kept, want, "the rarest 64, in order; none no chunk holds");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The search chunks' reads: full-text matches (FTS5 with BM25), chunks by
 //! id, and documents with their heading sections.
 
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use crate::error::Result;
 
@@ -84,6 +84,26 @@ pub(crate) fn whole_files(
         Ok((r.get(0)?, r.get(1)?, -r.get::<_, f64>(2)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many chunks hold each of `terms` (FTS5's vocabulary of
+/// `chunks_fts`, through a temporary `fts5vocab` table: the index itself
+/// is not written), and how many chunks there are.
+pub(crate) fn chunks_holding(
+    conn: &Connection,
+    terms: &[(String, u32)],
+) -> Result<(std::collections::HashMap<String, u64>, u64)> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)",
+    )?;
+    let mut stmt = conn.prepare_cached("SELECT doc FROM temp.chunks_vocab WHERE term = ?1")?;
+    let mut held = std::collections::HashMap::new();
+    for (term, _) in terms {
+        let count: Option<i64> = stmt.query_row([term], |r| r.get(0)).optional()?;
+        held.insert(term.clone(), count.unwrap_or(0).max(0) as u64);
+    }
+    let total: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+    Ok((held, total.max(0) as u64))
 }
 
 /// Chunks by id, in one query.

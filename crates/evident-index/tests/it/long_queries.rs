@@ -249,3 +249,26 @@ fn a_long_reports_words_spread_over_a_file_find_it() {
         .unwrap_or_default();
     assert!(reasons.contains("from the whole file's words"), "{reasons}");
 }
+
+/// A report holds more distinct words than a search ORs together; the
+/// words no code holds (a user's own names, a story) give way to those it
+/// does, wherever they stand in the text.
+#[test]
+fn a_report_over_the_term_cap_keeps_the_words_the_code_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app/ledger.py",
+        "def reconcile(ledger, settlement):\n    return ledger.balance == settlement.total\n",
+    );
+    write(root, "app/greet.py", "def greet(name):\n    return name\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let letter = |i: usize| char::from(b'a' + i as u8);
+    let mut report: String = (0..70)
+        .map(|i| format!("zq{}{} ", letter(i / 26), letter(i % 26)))
+        .collect();
+    report.push_str("and then reconcile fails for the settlement");
+    assert_eq!(first(&index, &report, ""), "app/ledger.py");
+}
