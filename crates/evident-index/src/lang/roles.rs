@@ -208,13 +208,13 @@ fn asking_words(role: FileRole) -> &'static [&'static str] {
         FileRole::Test => &[
             "test", "tests", "testing", "pytest", "unittest", "spec", "fixture", "fixtures",
         ],
+        // Not "docstring": a docstring is the code's own text.
         FileRole::Documentation => &[
             "doc",
             "docs",
             "documentation",
             "document",
             "documented",
-            "docstring",
             "readme",
             "guide",
             "tutorial",
@@ -296,6 +296,10 @@ mod tests {
         assert_eq!(share(FileRole::Test, "fix the flaky test"), 1.0);
         assert_eq!(share(FileRole::Test, "fix the option parser"), 0.0);
         assert_eq!(share(FileRole::Documentation, "update the docs"), 1.0);
+        assert_eq!(
+            share(FileRole::Documentation, "fix a typo in a docstring"),
+            0.0
+        );
         assert_eq!(share(FileRole::Source, "anything at all"), 0.0);
         // In a report, one word naming a kind asks in proportion.
         let report = "Parsing a quoted option value drops the escaped quote character \
