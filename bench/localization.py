@@ -167,7 +167,8 @@ def last_segment(name):
 
 def evident_search(evident, tree, query, options):
     started = time.perf_counter()
-    out = subprocess.run([evident, "search", query, "--json", "--limit", str(RESULTS), *EMBED, *options],
+    # `--` first: a report may begin with a flag it is about (`-z / --search-zip ...`).
+    out = subprocess.run([evident, "search", "--json", "--limit", str(RESULTS), *EMBED, *options, "--", query],
                          cwd=tree, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if out.returncode != 0:
