@@ -82,6 +82,8 @@ pub(super) struct RoleWeights<'a> {
     terms: &'a [String],
     signals: &'a Signals,
     seen: std::cell::RefCell<std::collections::HashMap<String, FileRole>>,
+    /// How much the query asks for each role met so far: read once per role.
+    asked: std::cell::RefCell<Vec<(FileRole, f64)>>,
 }
 
 impl<'a> RoleWeights<'a> {
@@ -90,6 +92,7 @@ impl<'a> RoleWeights<'a> {
             terms,
             signals,
             seen: Default::default(),
+            asked: Default::default(),
         }
     }
 
@@ -111,10 +114,17 @@ impl<'a> RoleWeights<'a> {
             FileRole::Documentation | FileRole::Example | FileRole::Interface => self.signals.docs,
             FileRole::Changelog | FileRole::Benchmark | FileRole::Generated => self.signals.aside,
         };
-        (
-            role,
-            1.0 - share * (1.0 - roles::asked_share(role, self.terms)),
-        )
+        (role, 1.0 - share * (1.0 - self.asked_share(role)))
+    }
+
+    fn asked_share(&self, role: FileRole) -> f64 {
+        let mut asked = self.asked.borrow_mut();
+        if let Some((_, share)) = asked.iter().find(|(r, _)| *r == role) {
+            return *share;
+        }
+        let share = roles::asked_share(role, self.terms);
+        asked.push((role, share));
+        share
     }
 }
 

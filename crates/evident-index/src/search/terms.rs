@@ -232,8 +232,7 @@ mod tests {
             .into_iter()
             .map(|(t, _)| t)
             .collect();
-        let want = rare.clone();
-        assert_eq!(kept, want, "the rarest 64, in order; none no chunk holds");
+        assert_eq!(kept, rare, "the rarest 64, in order; none no chunk holds");
     }
 
     #[test]
