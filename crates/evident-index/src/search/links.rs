@@ -13,7 +13,8 @@ impl Index {
     /// The chunks of what the query names that the lists did not bring: a
     /// file named by a traceback may share no word with the query's prose.
     /// One chunk per mention: the definition's, else the one holding the
-    /// frame's line, else the file's first.
+    /// frame's line, else the file's first. What a named definition calls
+    /// is not brought: it only reorders what the lists found.
     pub(super) fn add_mentioned(
         &self,
         candidates: &mut Vec<Candidate>,
@@ -23,7 +24,7 @@ impl Index {
     ) -> Result<()> {
         let missing: Vec<&mentions::Mention> = mentions
             .iter()
-            .filter(|m| path_filter.is_none_or(|f| f.matches(&m.path)))
+            .filter(|m| !m.called && path_filter.is_none_or(|f| f.matches(&m.path)))
             .filter(|m| {
                 !candidates.iter().any(|c| {
                     c.row.file_id == m.file_id

@@ -28,6 +28,8 @@ pub(crate) struct Mention {
     pub strength: f64,
     /// The span, by index into the query's spans.
     pub span: usize,
+    /// Named as what the span's definition calls, not by the span itself.
+    pub called: bool,
 }
 
 /// How surely each kind of span names what it resolves to. A traceback or a
@@ -48,8 +50,13 @@ fn strength_of(kind: SpanKind, segments: usize) -> f64 {
 /// A name that more definitions than this share names none of them.
 const MAX_AMBIGUITY: usize = 3;
 
-/// The mentions of `spans`, each span's in order.
-pub(crate) fn resolve(conn: &Connection, spans: &[Span]) -> Result<Vec<Mention>> {
+/// The mentions of `spans`, each span's in order, then what the named
+/// definitions call, at `callee_share` of their strength ([`named_callees`]).
+pub(crate) fn resolve(
+    conn: &Connection,
+    spans: &[Span],
+    callee_share: f64,
+) -> Result<Vec<Mention>> {
     if spans.is_empty() {
         return Ok(Vec::new());
     }
@@ -77,6 +84,91 @@ pub(crate) fn resolve(conn: &Connection, spans: &[Span]) -> Result<Vec<Mention>>
                 line: span.line,
                 strength: strength * share,
                 span: i,
+                called: false,
+            });
+        }
+    }
+    grade_frames(&mut out, spans);
+    if callee_share > 0.0 {
+        let callees = named_callees(conn, &files, spans, &out, callee_share)?;
+        out.extend(callees);
+    }
+    Ok(out)
+}
+
+/// A trace's frames are not equal evidence: the innermost frame in the
+/// repository is where the failure surfaced, and each frame further out is
+/// less likely the one to change, so the k-th from the innermost names its
+/// file with 1/k. Python writes the innermost frame last; JavaScript, the
+/// JVM, Rust and Go write it first.
+fn grade_frames(mentions: &mut [Mention], spans: &[Span]) {
+    let mut framed: Vec<usize> = mentions
+        .iter()
+        .filter(|m| spans[m.span].kind == SpanKind::Frame)
+        .map(|m| m.span)
+        .collect();
+    framed.dedup();
+    for innermost_last in [true, false] {
+        let mut trace: Vec<usize> = framed
+            .iter()
+            .copied()
+            .filter(|&s| spans[s].innermost_last() == innermost_last)
+            .collect();
+        if innermost_last {
+            trace.reverse();
+        }
+        for (k, span) in trace.into_iter().enumerate() {
+            for m in mentions.iter_mut().filter(|m| m.span == span) {
+                m.strength /= (k + 1) as f64;
+            }
+        }
+    }
+}
+
+/// What the named definitions run, named in turn: a report names the API
+/// it called (`response.iter_lines()`) and the fault is often in what that
+/// calls (the line decoder in another file). Each named definition shares
+/// `share ×` its strength among its callees' files (a wrapper's one callee
+/// takes it all); its own file's callees are already named with it. A
+/// frame's function lends nothing: what it ran that failed is the next
+/// frame, already named.
+fn named_callees(
+    conn: &Connection,
+    files: &FileTable,
+    spans: &[Span],
+    mentions: &[Mention],
+    share: f64,
+) -> Result<Vec<Mention>> {
+    let by_name = |m: &&Mention| spans[m.span].kind != SpanKind::Frame;
+    let named: Vec<i64> = mentions
+        .iter()
+        .filter(by_name)
+        .filter_map(|m| m.symbol)
+        .collect();
+    let edges = chunks::callees_of(conn, &named)?;
+    let mut out = Vec::new();
+    for m in mentions.iter().filter(by_name) {
+        let Some(symbol) = m.symbol else { continue };
+        let elsewhere: Vec<&(i64, i64, i64)> = edges
+            .iter()
+            .filter(|(caller, _, file)| *caller == symbol && *file != m.file_id)
+            .collect();
+        let mut callee_files: Vec<i64> = elsewhere.iter().map(|e| e.2).collect();
+        callee_files.sort_unstable();
+        callee_files.dedup();
+        let strength = share * m.strength / callee_files.len().max(1) as f64;
+        for &(_, callee, file_id) in elsewhere {
+            let Some(file) = files.index_of(file_id) else {
+                continue;
+            };
+            out.push(Mention {
+                file_id,
+                path: files.paths[file].clone(),
+                symbol: Some(callee),
+                line: None,
+                strength,
+                span: m.span,
+                called: true,
             });
         }
     }
@@ -345,5 +437,32 @@ mod tests {
         assert_eq!(module(&["flags"]), ["crates/core/flags/mod.rs"]);
         assert_eq!(module(&["httpx", "_client"]), ["httpx/_client.py"]);
         assert!(module(&["other", "core"]).is_empty());
+    }
+
+    #[test]
+    fn the_innermost_frame_of_a_trace_is_the_surest() {
+        let strengths = |text: &str| {
+            let spans = crate::search::spans::read(text);
+            let mut mentions: Vec<Mention> = (0..spans.len())
+                .map(|span| Mention {
+                    file_id: span as i64,
+                    path: String::new(),
+                    symbol: None,
+                    line: None,
+                    strength: 1.0,
+                    span,
+                    called: false,
+                })
+                .collect();
+            grade_frames(&mut mentions, &spans);
+            mentions.iter().map(|m| m.strength).collect::<Vec<f64>>()
+        };
+        // Python writes the innermost frame last.
+        let python = "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n  \
+                      File \"b.py\", line 2, in g\n  File \"c.py\", line 3, in h\nKeyError: 1";
+        assert_eq!(strengths(python), [1.0 / 3.0, 0.5, 1.0, 1.0]);
+        // JavaScript (and the JVM, Rust, Go) write it first.
+        let js = "TypeError: x\n    at h (lib/c.js:3:1)\n    at g (lib/b.js:2:1)";
+        assert_eq!(strengths(js), [1.0, 1.0, 0.5]);
     }
 }

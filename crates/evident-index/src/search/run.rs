@@ -122,7 +122,7 @@ impl Index {
         // The query's spans are read only when what they name counts.
         let (spans, mentions) = if plan.signals.mentions > 0.0 {
             let spans = spans::read(plan.text);
-            let mentions = mentions::resolve(self.connection(), &spans)?;
+            let mentions = mentions::resolve(self.connection(), &spans, plan.signals.callees)?;
             (spans, mentions)
         } else {
             (Vec::new(), Vec::new())

@@ -159,7 +159,11 @@ pub(super) fn credit_mentions(
             };
             unnamed *= 1.0 - (m.strength * share).min(1.0);
             let span = &spans[m.span];
-            let said = format!("{} `{}`", span.kind.as_str(), span.text);
+            let said = if m.called {
+                format!("called by {} `{}`", span.kind.as_str(), span.text)
+            } else {
+                format!("{} `{}`", span.kind.as_str(), span.text)
+            };
             if !named.contains(&said) {
                 named.push(said);
             }

@@ -24,7 +24,10 @@ use crate::error::{Error, Result};
 /// (`sum / chunks^length`: 0 keeps the sum, 1 makes it the mean).
 /// `mentions`: a result the query names (a traceback's frame, a path, a
 /// dotted name: [`crate::search::mentions`]) gains `mentions ×` how surely it
-/// is named `×` the best score the words gave any result. `fusion` picks
+/// is named `×` the best score the words gave any result; `callees`: a
+/// named definition's callees in other files are named too, with `callees ×`
+/// its strength shared among their files (a report names the API it called;
+/// the fault is often in what that runs). `fusion` picks
 /// how hybrid search fuses its lists: 1 by normalised scores, 0 by
 /// reciprocal ranks. `file`: a file's whole text as one document, scored by
 /// BM25, lends its file's results `file × n / (n + 20) ×` its score over the
@@ -46,6 +49,7 @@ pub struct Signals {
     pub path: f64,
     pub length: f64,
     pub mentions: f64,
+    pub callees: f64,
     pub fusion: f64,
     pub file: f64,
 }
@@ -65,6 +69,7 @@ pub const SIGNAL_NAMES: &[&str] = &[
     "path",
     "length",
     "mentions",
+    "callees",
     "fusion",
     "file",
 ];
@@ -91,6 +96,7 @@ impl Signals {
             path: 1.0,
             length: 0.0,
             mentions: 1.0,
+            callees: 0.5,
             fusion: 1.0,
             file: 0.0,
         };
@@ -143,6 +149,7 @@ impl Signals {
             "path" => &mut next.path,
             "length" => &mut next.length,
             "mentions" => &mut next.mentions,
+            "callees" => &mut next.callees,
             "fusion" => &mut next.fusion,
             "file" => &mut next.file,
             other => {

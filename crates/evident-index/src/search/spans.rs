@@ -32,6 +32,14 @@ pub enum SpanKind {
     Error,
 }
 
+impl Span {
+    /// Whether this frame's trace is written innermost frame last, as
+    /// Python's ("most recent call last") is.
+    pub fn innermost_last(&self) -> bool {
+        self.kind == SpanKind::Frame && PY_FRAME.is_match(&self.text)
+    }
+}
+
 impl SpanKind {
     pub fn as_str(self) -> &'static str {
         match self {

@@ -262,3 +262,21 @@ pub(crate) fn chunks_of_files(conn: &Connection, file_ids: &[i64]) -> Result<Vec
     let rows = stmt.query_map([], chunk_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// What the definitions `callers` run: `(caller, callee, callee's file)` for
+/// each call inside a caller's lines (a class runs its methods' calls) that
+/// the resolver tied to a definition by more than its name alone.
+pub(crate) fn callees_of(conn: &Connection, callers: &[i64]) -> Result<Vec<(i64, i64, i64)>> {
+    if callers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = id_list(callers);
+    let mut stmt = conn.prepare(&format!(
+        "SELECT DISTINCT d.id, e.callee_id, s.file_id FROM symbols d
+         JOIN calls c ON c.file_id = d.file_id AND c.line BETWEEN d.start_line AND d.end_line
+         JOIN edges e ON e.call_id = c.id JOIN symbols s ON s.id = e.callee_id
+         WHERE d.id IN ({list}) AND e.confidence != 'name_only' AND e.callee_id != d.id"
+    ))?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -272,3 +272,104 @@ fn a_report_over_the_term_cap_keeps_the_words_the_code_holds() {
     report.push_str("and then reconcile fails for the settlement");
     assert_eq!(first(&index, &report, ""), "app/ledger.py");
 }
+
+/// The reason's gain for the evidence that named a result (`+X named in
+/// the query: ...`), 0 when nothing named it.
+fn named_gain(found: &[Evidence], path: &str) -> f64 {
+    let reason = found
+        .iter()
+        .find(|e| e.path == path)
+        .and_then(|e| e.reason.clone())
+        .unwrap_or_default();
+    reason
+        .split("; ")
+        .find(|part| part.contains("named in the query"))
+        .and_then(|part| part.trim_start_matches('+').split(' ').next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// A trace names every file it passes through; the innermost frame in the
+/// repository is where the failure surfaced, whichever end a language
+/// writes it at.
+#[test]
+fn the_innermost_frame_of_a_trace_names_its_file_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app/entry.py",
+        "from app.wire import settle\n\ndef run(frame):\n    return settle(frame)\n",
+    );
+    write(
+        root,
+        "app/wire.py",
+        "def settle(frame):\n    return frame.pop()\n",
+    );
+    write(root, "lib/entry.js", "const settle = require('./wire')\nfunction run(frame) {\n  return settle(frame)\n}\nmodule.exports = run\n");
+    write(
+        root,
+        "lib/wire.js",
+        "function settle(frame) {\n  return frame.pop()\n}\nmodule.exports = settle\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let python = "It fails:\nTraceback (most recent call last):\n  \
+        File \"/srv/app/entry.py\", line 4, in run\n  File \"/srv/app/wire.py\", line 2, in settle\n\
+        IndexError: pop from empty list";
+    let js = "It fails:\nTypeError: frame.pop is not a function\n    at settle (/srv/lib/wire.js:2:16)\n    \
+        at run (/srv/lib/entry.js:3:10)";
+    for (query, inner, outer) in [
+        (python, "app/wire.py", "app/entry.py"),
+        (js, "lib/wire.js", "lib/entry.js"),
+    ] {
+        let found = ranked(&index, query, SearchGroup::File, "");
+        assert_eq!(found[0].path, inner, "{query}");
+        let (inner, outer) = (named_gain(&found, inner), named_gain(&found, outer));
+        assert!(
+            outer > 0.0 && inner > 1.5 * outer,
+            "{inner} against {outer}: {query}"
+        );
+    }
+}
+
+/// A report names the API it called; the fault is in what that API runs,
+/// in another file. The named definition's callees are named too, at a
+/// share of its strength: the callee climbs over a file whose words match
+/// better, and a file the API does not call gains nothing.
+#[test]
+fn a_named_api_lends_to_what_it_calls_in_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pkg/api.py",
+        "from pkg.codec import split_lines\n\ndef read_lines(body):\n    return split_lines(body)\n",
+    );
+    write(
+        root,
+        "pkg/codec.py",
+        "def split_lines(text):\n    # a bare carriage return ends a line\n    return text.splitlines()\n",
+    );
+    write(
+        root,
+        "pkg/other.py",
+        "def join_lines(lines):\n    # a bare carriage return ends a line of a response body\n    return '\\r'.join(lines)\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let report = "`read_lines()` merges two lines of a response body when a line ends with a bare carriage return";
+    let rank = |signal: &str, path: &str| {
+        let found = ranked(&index, report, SearchGroup::File, signal);
+        found.iter().position(|e| e.path == path).unwrap()
+    };
+    assert!(rank("", "pkg/codec.py") < rank("", "pkg/other.py"));
+    assert!(
+        rank("callees=0", "pkg/codec.py") > rank("callees=0", "pkg/other.py"),
+        "the words alone favour the other file"
+    );
+    let found = ranked(&index, report, SearchGroup::File, "");
+    let codec = found.iter().find(|e| e.path == "pkg/codec.py").unwrap();
+    let reason = codec.reason.clone().unwrap_or_default();
+    assert!(reason.contains("called by name `read_lines`"), "{reason}");
+    assert_eq!(named_gain(&found, "pkg/other.py"), 0.0);
+}
