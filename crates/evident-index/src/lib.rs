@@ -39,6 +39,7 @@ mod graph; //         call resolution and graph queries
 mod indexer; //       one indexing run: compare, parse in parallel, write in batches
 pub mod lang; //      the language table, extraction, import rules, documents
 pub mod limits; //    how long a name or path may be, for every door
+mod modules; //       files by name and module path, and what a module exports
 pub mod printable; // text from a repository made safe to print
 mod query; //         `Index` and its queries
 mod scip; //          a compiler's index (SCIP) merged into the graph

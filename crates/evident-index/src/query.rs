@@ -215,16 +215,18 @@ impl Index {
     pub fn symbols(&self, name: &str, q: &SymbolQuery) -> Result<Vec<Evidence>> {
         let name = limits::name("symbol name", name)?;
         let path = q.path.as_deref().map(|p| self.repo_rel(p)).transpose()?;
-        let rows = reads::symbol_matches(
-            &self.conn,
-            &SymbolFilter {
-                name,
-                exact: q.exact,
-                kind: q.kind.map(|k| k.as_str()),
-                path: path.as_deref(),
-                limit: q.limit.unwrap_or(50),
-            },
-        )?;
+        let filter = SymbolFilter {
+            name,
+            exact: q.exact,
+            kind: q.kind.map(|k| k.as_str()),
+            path: path.as_deref(),
+            limit: q.limit.unwrap_or(50),
+        };
+        let mut rows = reads::symbol_matches(&self.conn, &filter)?;
+        if rows.is_empty() {
+            rows = self.exported_symbols(&filter)?;
+        }
+        let asked = filter.name;
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(rows.len());
         for SymbolMatch {
@@ -247,15 +249,34 @@ impl Index {
                 snippet,
             );
             ev.qualified_name = Some(qualified);
-            ev.reason = Some(
-                match rank {
-                    0 => "exact match",
-                    1 => "case-insensitive match",
-                    _ => "qualified-name suffix match",
-                }
-                .to_string(),
-            );
+            ev.reason = Some(match rank {
+                0 => "exact match".to_string(),
+                1 => "case-insensitive match".to_string(),
+                2 => "qualified-name suffix match".to_string(),
+                _ => format!("exported by its module as {asked:?}"),
+            });
             out.push(ev);
+        }
+        Ok(out)
+    }
+
+    /// The definitions a public path names through what its modules export
+    /// (`httpx.Client` for `httpx._client.Client`), when nothing matched the
+    /// name itself ([`crate::modules::through_exports`]).
+    fn exported_symbols(&self, filter: &SymbolFilter) -> Result<Vec<SymbolMatch>> {
+        let mut out = Vec::new();
+        for d in crate::modules::through_exports(&self.conn, filter.name)? {
+            let exact = SymbolFilter {
+                name: &d.qualified,
+                exact: true,
+                ..*filter
+            };
+            let rows = reads::symbol_matches(&self.conn, &exact)?;
+            out.extend(
+                rows.into_iter()
+                    .filter(|r| r.qualified == d.qualified)
+                    .map(|r| SymbolMatch { rank: 3, ..r }),
+            );
         }
         Ok(out)
     }

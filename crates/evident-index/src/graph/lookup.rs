@@ -78,14 +78,26 @@ impl Index {
     }
 
     /// Definitions by name or full qualified name (both indexed); only when
-    /// neither matches is every qualified name scanned for the suffix.
+    /// neither matches is every qualified name scanned for the suffix, and
+    /// only when that fails is the name read as a public path through what
+    /// modules export.
     fn targets_named(&self, symbol: &str, rel: Option<&str>) -> Result<Vec<Target>> {
         let conn = self.connection();
         let rows = rows::targets(conn, TargetMatch::NameOrQualified, symbol, rel)?;
         if !rows.is_empty() {
             return Ok(rows);
         }
-        rows::targets(conn, TargetMatch::QualifiedSuffix, symbol, rel)
+        let rows = rows::targets(conn, TargetMatch::QualifiedSuffix, symbol, rel)?;
+        if !rows.is_empty() {
+            return Ok(rows);
+        }
+        // A public path: `httpx.Client` for `httpx._client.Client`.
+        let mut out = Vec::new();
+        for d in crate::modules::through_exports(conn, symbol)? {
+            let found = rows::targets(conn, TargetMatch::NameOrQualified, &d.qualified, rel)?;
+            out.extend(found.into_iter().filter(|t| t.id == d.id));
+        }
+        Ok(out)
     }
 
     /// When a path filter left out every definition of `symbol`: where they

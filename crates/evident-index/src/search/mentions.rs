@@ -7,12 +7,10 @@
 //! function. A span that names an indexed file or definition is a mention:
 //! evidence for it, weighed by how surely the span names it.
 
-use std::collections::HashMap;
-
 use rusqlite::Connection;
 
 use crate::error::Result;
-use crate::lang::syntax;
+use crate::modules::{self, definitions_for, FileTable, MAX_AMBIGUITY};
 use crate::search::spans::{Span, SpanKind};
 use crate::store::chunks::{self, NamedDefinition};
 
@@ -46,9 +44,6 @@ fn strength_of(kind: SpanKind, segments: usize) -> f64 {
         SpanKind::Error => 0.3,
     }
 }
-
-/// A name that more definitions than this share names none of them.
-const MAX_AMBIGUITY: usize = 3;
 
 /// The mentions of `spans`, each span's in order, then what the named
 /// definitions call, at `callee_share` of their strength ([`named_callees`]).
@@ -204,24 +199,6 @@ fn resolve_frame(conn: &Connection, files: &FileTable, span: &Span) -> Result<Fo
     Ok(out)
 }
 
-/// The definitions whose qualified name ends with `name`'s segments
-/// (`Context.invoke` is `click.core.Context.invoke`), by their last one.
-fn definitions_for(conn: &Connection, name: &str) -> Result<Vec<NamedDefinition>> {
-    let segments: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
-    let Some(last) = segments.last() else {
-        return Ok(Vec::new());
-    };
-    // Qualified names use `.` or `::`; the tail after the last segment's name must agree.
-    let tail = segments.join(".");
-    let dotted_tail = format!(".{tail}");
-    let mut defs = chunks::definitions_named(conn, last, 64)?;
-    defs.retain(|d| {
-        let qualified = syntax::dotted(&d.qualified);
-        qualified == tail || qualified.ends_with(&dotted_tail)
-    });
-    Ok(defs)
-}
-
 /// A dotted name: the longest prefix that is a module names a file, and the
 /// rest a definition in it (or the file itself when nothing is left); else
 /// the definitions its segments end, the longest tail first (at least two
@@ -241,13 +218,19 @@ fn resolve_name(conn: &Connection, files: &FileTable, name: &str) -> Result<Foun
             return Ok(modules.into_iter().map(|f| (f, None, 1.0)).collect());
         }
         let defs = definitions_for(conn, &rest.join("."))?;
-        let inside: Found = defs
+        let mut inside: Found = defs
             .iter()
             .filter_map(|d| {
                 let file = modules.iter().find(|&&f| files.ids[f] == d.file_id)?;
                 Some((*file, Some(d.id), 1.0))
             })
             .collect();
+        if inside.is_empty() {
+            inside = modules::exported(conn, files, &modules, rest)?
+                .into_iter()
+                .filter_map(|d| Some((files.index_of(d.file_id)?, Some(d.id), 1.0)))
+                .collect();
+        }
         if !inside.is_empty() && inside.len() <= MAX_AMBIGUITY {
             return Ok(inside);
         }
@@ -269,175 +252,9 @@ fn resolve_name(conn: &Connection, files: &FileTable, name: &str) -> Result<Foun
     Ok(Vec::new())
 }
 
-/// The index's files, looked up by file name and by module name.
-struct FileTable {
-    ids: Vec<i64>,
-    paths: Vec<String>,
-    by_file_name: HashMap<String, Vec<usize>>,
-    /// A file's module name: its stem, or its directory's name for a stem
-    /// that stands for its directory (`pkg/__init__.py`, `mod.rs`, `index.js`).
-    by_module: HashMap<String, Vec<usize>>,
-    by_id: HashMap<i64, usize>,
-}
-
-impl FileTable {
-    fn new(rows: Vec<(i64, String)>) -> FileTable {
-        let mut table = FileTable {
-            ids: Vec::with_capacity(rows.len()),
-            paths: Vec::with_capacity(rows.len()),
-            by_file_name: HashMap::new(),
-            by_module: HashMap::new(),
-            by_id: HashMap::new(),
-        };
-        for (i, (id, path)) in rows.into_iter().enumerate() {
-            let file_name = path.rsplit('/').next().unwrap_or(&path).to_string();
-            table.by_file_name.entry(file_name).or_default().push(i);
-            if let Some(module) = module_components(&path).last() {
-                table
-                    .by_module
-                    .entry(module.to_string())
-                    .or_default()
-                    .push(i);
-            }
-            table.by_id.insert(id, i);
-            table.ids.push(id);
-            table.paths.push(path);
-        }
-        table
-    }
-
-    fn index_of(&self, file_id: i64) -> Option<usize> {
-        self.by_id.get(&file_id).copied()
-    }
-
-    /// The files a written path names: those sharing its longest run of
-    /// trailing components, when that run is the whole of one of the two
-    /// or at least two components (a directory and the file agree).
-    fn for_path(&self, path: &str) -> Vec<usize> {
-        let wanted: Vec<&str> = path
-            .split('/')
-            .filter(|c| !c.is_empty() && *c != "." && *c != "..")
-            .collect();
-        let Some(file_name) = wanted.last() else {
-            return Vec::new();
-        };
-        let Some(candidates) = self.by_file_name.get(*file_name) else {
-            return Vec::new();
-        };
-        let shared = |i: usize| {
-            let have: Vec<&str> = self.paths[i].split('/').collect();
-            let common = wanted
-                .iter()
-                .rev()
-                .zip(have.iter().rev())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let enough = common == wanted.len() || common == have.len() || common >= 2;
-            enough.then_some(common)
-        };
-        let best = candidates.iter().filter_map(|&i| shared(i)).max();
-        let found: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&i| best.is_some() && shared(i) == best)
-            .collect();
-        if found.len() > MAX_AMBIGUITY {
-            return Vec::new();
-        }
-        found
-    }
-
-    /// The files whose module path ends with `segments` (`click.core`:
-    /// `src/click/core.py`; `router`: `lib/router/index.js`).
-    fn for_module(&self, segments: &[&str]) -> Vec<usize> {
-        let Some(last) = segments.last() else {
-            return Vec::new();
-        };
-        let Some(candidates) = self.by_module.get(*last) else {
-            return Vec::new();
-        };
-        candidates
-            .iter()
-            .copied()
-            .filter(|&i| module_components(&self.paths[i]).ends_with(segments))
-            .collect()
-    }
-}
-
-/// A file's path as module components: directories, then the stem unless it
-/// stands for its directory (the language's package stems).
-fn module_components(path: &str) -> Vec<&str> {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let Some(file) = parts.pop() else {
-        return parts;
-    };
-    let stem = file.split('.').next().unwrap_or(file);
-    let stands_for_directory =
-        crate::lang::for_path(path).is_some_and(|spec| spec.package_stems.contains(&stem));
-    if !stands_for_directory || parts.is_empty() {
-        parts.push(stem);
-    }
-    parts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn table(paths: &[&str]) -> FileTable {
-        FileTable::new(
-            paths
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (i as i64, p.to_string()))
-                .collect(),
-        )
-    }
-
-    fn named(t: &FileTable, found: Vec<usize>) -> Vec<&str> {
-        found.into_iter().map(|i| t.paths[i].as_str()).collect()
-    }
-
-    #[test]
-    fn paths_resolve_by_their_trailing_components() {
-        let t = table(&[
-            "src/click/core.py",
-            "src/click/types.py",
-            "tests/core.py",
-            "setup.py",
-            "docs/conf.py",
-            "lib/router/index.js",
-        ]);
-        let at = |p: &str| named(&t, t.for_path(p));
-        assert_eq!(
-            at("/usr/lib/python3/site-packages/click/core.py"),
-            ["src/click/core.py"]
-        );
-        assert_eq!(at("src/click/types.py"), ["src/click/types.py"]);
-        assert_eq!(at("/home/u/proj/setup.py"), ["setup.py"]);
-        // Only the file name agrees: two files, neither the whole path.
-        assert!(at("/home/u/other/core.py").is_empty());
-        assert!(at("/home/u/app/conf.py").is_empty());
-        assert_eq!(at("core.py"), ["src/click/core.py", "tests/core.py"]);
-    }
-
-    #[test]
-    fn modules_resolve_through_package_stems() {
-        let t = table(&[
-            "src/click/core.py",
-            "src/click/__init__.py",
-            "lib/router/index.js",
-            "crates/core/flags/mod.rs",
-            "httpx/_client.py",
-        ]);
-        let module = |s: &[&str]| named(&t, t.for_module(s));
-        assert_eq!(module(&["click", "core"]), ["src/click/core.py"]);
-        assert_eq!(module(&["click"]), ["src/click/__init__.py"]);
-        assert_eq!(module(&["router"]), ["lib/router/index.js"]);
-        assert_eq!(module(&["flags"]), ["crates/core/flags/mod.rs"]);
-        assert_eq!(module(&["httpx", "_client"]), ["httpx/_client.py"]);
-        assert!(module(&["other", "core"]).is_empty());
-    }
 
     #[test]
     fn the_innermost_frame_of_a_trace_is_the_surest() {

@@ -249,6 +249,27 @@ pub(crate) fn definitions_named(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// One definition by its id.
+pub(crate) fn definition(conn: &Connection, id: i64) -> Result<Option<NamedDefinition>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, file_id, qualified_name, start_line, end_line FROM symbols WHERE id = ?1",
+    )?;
+    let row = stmt.query_row([id], |r| {
+        Ok(NamedDefinition {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            qualified: r.get(2)?,
+            start: r.get(3)?,
+            end: r.get(4)?,
+        })
+    });
+    match row {
+        Ok(d) => Ok(Some(d)),
+        Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The chunks of some files, each file's in line order.
 pub(crate) fn chunks_of_files(conn: &Connection, file_ids: &[i64]) -> Result<Vec<ChunkRow>> {
     if file_ids.is_empty() {

@@ -34,7 +34,8 @@ pub(crate) struct SymbolMatch {
     pub kind: String,
     pub name: String,
     pub qualified: String,
-    /// 0: exact, 1: case-insensitive, 2: qualified-name suffix.
+    /// 0: exact, 1: case-insensitive, 2: qualified-name suffix, 3: exported
+    /// under the name asked for.
     pub rank: u32,
 }
 

@@ -71,7 +71,7 @@ pub(crate) fn definitions_imported_as(
     binding: &str,
     line: u32,
 ) -> Result<Vec<i64>> {
-    let mut frontier: Vec<(String, String)> = conn
+    let frontier: Vec<(String, String)> = conn
         .prepare_cached(
             "SELECT i.target, i.name FROM imports i
              WHERE i.file_id = ?1 AND i.target IS NOT NULL AND i.name IS NOT NULL
@@ -81,6 +81,24 @@ pub(crate) fn definitions_imported_as(
             Ok((r.get(0)?, r.get(1)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
+    follow_exports(conn, frontier)
+}
+
+/// The top-level definitions the module at `path` defines or exports as
+/// `name` (`Client` of `httpx/__init__.py` is `httpx/_client.py`'s), through
+/// the same re-exports and aliases as [`definitions_imported_as`].
+pub(crate) fn definitions_exported_as(
+    conn: &Connection,
+    path: &str,
+    name: &str,
+) -> Result<Vec<i64>> {
+    follow_exports(conn, vec![(path.to_string(), name.to_string())])
+}
+
+/// `(module path, name)` pairs followed to the definitions they stand for,
+/// a few modules deep: a top-level definition of the name, else the
+/// module's own import or alias of it.
+fn follow_exports(conn: &Connection, mut frontier: Vec<(String, String)>) -> Result<Vec<i64>> {
     let mut top = conn.prepare_cached(
         "SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id
          WHERE f.path = ?1 AND s.parent_id IS NULL AND s.name = ?2",

@@ -5,6 +5,7 @@ mod commonjs;
 mod declared_packages;
 mod keyword_arguments;
 mod object_keys;
+mod public_paths;
 mod queries_and_edits;
 mod rules_per_language;
 mod scip_import;
