@@ -272,14 +272,26 @@ mod tests {
                 })
                 .collect();
             grade_frames(&mut mentions, &spans);
-            mentions.iter().map(|m| m.strength).collect::<Vec<f64>>()
+            let frames = mentions
+                .iter()
+                .filter(|m| spans[m.span].kind == SpanKind::Frame);
+            frames.map(|m| m.strength).collect::<Vec<f64>>()
         };
         // Python writes the innermost frame last.
         let python = "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n  \
                       File \"b.py\", line 2, in g\n  File \"c.py\", line 3, in h\nKeyError: 1";
-        assert_eq!(strengths(python), [1.0 / 3.0, 0.5, 1.0, 1.0]);
-        // JavaScript (and the JVM, Rust, Go) write it first.
+        assert_eq!(strengths(python), [1.0 / 3.0, 0.5, 1.0]);
+        // JavaScript, the JVM, Rust and Go write it first.
         let js = "TypeError: x\n    at h (lib/c.js:3:1)\n    at g (lib/b.js:2:1)";
-        assert_eq!(strengths(js), [1.0, 1.0, 0.5]);
+        assert_eq!(strengths(js), [1.0, 0.5]);
+        let java = "\tat com.acme.Wire.settle(Wire.java:4)\n\tat com.acme.Main.main(Main.java:9)";
+        assert_eq!(strengths(java), [1.0, 0.5]);
+        let go =
+            "goroutine 1 [running]:\nexample.com/w.(*Conn).Settle(...)\n\t/src/w/wire.go:6 +0x1d\n\
+                  main.main()\n\t/src/w/main.go:9 +0x2";
+        assert_eq!(strengths(go), [1.0, 0.5]);
+        let rust = "stack backtrace:\n   0: w::settle\n             at ./src/wire.rs:2:5\n   \
+                    1: w::main\n             at ./src/main.rs:9:5";
+        assert_eq!(strengths(rust), [1.0, 0.5]);
     }
 }
