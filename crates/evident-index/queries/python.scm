@@ -7,6 +7,13 @@
 (function_definition name: (identifier) @name) @definition.function
 (function_definition name: (identifier) @name
   body: (block . (expression_statement (string) @doc))) @definition.function
+; `@overload` (`typing.overload`, `t.overload`) signatures declare: a call runs
+; the definition of the same name that follows them.
+((decorated_definition
+   (decorator [(identifier) @_overload (attribute attribute: (identifier) @_overload)])
+   definition: (function_definition name: (identifier) @name) @definition.function)
+  (#eq? @_overload "overload")
+  (#set! definition.declaration "true"))
 
 (module (expression_statement (assignment left: (identifier) @name)) @definition.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$"))

@@ -267,6 +267,17 @@ impl Index {
         }
         ids.sort_unstable();
         ids.dedup();
+        // A declaration in scope beside its definition (a C prototype, a
+        // Python `@overload`): the definition first, the declaration after.
+        let mut declared: Vec<i64> = Vec::new();
+        for id in &ids {
+            declared.extend(rows::declarations_of(conn, *id)?);
+        }
+        if declared.iter().any(|d| ids.contains(d)) {
+            ids.retain(|id| !declared.contains(id));
+            let resolved: Vec<(i64, Option<&str>)> = ids.iter().map(|id| (*id, None)).collect();
+            return self.call_targets(&resolved, Some(word));
+        }
         self.definitions_by_id(&ids)
     }
 

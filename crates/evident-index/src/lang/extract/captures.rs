@@ -184,6 +184,8 @@ impl Collected {
             leading_doc: kind.and_then(|_| leading_comments(m.spec, outer, m.source)),
             declaration: m.setting("definition.declaration").is_some(),
         });
+        // Another pattern may say what the first did not (`@overload`).
+        entry.declaration |= m.setting("definition.declaration").is_some();
         if let Some(doc) = c.doc {
             entry.doc = Some(clean_docstring(m.text(doc)));
         }

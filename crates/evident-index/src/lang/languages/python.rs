@@ -46,6 +46,8 @@ pub(in crate::lang) const PYTHON: LanguageSpec = LanguageSpec {
         "memoryview",
     ],
     call_method: Some("__call__"),
+    // `@overload` signatures declare what the implementation after them defines.
+    defined_in: &["python"],
     test_files: &["tests.py"],
     interface_files: &["*.pyi"],
     ..DEFAULTS

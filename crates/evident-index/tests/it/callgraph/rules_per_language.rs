@@ -485,3 +485,59 @@ fn inherited_constructors_and_super_calls() {
         );
     }
 }
+
+/// `@overload` signatures (PEP 484) declare; at run time the name is bound
+/// to the last `def`, the implementation: a call runs it, and `def` offers
+/// it first (Jedi's goto answers the same), the signatures after it as its
+/// declarations. Both spellings of the decorator count.
+#[test]
+fn python_overloads_declare_the_implementation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let overloaded = |decorator: &str| {
+        format!(
+            "@{decorator}\ndef locate(name: str, strict: Literal[True]) -> int: ...\n\n\n\
+             @{decorator}\ndef locate(name: str, strict: bool) -> int | None: ...\n\n\n\
+             def locate(name, strict=True):\n    return 1\n\n\n\
+             def main():\n    return locate(\"x\")\n"
+        )
+    };
+    evident_testkit::fs::write_all(
+        root,
+        &[
+            (
+                "a.py",
+                &format!("import typing as t\n\n\n{}", overloaded("t.overload")),
+            ),
+            (
+                "b.py",
+                &format!(
+                    "from typing import overload\n\n\n{}",
+                    overloaded("overload")
+                ),
+            ),
+        ],
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let conn = Connection::open(root.join(".evident/index.db")).unwrap();
+    let index = Index::open(root).unwrap();
+    for file in ["a.py", "b.py"] {
+        let targets: Vec<u32> = conn
+            .prepare(
+                "SELECT s.start_line FROM edges e JOIN calls c ON c.id = e.call_id
+                 JOIN symbols s ON s.id = e.callee_id JOIN files f ON f.id = c.file_id
+                 WHERE f.path = ?1 AND c.callee = 'locate'",
+            )
+            .unwrap()
+            .query_map([file], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(targets, [12], "{file}: the implementation only");
+        let def = index.definition_at(file, 17, Some(12)).unwrap();
+        let lines: Vec<u32> = def.iter().map(|e| e.start_line).collect();
+        assert_eq!(lines, [12, 4, 8], "{file}");
+        let reason = def[1].reason.clone().unwrap_or_default();
+        assert!(reason.contains("its declaration; defined at"), "{reason}");
+    }
+}
