@@ -28,7 +28,8 @@ identifier looked up in SCIP. evident's edges are read from its index (the
 calls on that line with that callee name). Precision: edges that name the
 oracle's definition (or, for a constructor, its class, or the base class
 whose constructor it inherits, by SCIP's resolution of the class's
-header), by confidence.
+header; for a Python `@overload` signature, the implementation that the
+name is bound to at run time, PEP 484), by confidence.
 Recall: call sites whose oracle answer is in the repository with an edge
 that names it, `name_only` not counted. A call of a parameter or a local
 (`cls()`, `func()`) is left out, counted: SCIP names the binding there, not
@@ -400,6 +401,31 @@ def constructor_owners(dump, texts_of):
     return runs
 
 
+def overload_implementations(text):
+    """0-based line of each `@overload` signature's name → the 0-based line
+    of the undecorated `def` of the same name after it in the same block:
+    what a call runs (PEP 484; SCIP names the first signature)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    implementations = {}
+    for block in ast.walk(tree):
+        statements = getattr(block, "body", [])  # a lambda's body is one expression
+        if not isinstance(statements, list):
+            continue
+        body = [n for n in statements if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for i, stub in enumerate(body):
+            if not any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == "overload"
+                       for d in stub.decorator_list):
+                continue
+            for later in body[i + 1:]:
+                if later.name == stub.name and not later.decorator_list:
+                    implementations[stub.lineno - 1] = later.lineno - 1
+                    break
+    return implementations
+
+
 def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
     name, language, half = corpus[0], corpus[1], corpus[2]
     by_position = {}
@@ -416,6 +442,13 @@ def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
     own = {project_package(s) for s in dump["definitions"] if "\u0000" not in s}
     edges = evident_edges(root)
     runs = constructor_owners(dump, texts_of)
+    overloads = {}
+
+    def overloads_of(p):
+        if p not in overloads:
+            overloads[p] = overload_implementations("\n".join(texts_of(p)))
+        return overloads[p]
+
     key = (language, half)
     for site in call_sites(corpus, root, dump, modules):
         symbol = by_position.get((site["path"], site["line"], site["start"]))
@@ -424,6 +457,8 @@ def evaluate_calls(corpus, root, dump, modules, calls, misses, args):
         gold = gold_of(dump, site["path"], symbol, texts_of, own)
         if gold is None:
             continue
+        if language == "python" and gold != "outside":
+            gold = gold | {(p, overloads_of(p)[line], n) for p, line, n in gold if line in overloads_of(p)}
         # A call of a parameter or a local (`cls()`, `func()`): SCIP names the
         # binding, not what is called, so it has no callee to compare.
         if symbol_kind(symbol) in ("local", "parameter"):
