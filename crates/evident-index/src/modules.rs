@@ -188,6 +188,11 @@ impl FileTable {
     }
 }
 
+/// Whether `path`'s module path ends with `segments` (`utils` for `lib/utils.js`).
+pub(crate) fn module_ends_with(path: &str, segments: &[&str]) -> bool {
+    module_components(path).ends_with(segments)
+}
+
 /// A file's path as module components: directories, then the stem unless it
 /// stands for its directory (the language's package stems).
 fn module_components(path: &str) -> Vec<&str> {

@@ -226,6 +226,10 @@ impl Index {
         if rows.is_empty() {
             rows = self.exported_symbols(&filter)?;
         }
+        if rows.is_empty() {
+            rows = self.declared_in_headers(name, path.as_deref())?;
+            rows.retain(|r| filter.kind.is_none_or(|k| k == r.kind));
+        }
         let asked = filter.name;
         let mut reader = self.reader();
         let mut out = Vec::with_capacity(rows.len());
@@ -253,7 +257,8 @@ impl Index {
                 0 => "exact match".to_string(),
                 1 => "case-insensitive match".to_string(),
                 2 => "qualified-name suffix match".to_string(),
-                _ => format!("exported by its module as {asked:?}"),
+                3 => format!("exported by its module as {asked:?}"),
+                _ => format!("its first line declares {asked:?}"),
             });
             out.push(ev);
         }

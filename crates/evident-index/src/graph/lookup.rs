@@ -80,7 +80,7 @@ impl Index {
     /// Definitions by name or full qualified name (both indexed); only when
     /// neither matches is every qualified name scanned for the suffix, and
     /// only when that fails is the name read as a public path through what
-    /// modules export.
+    /// modules export, then as a name a function's first line declares.
     fn targets_named(&self, symbol: &str, rel: Option<&str>) -> Result<Vec<Target>> {
         let conn = self.connection();
         let rows = rows::targets(conn, TargetMatch::NameOrQualified, symbol, rel)?;
@@ -96,6 +96,18 @@ impl Index {
         for d in crate::modules::through_exports(conn, symbol)? {
             let found = rows::targets(conn, TargetMatch::NameOrQualified, &d.qualified, rel)?;
             out.extend(found.into_iter().filter(|t| t.id == d.id));
+        }
+        if !out.is_empty() {
+            return Ok(out);
+        }
+        // A name a function's first line declares: `function assignSingleSource(`.
+        for m in self.declared_in_headers(symbol, rel)? {
+            let found = rows::targets(conn, TargetMatch::NameOrQualified, &m.qualified, rel)?;
+            out.extend(
+                found
+                    .into_iter()
+                    .filter(|t| t.path == m.path && t.start_line == m.start),
+            );
         }
         Ok(out)
     }

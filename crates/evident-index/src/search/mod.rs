@@ -5,6 +5,7 @@
 
 mod candidates;
 pub mod chunk;
+mod declared;
 mod grouping;
 mod links;
 pub(crate) mod mentions;

@@ -35,7 +35,8 @@ pub(crate) struct SymbolMatch {
     pub name: String,
     pub qualified: String,
     /// 0: exact, 1: case-insensitive, 2: qualified-name suffix, 3: exported
-    /// under the name asked for.
+    /// under the name asked for, 4: declared by a function's first line
+    /// (`search/declared.rs`).
     pub rank: u32,
 }
 

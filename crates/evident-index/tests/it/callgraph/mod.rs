@@ -3,6 +3,7 @@
 
 mod commonjs;
 mod declared_packages;
+mod header_names;
 mod keyword_arguments;
 mod object_keys;
 mod public_paths;
