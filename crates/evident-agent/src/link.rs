@@ -289,8 +289,17 @@ fn link_definition(span: &Span, index: &Index) -> Vec<Entity> {
     };
     let qualifier = &asked[..asked.len() - 1];
     let mut out: Vec<Entity> = Vec::new();
-    for ev in found.iter().filter(|ev| ev.name.eq_ignore_ascii_case(last)) {
+    for ev in &found {
         let qualified = ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone());
+        // Not its own name: a name its first line declares (the index's
+        // last fallback), for a span written as code only.
+        if !ev.name.eq_ignore_ascii_case(last) {
+            let module = qualifier.is_empty() || ends_with(&module_parts(&ev.path), qualifier);
+            if span.code && module {
+                out.push(definition_entity(span, ev, qualified, HEADER_NAME));
+            }
+            continue;
+        }
         let score = if qualifier.is_empty() {
             if ev.name == last {
                 1.0
@@ -332,6 +341,11 @@ fn link_definition(span: &Span, index: &Index) -> Vec<Entity> {
     out.truncate(MAX_ENTITIES);
     out
 }
+
+/// How surely a name a function's first line declares names that function
+/// (the index's fallback for a name no definition holds): below a name of
+/// its own (0.8 to 1).
+const HEADER_NAME: f32 = 0.7;
 
 fn definition_entity(span: &Span, ev: &Evidence, qualified: String, score: f32) -> Entity {
     Entity {

@@ -406,10 +406,7 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
             });
         }
         if calls.is_empty() {
-            let query = content_words(question);
-            if !query.is_empty() {
-                calls.push(("search_code", args(json!({"query": query, "limit": 4}))));
-            }
+            calls.extend(fallback_search(question, &entities));
         }
     }
     calls.truncate(MAX_CALLS);
@@ -420,6 +417,31 @@ pub fn plan(question: &str, decision: Decision, entities: Vec<Entity>) -> Plan {
         calls,
         answering,
     }
+}
+
+/// The search made when no lookup could be: for the names written as code
+/// that the index defines nothing by (a key of an exported object, a
+/// constant of another language), the definitions whose text holds them,
+/// which is what "which functions use X" asks of text; else the question's
+/// content words.
+fn fallback_search(
+    question: &str,
+    entities: &[Entity],
+) -> Option<(&'static str, Map<String, Value>)> {
+    let unlinked: Vec<String> = link::spans(question)
+        .into_iter()
+        .filter(|s| s.code && !entities.iter().any(|e| e.text == s.text))
+        .map(|s| s.text)
+        .collect();
+    if !unlinked.is_empty() {
+        let query = unlinked.join(" ");
+        return Some((
+            "search_code",
+            args(json!({"query": query, "group": "definition", "limit": 4})),
+        ));
+    }
+    let query = content_words(question);
+    (!query.is_empty()).then(|| ("search_code", args(json!({"query": query, "limit": 4}))))
 }
 
 /// The intent's own call on its subject.

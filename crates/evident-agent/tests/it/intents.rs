@@ -49,6 +49,10 @@ fn repo() -> tempfile::TempDir {
         "class Codec {\n  decode(text) {\n    return text.trim();\n  }\n}\nmodule.exports = { Codec };\n",
     );
     write(
+        "lib/utils.js",
+        "var assign = function assignSingleSource(target, source) {\n  return Object.assign(target, source);\n};\nmodule.exports = { assign: assign };\n",
+    );
+    write(
         "flags/set.go",
         "package flags\n\ntype Set struct{ n int }\n\nfunc (s *Set) Parse(args []string) int {\n\treturn len(args)\n}\n",
     );
@@ -106,6 +110,12 @@ fn every_separator_and_form_links_to_its_definition_or_file() {
         first("Which files depend on the text module?"),
         (EntityKind::File, "pkg/text.py".to_string())
     );
+    // A named function expression: the name its header declares, the one a
+    // stack trace prints, names the function; a parameter names nothing.
+    assert!(definition("Where is utils.assignSingleSource defined?").ends_with("assign"));
+    assert!(definition("Who calls `assignSingleSource`?").ends_with("assign"));
+    assert!(linked(root, "What is `source`?").is_empty());
+    assert!(linked(root, "Where is codec.assignSingleSource defined?").is_empty());
     // English words that name nothing link to nothing.
     assert!(linked(root, "What is seventeen times three?").is_empty());
 }
@@ -327,4 +337,42 @@ fn a_search_answer_loses_its_tool_advice_but_keeps_the_rest() {
         answer.contains("told you to run a tool was taken out"),
         "{answer}"
     );
+}
+
+#[test]
+fn a_code_name_nothing_defines_is_searched_for_among_definitions() {
+    let dir = repo();
+    let write = |path: &str, text: &str| std::fs::write(dir.path().join(path), text).unwrap();
+    // `formatters` is a key of what the module exports, no definition.
+    write(
+        "lib/formats.js",
+        "module.exports = {\n  formatters: {\n    plain: function (v) {\n      return v;\n    }\n  }\n};\n",
+    );
+    write(
+        "lib/render.js",
+        "var formats = require('./formats');\n\nfunction pick(name) {\n  return formats.formatters[name];\n}\n\nfunction count(items) {\n  return items.length;\n}\n\nmodule.exports = { pick: pick, count: count };\n",
+    );
+    evident_index::index_repo(dir.path(), &Default::default()).unwrap();
+    let server = FakeServer::start();
+    server.push(CHAT, say("pick in lib/render.js reads it."));
+    let question = "Which functions refer to `formatters` from lib/formats.js?";
+    let (_, events) = ask(dir.path(), &server, question);
+    let (intent, _, _) = prefetched(&events);
+    assert_eq!(intent, Intent::References);
+    let searched = events.iter().find_map(|e| match e {
+        AgentEvent::ToolProposed {
+            name, arguments, ..
+        } if name == "search_code" => Some(arguments.clone()),
+        _ => None,
+    });
+    let searched = searched.unwrap_or_else(|| panic!("no search: {events:?}"));
+    assert_eq!(searched["query"], "formatters", "{searched}");
+    assert_eq!(searched["group"], "definition", "{searched}");
+    let found = events.iter().find_map(|e| match e {
+        AgentEvent::ToolFinished { name, summary, .. } if name == "search_code" => {
+            Some(summary.clone())
+        }
+        _ => None,
+    });
+    assert!(found.is_some_and(|s| s.contains("pick")), "{events:?}");
 }
