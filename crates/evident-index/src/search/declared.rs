@@ -1,6 +1,6 @@
 //! Names a function's first line declares that no definition is named:
 //! a named function expression (`var assign = function assignSingleSource(…)`),
-//! the name its stack frames print and its own body may call it by. A
+//! the name its stack frames print. A
 //! SYMBOL argument, a question's span and a tool's name that match no
 //! definition fall back to it (`Index::symbols`, the graph's targets), so
 //! the CLI, the tools and `ask` agree. Read only: found through the
@@ -16,56 +16,52 @@ use crate::store::reads::SymbolMatch;
 /// How many full-text answers are read for the name.
 const READ: usize = 5;
 
-/// The functions whose first line declares `name`'s last segment after
-/// their own name, as a function is declared (`name(`). A qualifier
-/// (`utils.` in `utils.assignSingleSource`) must end the file's module path.
-/// `rank` 4: below every match of a name of its own.
 impl Index {
+    /// The functions whose first line declares `name`'s last segment after
+    /// their own name, as a function is declared (`name(`). A qualifier
+    /// (`utils.` in `utils.assignSingleSource`) must end the file's module
+    /// path. `rank` 4: below every match of a name of its own.
     pub(crate) fn declared_in_headers(
         &self,
         name: &str,
         path: Option<&str>,
     ) -> Result<Vec<SymbolMatch>> {
-        declared_in_headers(self, name, path)
+        let dotted = syntax::dotted(name);
+        let (qualifier, last) = dotted.rsplit_once('.').unwrap_or(("", &dotted));
+        if !is_identifier(last) {
+            return Ok(Vec::new());
+        }
+        let request = SearchQuery {
+            limit: READ,
+            group: SearchGroup::Definition,
+            path: path.map(str::to_string),
+            ..SearchQuery::new(last)
+        };
+        // A name made only of very common words has nothing to search for.
+        let Ok(found) = self.search(&request) else {
+            return Ok(Vec::new());
+        };
+        let segments: Vec<&str> = qualifier.split('.').filter(|s| !s.is_empty()).collect();
+        let declares = |ev: &Evidence| {
+            let header = ev.snippet.lines().next().unwrap_or_default();
+            matches!(ev.kind, Kind::Function | Kind::Method)
+                && declares_after(header, &ev.name, last)
+                && (segments.is_empty() || crate::modules::module_ends_with(&ev.path, &segments))
+        };
+        Ok(found
+            .into_iter()
+            .filter(declares)
+            .map(|ev| SymbolMatch {
+                qualified: ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone()),
+                kind: ev.kind.as_str().to_string(),
+                path: ev.path,
+                start: ev.start_line,
+                end: ev.end_line,
+                name: ev.name,
+                rank: 4,
+            })
+            .collect())
     }
-}
-
-fn declared_in_headers(index: &Index, name: &str, path: Option<&str>) -> Result<Vec<SymbolMatch>> {
-    let dotted = syntax::dotted(name);
-    let (qualifier, last) = dotted.rsplit_once('.').unwrap_or(("", &dotted));
-    if !is_identifier(last) {
-        return Ok(Vec::new());
-    }
-    let request = SearchQuery {
-        limit: READ,
-        group: SearchGroup::Definition,
-        path: path.map(str::to_string),
-        ..SearchQuery::new(last)
-    };
-    // A name made only of very common words has nothing to search for.
-    let Ok(found) = index.search(&request) else {
-        return Ok(Vec::new());
-    };
-    let segments: Vec<&str> = qualifier.split('.').filter(|s| !s.is_empty()).collect();
-    let declares = |ev: &Evidence| {
-        let header = ev.snippet.lines().next().unwrap_or_default();
-        matches!(ev.kind, Kind::Function | Kind::Method)
-            && declares_after(header, &ev.name, last)
-            && (segments.is_empty() || crate::modules::module_ends_with(&ev.path, &segments))
-    };
-    Ok(found
-        .into_iter()
-        .filter(declares)
-        .map(|ev| SymbolMatch {
-            qualified: ev.qualified_name.clone().unwrap_or_else(|| ev.name.clone()),
-            kind: ev.kind.as_str().to_string(),
-            path: ev.path,
-            start: ev.start_line,
-            end: ev.end_line,
-            name: ev.name,
-            rank: 4,
-        })
-        .collect())
 }
 
 fn is_identifier(text: &str) -> bool {
