@@ -183,7 +183,7 @@ impl FileTable {
         candidates
             .iter()
             .copied()
-            .filter(|&i| module_components(&self.paths[i]).ends_with(segments))
+            .filter(|&i| module_ends_with(&self.paths[i], segments))
             .collect()
     }
 }

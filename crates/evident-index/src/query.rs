@@ -211,8 +211,29 @@ impl Index {
     }
 
     /// Definitions named `name`: exact matches first, then case-insensitive
-    /// name matches, then qualified-name suffix matches (`Store.open`).
+    /// name matches, then qualified-name suffix matches (`Store.open`), then
+    /// the public path a package re-exports, then a name a function's first
+    /// line declares.
     pub fn symbols(&self, name: &str, q: &SymbolQuery) -> Result<Vec<Evidence>> {
+        self.find_symbols(name, q, true)
+    }
+
+    /// As [`Index::symbols`], without the last fallback: for a caller that
+    /// keeps only definitions of that very name, which it never yields.
+    pub(crate) fn symbols_of_that_name(
+        &self,
+        name: &str,
+        q: &SymbolQuery,
+    ) -> Result<Vec<Evidence>> {
+        self.find_symbols(name, q, false)
+    }
+
+    fn find_symbols(
+        &self,
+        name: &str,
+        q: &SymbolQuery,
+        first_lines: bool,
+    ) -> Result<Vec<Evidence>> {
         let name = limits::name("symbol name", name)?;
         let path = q.path.as_deref().map(|p| self.repo_rel(p)).transpose()?;
         let filter = SymbolFilter {
@@ -226,7 +247,7 @@ impl Index {
         if rows.is_empty() {
             rows = self.exported_symbols(&filter)?;
         }
-        if rows.is_empty() {
+        if rows.is_empty() && first_lines {
             rows = self.declared_in_headers(name, path.as_deref())?;
             rows.retain(|r| filter.kind.is_none_or(|k| k == r.kind));
         }

@@ -430,7 +430,7 @@ impl Index {
             limit: Some(MAX_NAME_ONLY_CANDIDATES),
             ..Default::default()
         };
-        let mut out = self.symbols(&call.callee_name, &query)?;
+        let mut out = self.symbols_of_that_name(&call.callee_name, &query)?;
         out.retain(|ev| ev.name == call.callee_name);
         for ev in &mut out {
             ev.confidence = Some("name_only".into());

@@ -30,6 +30,16 @@ pub fn last_segment(name: &str) -> &str {
     after_dot.rsplit(PATH_SEPARATOR).next().unwrap_or(after_dot)
 }
 
+/// A character of a plain name in any indexed language (`$`: JavaScript, PHP).
+pub fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// A plain name (`Layer`), not an expression (`a.b`, `f()`).
+pub fn is_identifier(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(is_name_char)
+}
+
 /// A callee as written without the constructor keyword (`new Foo` → `Foo`).
 pub fn without_new(callee: &str) -> &str {
     callee.trim().trim_start_matches(NEW).trim()

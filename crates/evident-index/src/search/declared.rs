@@ -28,7 +28,7 @@ impl Index {
     ) -> Result<Vec<SymbolMatch>> {
         let dotted = syntax::dotted(name);
         let (qualifier, last) = dotted.rsplit_once('.').unwrap_or(("", &dotted));
-        if !is_identifier(last) {
+        if !syntax::is_identifier(last) {
             return Ok(Vec::new());
         }
         let request = SearchQuery {
@@ -64,18 +64,9 @@ impl Index {
     }
 }
 
-fn is_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-}
-
 /// Whether `line` holds `word` as a whole word followed by `(` or `<` (a
 /// function's parameters or type parameters) after `own`.
 fn declares_after(line: &str, own: &str, word: &str) -> bool {
-    let part = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let Some(from) = line.find(own).map(|at| at + own.len()) else {
         return false;
     };
@@ -83,7 +74,7 @@ fn declares_after(line: &str, own: &str, word: &str) -> bool {
     rest.match_indices(word).any(|(at, _)| {
         let before = rest[..at].chars().next_back();
         let after = rest[at + word.len()..].trim_start().chars().next();
-        !before.is_some_and(part) && matches!(after, Some('(' | '<'))
+        !before.is_some_and(syntax::is_name_char) && matches!(after, Some('(' | '<'))
     })
 }
 

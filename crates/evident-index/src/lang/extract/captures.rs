@@ -182,9 +182,9 @@ impl Collected {
             bases: Vec::new(),
             signature: signature_of(node, m.source),
             leading_doc: kind.and_then(|_| leading_comments(m.spec, outer, m.source)),
-            declaration: m.setting("definition.declaration").is_some(),
+            declaration: false,
         });
-        // Another pattern may say what the first did not (`@overload`).
+        // Any pattern may say so, not only the first (`@overload`).
         entry.declaration |= m.setting("definition.declaration").is_some();
         if let Some(doc) = c.doc {
             entry.doc = Some(clean_docstring(m.text(doc)));

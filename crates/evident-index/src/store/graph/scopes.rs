@@ -6,6 +6,7 @@ use rusqlite::{params, Connection};
 use super::rows::{CallOnLine, InScope};
 use crate::error::Result;
 use crate::lang::extract::Binding;
+use crate::lang::syntax;
 
 /// The calls on `line` of a file, shortest callee text first (one row per edge).
 pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Result<Vec<CallOnLine>> {
@@ -131,7 +132,7 @@ fn follow_exports(conn: &Connection, mut frontier: Vec<(String, String)>) -> Res
                 for value in aliases.query_map(params![target, name], |r| r.get::<_, String>(0))? {
                     let value = value?;
                     if let (Binding::Alias, alias) = Binding::decode(&value) {
-                        if is_identifier(alias) {
+                        if syntax::is_identifier(alias) {
                             next.push((target.clone(), alias.to_string()));
                         }
                     }
@@ -237,14 +238,6 @@ pub(crate) fn file_lines_and_module(
         Some(r) => Some((r.get(0)?, r.get(1)?)),
         None => None,
     })
-}
-
-/// A plain name (`Layer`), not an expression (`a.b`, `f()`).
-fn is_identifier(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
 /// How far above a keyword argument the call that passes it may start.
