@@ -1,16 +1,19 @@
 ; Local bindings, for `def` at a parameter or local (see src/lang/locals.rs).
-(function_declaration) @scope
-(function_expression) @scope
-(generator_function_declaration) @scope
-(arrow_function) @scope
-(method_definition) @scope
+; A function is the scope a `var` is hoisted to (`@local.hoisted`).
+(function_declaration) @scope.function
+(function_expression) @scope.function
+(generator_function_declaration) @scope.function
+(generator_function) @scope.function
+(arrow_function) @scope.function
+(method_definition) @scope.function
 (statement_block) @scope
 (for_statement) @scope
 (for_in_statement) @scope
 (catch_clause) @scope
 
 (arrow_function parameter: (identifier) @local)
-(variable_declarator name: (identifier) @local)
+(lexical_declaration (variable_declarator name: (identifier) @local))
+(variable_declaration (variable_declarator name: (identifier) @local.hoisted))
 (object_pattern (shorthand_property_identifier_pattern) @local)
 (object_pattern (pair_pattern value: (identifier) @local))
 (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)

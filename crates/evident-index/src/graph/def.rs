@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::evidence::{Evidence, Kind};
+use crate::lang::locals::Local;
 use crate::lang::syntax;
 use crate::query::Index;
 use crate::snippet::Budget;
@@ -223,29 +224,25 @@ impl Index {
     ) -> Result<Vec<Evidence>> {
         let conn = self.connection();
         let spec = crate::lang::by_name(&rows::file_language(conn, file_id)?);
-        if let Some(spec) = spec {
-            let mut reader = self.reader();
-            let local = match reader.text(rel) {
-                Ok(text) => crate::lang::locals::bindings_at(spec, text, line, col, word),
-                Err(_) => crate::lang::locals::Local::Outside,
-            };
-            if let crate::lang::locals::Local::Bound(lines) = local {
-                let mut out = Vec::new();
-                for at in lines {
-                    let snippet = reader.evidence(rel, at, at, Budget::DEFINITION);
-                    let mut ev = Evidence::new(rel, at, at, Kind::Variable, word, snippet);
-                    ev.confidence = Some("exact".into());
-                    ev.reason = Some(format!(
-                        "`{word}` is bound here, in the scope around line {line}"
-                    ));
-                    out.push(ev);
-                }
-                return Ok(out);
+        let local = match (spec, self.reader().text(rel)) {
+            (Some(spec), Ok(text)) => crate::lang::locals::bindings_at(spec, text, line, col, word),
+            _ => Local::OUTSIDE,
+        };
+        let top_level = match local {
+            Local::Bound(lines) => {
+                let reason = format!("`{word}` is bound here, in the scope around line {line}");
+                return Ok(self.bindings_evidence(rel, word, &lines, &reason));
             }
-        }
+            Local::Outside { top_level } => top_level,
+        };
         let mut ids = self.in_scope(file_id, word, line, line_text)?;
         if ids.is_empty() {
             ids = rows::definitions_imported_as(conn, file_id, word, line)?;
+        }
+        // `from m import *`, `use m::*`; C's includes are the call graph's
+        // (a prototype's definition is found through the call).
+        if ids.is_empty() && spec.is_some_and(|s| !s.includes_are_transitive) {
+            ids = rows::definitions_globbed(conn, file_id, word)?;
         }
         if ids.is_empty() {
             // An imported module (`import pkg.mod as m`, `use crate::store`): the file itself.
@@ -265,6 +262,19 @@ impl Index {
                 ids = self.script_globals(spec, word)?;
             }
         }
+        // Bound at the top level by a statement that defines nothing
+        // (`except E as e`, `for x in ...`); an import of something outside
+        // the repository still names nothing in it.
+        if ids.is_empty() {
+            let mut bound = Vec::new();
+            for at in top_level {
+                if rows::import_modules_on_line(conn, file_id, at)?.is_empty() {
+                    bound.push(at);
+                }
+            }
+            let reason = format!("`{word}` is bound here, at the file's top level");
+            return Ok(self.bindings_evidence(rel, word, &bound, &reason));
+        }
         ids.sort_unstable();
         ids.dedup();
         // A declaration in scope beside its definition (a C prototype, a
@@ -279,6 +289,27 @@ impl Index {
             return self.call_targets(&resolved, Some(word));
         }
         self.definitions_by_id(&ids)
+    }
+
+    /// Where a name is bound without a definition (a parameter, a local),
+    /// as evidence.
+    fn bindings_evidence(
+        &self,
+        rel: &str,
+        word: &str,
+        lines: &[u32],
+        reason: &str,
+    ) -> Vec<Evidence> {
+        let mut reader = self.reader();
+        let mut out = Vec::new();
+        for &at in lines {
+            let snippet = reader.evidence(rel, at, at, Budget::DEFINITION);
+            let mut ev = Evidence::new(rel, at, at, Kind::Variable, word, snippet);
+            ev.confidence = Some("exact".into());
+            ev.reason = Some(reason.to_string());
+            out.push(ev);
+        }
+        out
     }
 
     /// A module as evidence: its file's first lines (at most 10).

@@ -19,81 +19,187 @@ pub enum Local {
     /// Bound in the innermost scope that binds it, at these lines (1-based).
     Bound(Vec<u32>),
     /// Not bound in any scope around the position (or declared `global`):
-    /// a module-level name, an import, or nothing.
-    Outside,
+    /// a module-level name, an import, or nothing. `top_level` are the lines
+    /// where the file binds the name outside every scope (`for x in ...`,
+    /// `except E as e`, `with f() as x` at a module's top level), which a
+    /// module's definitions do not hold.
+    Outside { top_level: Vec<u32> },
+}
+
+impl Local {
+    /// Outside, with no top-level binding known.
+    pub const OUTSIDE: Local = Local::Outside {
+        top_level: Vec::new(),
+    };
 }
 
 /// The local bindings of `word` visible at `line:col` (1-based) in `source`.
 pub fn bindings_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word: &str) -> Local {
     let Some(query) = spec.locals_query() else {
-        return Local::Outside;
+        return Local::OUTSIDE;
     };
     let mut parser = Parser::new();
     if parser.set_language(&spec.grammar()).is_err() {
-        return Local::Outside;
+        return Local::OUTSIDE;
     }
     let Some(tree) = parser.parse(super::shown::parser_text(spec, source).as_ref(), None) else {
-        return Local::Outside;
+        return Local::OUTSIDE;
     };
     let Some(at) = byte_of(source, line, col) else {
-        return Local::Outside;
+        return Local::OUTSIDE;
     };
-    let bytes = source.as_bytes();
-    let names = query.capture_names();
-    // Scopes as byte ranges; bindings and declarations of `word` by position.
-    let mut scopes: Vec<(usize, usize)> = Vec::new();
-    let mut locals: Vec<(usize, u32)> = Vec::new();
-    let mut globals: Vec<usize> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, tree.root_node(), bytes);
-    while let Some(m) = matches.next() {
-        for capture in m.captures() {
-            let node = capture.node;
-            match names[capture.index as usize] {
-                "scope" => scopes.push((node.start_byte(), node.end_byte())),
-                role @ ("local" | "global") if node.utf8_text(bytes) == Ok(word) => {
-                    if role == "local" {
-                        locals.push((node.start_byte(), node.start_position().row as u32 + 1));
-                    } else {
-                        globals.push(node.start_byte());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    scopes.sort_unstable();
-    scopes.dedup();
+    let Found {
+        scopes,
+        functions,
+        classes,
+        locals,
+        globals,
+    } = found(query, &tree, source.as_bytes(), word);
     // The innermost scope holding a byte: the latest-starting one that contains it.
-    let innermost = |byte: usize| {
+    let innermost_of = |scopes: &[(usize, usize)], byte: usize| {
         scopes
             .iter()
             .filter(|(s, e)| *s <= byte && byte < *e)
             .max_by_key(|(s, e)| (*s, std::cmp::Reverse(*e)))
             .copied()
     };
+    let innermost = |byte: usize| innermost_of(&scopes, byte);
+    // A hoisted or implicit binding (JavaScript's `var`, an undeclared
+    // name's assignment) belongs to its function, not its block.
+    let scope_of = |b: &Binding| match b.how {
+        How::Scoped => innermost(b.byte),
+        How::Hoisted | How::Implicit => innermost_of(&functions, b.byte),
+    };
+    // An assignment binds implicitly only where no scope around it binds
+    // the name (it assigns that binding otherwise).
+    let declared = |b: &Binding| {
+        locals.iter().any(|d| {
+            d.how != How::Implicit && scope_of(d).is_none_or(|(s, e)| s <= b.byte && b.byte < e)
+        })
+    };
+    let locals: Vec<&Binding> = locals
+        .iter()
+        .filter(|b| b.how != How::Implicit || !declared(b))
+        .collect();
     let mut around: Vec<(usize, usize)> = scopes
         .iter()
         .filter(|(s, e)| *s <= at && at < *e)
         .copied()
         .collect();
     around.sort_by_key(|(s, e)| (std::cmp::Reverse(*s), *e));
-    for scope in around {
+    // A class body's names are seen from the body itself, not from the
+    // functions nested in it (Python's class scope); like top-level names,
+    // they answer only where no definition does.
+    for (depth, scope) in around.into_iter().enumerate() {
+        let class = classes.contains(&scope);
+        if class && depth > 0 {
+            continue;
+        }
         if globals.iter().any(|g| innermost(*g) == Some(scope)) {
-            return Local::Outside;
+            return outside(&locals, scope_of);
         }
         let mut lines: Vec<u32> = locals
             .iter()
-            .filter(|(byte, _)| innermost(*byte) == Some(scope))
-            .map(|(_, line)| *line)
+            .filter(|b| scope_of(b) == Some(scope))
+            .map(|b| b.line)
             .collect();
         if !lines.is_empty() {
             lines.sort_unstable();
             lines.dedup();
+            if class {
+                return Local::Outside { top_level: lines };
+            }
             return Local::Bound(lines);
         }
     }
-    Local::Outside
+    outside(&locals, scope_of)
+}
+
+/// What the locals query finds in a file: scopes as byte ranges (all of
+/// them; functions and class bodies again), and the bindings and `global`
+/// declarations of one name.
+struct Found {
+    scopes: Vec<(usize, usize)>,
+    functions: Vec<(usize, usize)>,
+    classes: Vec<(usize, usize)>,
+    locals: Vec<Binding>,
+    globals: Vec<usize>,
+}
+
+fn found(query: &tree_sitter::Query, tree: &tree_sitter::Tree, bytes: &[u8], word: &str) -> Found {
+    let names = query.capture_names();
+    let mut f = Found {
+        scopes: Vec::new(),
+        functions: Vec::new(),
+        classes: Vec::new(),
+        locals: Vec::new(),
+        globals: Vec::new(),
+    };
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), bytes);
+    while let Some(m) = matches.next() {
+        for capture in m.captures() {
+            let node = capture.node;
+            let range = (node.start_byte(), node.end_byte());
+            let named = node.utf8_text(bytes) == Ok(word);
+            let role = names[capture.index as usize];
+            match role {
+                "scope" => f.scopes.push(range),
+                "scope.function" => f.functions.push(range),
+                "scope.class" => f.classes.push(range),
+                "local" | "local.hoisted" | "local.implicit" if named => f.locals.push(Binding {
+                    byte: node.start_byte(),
+                    line: node.start_position().row as u32 + 1,
+                    how: match role {
+                        "local.hoisted" => How::Hoisted,
+                        "local.implicit" => How::Implicit,
+                        _ => How::Scoped,
+                    },
+                }),
+                "global" if named => f.globals.push(node.start_byte()),
+                _ => {}
+            }
+        }
+    }
+    f.scopes.extend(f.functions.iter().chain(&f.classes));
+    for list in [&mut f.scopes, &mut f.functions] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    f
+}
+
+/// One binding of the name: where it is, and which scope it belongs to.
+struct Binding {
+    byte: usize,
+    line: u32,
+    how: How,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// `@local`: the innermost scope around it.
+    Scoped,
+    /// `@local.hoisted`: the innermost function around it (JavaScript's `var`).
+    Hoisted,
+    /// `@local.implicit`: the innermost function around it, where nothing
+    /// declares the name (an assignment to an undeclared name binds it; in
+    /// sloppy-mode JavaScript, as a global, which is not followed out of
+    /// the function).
+    Implicit,
+}
+
+/// Outside every scope around the position, with the file's top-level
+/// bindings of the name.
+fn outside(locals: &[&Binding], scope_of: impl Fn(&Binding) -> Option<(usize, usize)>) -> Local {
+    let mut top_level: Vec<u32> = locals
+        .iter()
+        .filter(|b| scope_of(b).is_none())
+        .map(|b| b.line)
+        .collect();
+    top_level.sort_unstable();
+    top_level.dedup();
+    Local::Outside { top_level }
 }
 
 /// Whether the identifier at `line:col` (1-based) is the name of a keyword
@@ -184,8 +290,37 @@ mod tests {
     fn module_names_and_globals_are_outside() {
         let source =
             "N = 1\ndef f():\n    global N\n    N = 2\n    return N\ndef g():\n    return N\n";
-        assert_eq!(bindings_at(python(), source, 5, 12, "N"), Local::Outside);
-        assert_eq!(bindings_at(python(), source, 7, 12, "N"), Local::Outside);
+        let top = Local::Outside { top_level: vec![1] };
+        assert_eq!(bindings_at(python(), source, 5, 12, "N"), top);
+        assert_eq!(bindings_at(python(), source, 7, 12, "N"), top);
+    }
+
+    #[test]
+    fn names_bound_outside_every_scope_are_top_level() {
+        let source = "try:\n    pass\nexcept OSError as e:\n    x = e\nwith open(p) as f:\n    pass\ndef g():\n    return f\n";
+        let top = |lines: Vec<u32>| Local::Outside { top_level: lines };
+        assert_eq!(bindings_at(python(), source, 4, 9, "e"), top(vec![3]));
+        assert_eq!(bindings_at(python(), source, 8, 12, "f"), top(vec![5]));
+        assert_eq!(bindings_at(python(), source, 8, 12, "open"), Local::OUTSIDE);
+    }
+
+    #[test]
+    fn a_class_body_binds_for_itself_only() {
+        let source = "class G:\n    if d:\n        e = 1\n    print(e)\n    def m(self):\n        return e\nprint(e)\n";
+        let top = |lines: Vec<u32>| Local::Outside { top_level: lines };
+        assert_eq!(bindings_at(python(), source, 4, 11, "e"), top(vec![3]));
+        assert_eq!(bindings_at(python(), source, 6, 16, "e"), Local::OUTSIDE);
+        assert_eq!(bindings_at(python(), source, 7, 7, "e"), Local::OUTSIDE);
+    }
+
+    #[test]
+    fn a_var_belongs_to_its_function_not_its_block() {
+        let js = crate::lang::by_name("javascript").unwrap();
+        let source = "function f() {\n  if (a) { var w = 1; let v = 2; }\n  return w + v;\n}\ntry { var y = 1; } finally {}\ny;\n";
+        assert_eq!(bindings_at(js, source, 3, 10, "w"), Local::Bound(vec![2]));
+        assert_eq!(bindings_at(js, source, 3, 14, "v"), Local::OUTSIDE);
+        let top = Local::Outside { top_level: vec![5] };
+        assert_eq!(bindings_at(js, source, 6, 1, "y"), top);
     }
 
     #[test]

@@ -248,10 +248,12 @@ impl Graph<'_> {
         let globbed = if lang.includes_are_transitive {
             self.through_includes(file, name)
         } else {
-            // Glob imports: `from x import *`, `use a::*`.
+            // Glob imports: `from x import *`, `use a::*`; a later one
+            // rebinds what an earlier one bound.
             self.table
                 .imports_of(file)
                 .iter()
+                .rev()
                 .filter(|i| i.name.as_deref() == Some("*") && i.alias.is_none())
                 .filter_map(|i| i.target.as_deref())
                 .map(|target| self.exported(target, name, 0))

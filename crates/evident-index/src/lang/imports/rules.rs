@@ -188,7 +188,10 @@ impl Resolver {
             }
         }
         if dotted.is_empty() {
-            return None;
+            // `from . import VERSION`: a name the package itself defines.
+            return self
+                .file(&join(base, "__init__.py"))
+                .or_else(|| self.file(&join(base, "__init__.pyi")));
         }
         self.python_module(base, dotted)
     }

@@ -57,7 +57,10 @@ fn python_absolute_relative_sibling_and_source_roots() {
             ),
             ("pkg/sub/deep.py", "..mod", Some("x"), Some("pkg/mod.py")),
             ("pkg/sub/deep.py", "..", Some("mod"), Some("pkg/mod.py")),
-            ("pkg/mod.py", ".", Some("sub"), None),
+            // No module `pkg/sub`: a name the package itself defines, as
+            // `from pkg import thing` is.
+            ("pkg/mod.py", ".", Some("sub"), Some("pkg/__init__.py")),
+            ("app/main.py", ".", Some("x"), None),
             ("pkg/mod.py", "....x", None, None),
             ("app/main.py", "os.path", None, None),
         ],

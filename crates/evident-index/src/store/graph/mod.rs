@@ -30,9 +30,10 @@ pub(crate) use rows::{
     SymbolFilter, SymbolRow, TargetMatch,
 };
 pub(crate) use scopes::{
-    binding_site, calls_on_line, definitions_exported_as, definitions_imported_as,
-    definitions_in_scope, file_language, file_lines_and_module, import_modules_on_line,
-    keyword_call_targets, module_imported_as, scope_at, unimported_top_level,
+    binding_site, calls_on_line, definitions_exported_as, definitions_globbed,
+    definitions_imported_as, definitions_in_scope, file_language, file_lines_and_module,
+    import_modules_on_line, keyword_call_targets, module_imported_as, scope_at,
+    unimported_top_level,
 };
 pub(crate) use symbols::{
     all_paths, for_each_assignment_in, for_each_declaration_defined, for_each_file_by_path,

@@ -85,6 +85,30 @@ pub(crate) fn definitions_imported_as(
     follow_exports(conn, frontier)
 }
 
+/// Top-level definitions named `name` that a glob import of the file
+/// brings in, when no import names it.
+pub(crate) fn definitions_globbed(conn: &Connection, file_id: i64, name: &str) -> Result<Vec<i64>> {
+    // A glob import that binds no name of its own (`from m import *`,
+    // `use m::*`) brings in whatever its module defines or exports, as
+    // call resolution reads it. A later glob rebinds what an earlier one
+    // bound, so the last module that has the name wins.
+    let globbed: Vec<String> = conn
+        .prepare_cached(
+            "SELECT i.target FROM imports i
+             WHERE i.file_id = ?1 AND i.target IS NOT NULL AND i.name = '*' AND i.binding IS NULL
+             ORDER BY i.start_line DESC",
+        )?
+        .query_map(params![file_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for target in globbed {
+        let ids = follow_exports(conn, vec![(target, name.to_string())])?;
+        if !ids.is_empty() {
+            return Ok(ids);
+        }
+    }
+    Ok(Vec::new())
+}
+
 /// The top-level definitions the module at `path` defines or exports as
 /// `name` (`Client` of `httpx/__init__.py` is `httpx/_client.py`'s), through
 /// the same re-exports and aliases as [`definitions_imported_as`].
