@@ -1,5 +1,9 @@
 ; JavaScript's grammar only (TypeScript wraps heritage in `extends_clause`, see typescript.scm).
 (class_declaration name: (_) @name (class_heritage [(identifier) (member_expression)] @base)) @definition.class
+([(lexical_declaration (variable_declarator name: (identifier) @name
+   value: (class (class_heritage [(identifier) (member_expression)] @base))))
+  (variable_declaration (variable_declarator name: (identifier) @name
+   value: (class (class_heritage [(identifier) (member_expression)] @base))))] @definition.class)
 
 ; Class fields: `class A { count = 0; static limit = 3 }`.
 (class_body (field_definition property: (property_identifier) @name) @definition.variable)

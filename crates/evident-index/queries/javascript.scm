@@ -7,6 +7,9 @@
   value: [(arrow_function) (function_expression)])) @definition.function
 (variable_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression)])) @definition.function
+; A class expression bound to a name is that class: `const Store = class { ... }`.
+(lexical_declaration (variable_declarator name: (identifier) @name value: (class))) @definition.class
+(variable_declaration (variable_declarator name: (identifier) @name value: (class))) @definition.class
 (program (lexical_declaration "const" (variable_declarator name: (identifier) @name
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant)
 (program (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name
@@ -58,6 +61,21 @@
                             (lexical_declaration "let" (variable_declarator name: (identifier) @name
                              value: [(object) (array) (true) (false) (null) (number) (string)]))]
   @definition.variable))
+
+; An anonymous default export (`export default function () {}`, `export default
+; class {}`) is a definition named `default`, the name its importers ask for
+; (ECMAScript names the function `default` too).
+(export_statement "default" @name
+  value: [(function_expression !name) (generator_function !name) (arrow_function)]) @definition.function
+(export_statement "default" @name value: (class !name)) @definition.class
+
+; A prototype method: `Foo.prototype.hi = function () {}` is a method of `Foo`.
+((expression_statement (assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @receiver property: (property_identifier) @_prototype)
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)])) @definition.method
+  (#eq? @_prototype "prototype"))
 
 ; CommonJS: `exports.helper = function () {}`, `module.exports.helper = () => {}`.
 ((expression_statement (assignment_expression
@@ -157,6 +175,20 @@
   right: (new_expression constructor: (_) @assign.value)) @assign
 (assignment_expression left: (member_expression object: (this)) @assign.name
   right: [(identifier) (member_expression)] @assign.alias) @assign
+(assignment_expression left: (member_expression object: (this)) @assign.name
+  right: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
+((assignment_expression left: (member_expression object: (this)) @assign.name right: (array) @assign.type) @assign
+  (#set! assign.type "Array"))
+((assignment_expression left: (member_expression object: (this)) @assign.name
+  right: [(string) (template_string)] @assign.type) @assign
+  (#set! assign.type "String"))
+; `this.count = 0`, `this.options = {}`: where the attribute is set, though
+; its value says nothing the types can follow.
+(assignment_expression left: (member_expression object: (this)) @assign.name
+  right: [(number) (object) (true) (false) (null) (undefined) (regex) (binary_expression)
+          (ternary_expression) (unary_expression) (update_expression) (arrow_function)
+          (function_expression) (await_expression) (parenthesized_expression)
+          (subscript_expression) (assignment_expression) (class)] @assign.opaque) @assign
 ; What a function returns.
 ((return_statement (new_expression constructor: (_) @assign.value) @assign) (#set! assign.name "return"))
 ((return_statement (call_expression function: [(identifier) (member_expression)] @assign.value) @assign)

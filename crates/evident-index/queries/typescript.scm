@@ -4,6 +4,11 @@
   (class_heritage (extends_clause value: [(identifier) (member_expression)] @base))) @definition.class
 (abstract_class_declaration name: (_) @name
   (class_heritage (extends_clause value: [(identifier) (member_expression)] @base))) @definition.class
+([(lexical_declaration (variable_declarator name: (identifier) @name
+   value: (class (class_heritage (extends_clause value: [(identifier) (member_expression)] @base)))))
+  (variable_declaration (variable_declarator name: (identifier) @name
+   value: (class (class_heritage (extends_clause value: [(identifier) (member_expression)] @base)))))]
+  @definition.class)
 (interface_declaration name: (_) @name) @definition.interface
 ; Interface bases: `interface TapObserver<T> extends Observer<T>, Other`.
 (interface_declaration (extends_type_clause type: [(type_identifier) (nested_type_identifier)] @base)) @base.of

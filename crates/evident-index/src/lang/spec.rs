@@ -150,6 +150,10 @@ pub struct LanguageSpec {
     /// Names a module has for itself, where nothing else binds them
     /// (CommonJS's `exports`): `def` on one answers with the file.
     pub module_self_names: &'static [&'static str],
+    /// A function outside any class is a class when run with `new`: a
+    /// self receiver in its body is its instance (`function Foo() {
+    /// this.bar = 5 }`, JavaScript before `class`).
+    pub function_constructors: bool,
     /// Glob imports are textual inclusion: a file sees every top-level name
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
@@ -249,6 +253,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     lines_start_members: &[],
     module_keywords: &[],
     module_self_names: &[],
+    function_constructors: false,
     includes_are_transitive: false,
     fallback: None,
     fallback_markers: &[],

@@ -37,7 +37,15 @@ impl Graph<'_> {
             for value in self.values_of_expr(file, scope, callee) {
                 match value {
                     Value::Class(class) => results.push(Value::Instance(class)),
-                    Value::Callable(function) => results.extend(self.returns(function)),
+                    Value::Callable(function) => {
+                        let returned = self.returns(function);
+                        // `new Foo()` of a function that returns nothing: its
+                        // instance, where functions are run as constructors.
+                        if returned.is_empty() && self.constructs(function) {
+                            results.push(Value::Instance(function));
+                        }
+                        results.extend(returned);
+                    }
                     Value::Outside(id) => {
                         let (name, kind) = self.outside_name(id);
                         results.extend(self.outside_value(format!("{name}()"), kind));
@@ -46,6 +54,38 @@ impl Graph<'_> {
                 }
             }
             results
+        })
+    }
+
+    /// What a self receiver (`self`, `this`) is in `scope`: an instance of
+    /// its class; for a method outside its class (`Foo.prototype.hi = ...`,
+    /// Go's receivers), of the owner its qualified name names.
+    fn self_values(&self, file: i64, scope: Option<i64>) -> Vec<Value> {
+        match self.owner_class(scope) {
+            Some((Some(class), _)) => vec![Value::Instance(class)],
+            Some((None, owner)) => self.instances_of(file, &owner),
+            None => Vec::new(),
+        }
+    }
+
+    /// Instances of the class, or constructor function, `owner` names.
+    fn instances_of(&self, file: i64, owner: &str) -> Vec<Value> {
+        (self.resolve_bare(file, None, owner).into_iter())
+            .filter_map(|(id, _)| match self.value_of_definition(id) {
+                Value::Class(class) => Some(Value::Instance(class)),
+                Value::Callable(f) if self.constructs(f) => Some(Value::Instance(f)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether `function` may be run with `new` (its language's rule).
+    fn constructs(&self, function: i64) -> bool {
+        self.symbol(function).is_some_and(|s| {
+            s.kind == Kind::Function
+                && self
+                    .lang_of(s.file)
+                    .is_some_and(|l| l.function_constructors)
         })
     }
 
@@ -258,9 +298,7 @@ impl Graph<'_> {
             let mut values: Vec<Value> = Vec::new();
             let mut consumed = 1;
             if lang.self_receivers.contains(&head) {
-                if let Some((Some(class), _)) = self.owner_class(scope) {
-                    values.push(Value::Instance(class));
-                }
+                values.extend(self.self_values(file, scope));
             } else {
                 let bindings = self.bindings(file, scope, head);
                 for (at, stored) in bindings {

@@ -263,6 +263,9 @@ impl<'r> Graph<'r> {
     /// The class a method belongs to, by nesting or (Rust, Go) by qualified name.
     pub(super) fn owner_class(&self, enclosing: Option<i64>) -> Option<(Option<i64>, String)> {
         let mut at = enclosing;
+        // The innermost function that may be run with `new`, in case no
+        // class holds it.
+        let mut constructor: Option<(i64, &str)> = None;
         while let Some(id) = at {
             let s = self.symbol(id)?;
             if s.kind.is_class_like() {
@@ -271,8 +274,15 @@ impl<'r> Graph<'r> {
             if s.kind == Kind::Method && s.qualified_name.is_some() {
                 return self.owner_from_qualified(s).map(|o| (None, o));
             }
+            let runs_with_new = s.kind == Kind::Function
+                && self
+                    .lang_of(s.file)
+                    .is_some_and(|l| l.function_constructors);
+            if runs_with_new && constructor.is_none() {
+                constructor = Some((id, &s.name));
+            }
             at = s.parent;
         }
-        None
+        constructor.map(|(id, name)| (Some(id), name.to_string()))
     }
 }

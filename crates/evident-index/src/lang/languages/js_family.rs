@@ -40,6 +40,7 @@ pub(in crate::lang) const JAVASCRIPT: LanguageSpec = LanguageSpec {
     string_type: Some("String"),
     builtin_types: JS_BUILTIN_TYPES,
     module_self_names: &["exports"],
+    function_constructors: true,
     ..DEFAULTS
 };
 

@@ -1,6 +1,7 @@
 //! Call resolution, one rule per expected edge, for every indexed language;
 //! and the graph queries built on it.
 
+mod binding_forms;
 mod commonjs;
 mod declared_packages;
 mod header_names;
