@@ -175,20 +175,6 @@
   right: (new_expression constructor: (_) @assign.value)) @assign
 (assignment_expression left: (member_expression object: (this)) @assign.name
   right: [(identifier) (member_expression)] @assign.alias) @assign
-(assignment_expression left: (member_expression object: (this)) @assign.name
-  right: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
-((assignment_expression left: (member_expression object: (this)) @assign.name right: (array) @assign.type) @assign
-  (#set! assign.type "Array"))
-((assignment_expression left: (member_expression object: (this)) @assign.name
-  right: [(string) (template_string)] @assign.type) @assign
-  (#set! assign.type "String"))
-; `this.count = 0`, `this.options = {}`: where the attribute is set, though
-; its value says nothing the types can follow.
-(assignment_expression left: (member_expression object: (this)) @assign.name
-  right: [(number) (object) (true) (false) (null) (undefined) (regex) (binary_expression)
-          (ternary_expression) (unary_expression) (update_expression) (arrow_function)
-          (function_expression) (await_expression) (parenthesized_expression)
-          (subscript_expression) (assignment_expression) (class)] @assign.opaque) @assign
 ; What a function returns.
 ((return_statement (new_expression constructor: (_) @assign.value) @assign) (#set! assign.name "return"))
 ((return_statement (call_expression function: [(identifier) (member_expression)] @assign.value) @assign)

@@ -263,17 +263,17 @@ impl Index {
             }
         }
         // Bound at the top level by a statement that defines nothing
-        // (`except E as e`, `for x in ...`); an import of something outside
-        // the repository still names nothing in it.
+        // (`except E as e`, `for x in ...`). A name also imported from
+        // outside the repository (`try: import ssl` / `except: ssl = None`)
+        // is that import's, which names nothing in the repository.
         if ids.is_empty() {
-            let mut bound = Vec::new();
-            for at in top_level {
-                if rows::import_modules_on_line(conn, file_id, at)?.is_empty() {
-                    bound.push(at);
+            for at in &top_level {
+                if !rows::import_modules_on_line(conn, file_id, *at)?.is_empty() {
+                    return Ok(Vec::new());
                 }
             }
             let reason = format!("`{word}` is bound here, at the file's top level");
-            return Ok(self.bindings_evidence(rel, word, &bound, &reason));
+            return Ok(self.bindings_evidence(rel, word, &top_level, &reason));
         }
         ids.sort_unstable();
         ids.dedup();

@@ -16,7 +16,7 @@ const DEFAULTS: &str =
 const SCOPES: &str = "try {\n  var y = 1;\n} finally {}\nfunction f() {\n  if (y) { var w = 2; let v = 3; }\n  undeclared = 4;\n  return w + v + undeclared;\n}\nalert(y, undeclared);\n";
 const TS_SCOPES: &str = "function f() {\n  undeclared = 4;\n  return undeclared;\n}\n";
 
-const PY_MAIN: &str = "from pkg.one import *\nfrom pkg.two import *\nfrom pkg import VERSION\nprint(a, b, VERSION)\ntry:\n    pass\nexcept OSError as e:\n    print(e)\nclass G:\n    if a:\n        nested = 1\n    print(nested)\nprint(nested)\n";
+const PY_MAIN: &str = "from pkg.one import *\nfrom pkg.two import *\nfrom pkg import VERSION\nprint(a, b, VERSION)\ntry:\n    pass\nexcept OSError as e:\n    print(e)\nclass G:\n    if a:\n        nested = 1\n    print(nested)\nprint(nested)\ntry:\n    import ssl\nexcept ImportError:\n    ssl = None\nprint(ssl)\n";
 const PY_MATCH: &str = "def f(command):\n    match command:\n        case [\"go\", where] | [\"walk\", where]:\n            return where\n        case Point(x=px, y=0):\n            return px\n        case [first, *rest]:\n            return rest\n        case Color.RED:\n            return Color\n";
 
 fn files() -> Vec<(&'static str, &'static str)> {
@@ -120,6 +120,8 @@ fn python_globs_package_names_and_statement_bindings() {
     // A class body binds for itself, not for the module.
     assert_eq!(at(12, "nested", 0), ["pkg/main.py:11 nested"]);
     assert!(at(13, "nested", 0).is_empty());
+    // A name also imported from outside the repository is that import's.
+    assert!(at(18, "ssl", 0).is_empty());
     common::assert_equals_rebuild(dir.path(), "binding forms");
 }
 
