@@ -7,6 +7,10 @@
 //! (`@global`). The rule is language-neutral: the innermost scope around
 //! the position that binds the name answers with every binding of it there
 //! (a name bound in two branches answers both; hoisting needs no order).
+//! A binding marked `@local.hoisted` (or `@local.implicit`, where nothing
+//! declares the name) belongs to its innermost `@scope.function`, not its
+//! block; a `@scope.class` is seen only from code directly in it; what is
+//! bound outside every scope is reported as the file's top level.
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Parser, QueryCursor};
@@ -126,6 +130,7 @@ struct Found {
     globals: Vec<usize>,
 }
 
+/// Runs the locals query over `tree`, keeping the bindings of `word`.
 fn found(query: &tree_sitter::Query, tree: &tree_sitter::Tree, bytes: &[u8], word: &str) -> Found {
     let names = query.capture_names();
     let mut f = Found {
