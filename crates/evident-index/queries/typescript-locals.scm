@@ -15,14 +15,14 @@
 (abstract_class_declaration) @scope
 (interface_declaration) @scope
 (type_alias_declaration) @scope
-(type_parameter name: (type_identifier) @local)
+(type_parameter name: (type_identifier) @local.type)
 (required_parameter pattern: (this) @local)
 ; Names that types bind: `infer T`, `[K in keyof T]`, `[key: string]`.
 (conditional_type) @scope
 (object_type) @scope
-(infer_type (type_identifier) @local)
-(mapped_type_clause name: (type_identifier) @local)
-(index_signature name: (identifier) @local)
+(infer_type (type_identifier) @local.type)
+(mapped_type_clause name: (type_identifier) @local.type)
+(index_signature name: (identifier) @local.type)
 
 ; ---------- object keys written for a declared type (see src/lang/members.rs) ----------
 ; An inline type's property and an enum's member define themselves.

@@ -71,7 +71,7 @@ pub fn bindings_at(spec: &LanguageSpec, source: &str, line: u32, col: u32, word:
     // A hoisted or implicit binding (JavaScript's `var`, an undeclared
     // name's assignment) belongs to its function, not its block.
     let scope_of = |b: &Binding| match b.how {
-        How::Scoped => innermost(b.byte),
+        How::Scoped | How::TypeLevel => innermost(b.byte),
         How::Hoisted | How::Implicit => innermost_of(&functions, b.byte),
     };
     // An assignment binds implicitly only where no scope around it binds
@@ -152,15 +152,18 @@ fn found(query: &tree_sitter::Query, tree: &tree_sitter::Tree, bytes: &[u8], wor
                 "scope" => f.scopes.push(range),
                 "scope.function" => f.functions.push(range),
                 "scope.class" => f.classes.push(range),
-                "local" | "local.hoisted" | "local.implicit" if named => f.locals.push(Binding {
-                    byte: node.start_byte(),
-                    line: node.start_position().row as u32 + 1,
-                    how: match role {
-                        "local.hoisted" => How::Hoisted,
-                        "local.implicit" => How::Implicit,
-                        _ => How::Scoped,
-                    },
-                }),
+                "local" | "local.hoisted" | "local.implicit" | "local.type" if named => {
+                    f.locals.push(Binding {
+                        byte: node.start_byte(),
+                        line: node.start_position().row as u32 + 1,
+                        how: match role {
+                            "local.hoisted" => How::Hoisted,
+                            "local.implicit" => How::Implicit,
+                            "local.type" => How::TypeLevel,
+                            _ => How::Scoped,
+                        },
+                    })
+                }
                 "global" if named => f.globals.push(node.start_byte()),
                 _ => {}
             }
@@ -192,6 +195,10 @@ enum How {
     /// sloppy-mode JavaScript, as a global, which is not followed out of
     /// the function).
     Implicit,
+    /// `@local.type`: as `Scoped`, but never the file's top level (a type
+    /// parameter or an `infer` name outside every scope the query knows
+    /// belongs to a declaration it does not scope, not to the file).
+    TypeLevel,
 }
 
 /// Outside every scope around the position, with the file's top-level
@@ -199,7 +206,7 @@ enum How {
 fn outside(locals: &[&Binding], scope_of: impl Fn(&Binding) -> Option<(usize, usize)>) -> Local {
     let mut top_level: Vec<u32> = locals
         .iter()
-        .filter(|b| scope_of(b).is_none())
+        .filter(|b| b.how != How::TypeLevel && scope_of(b).is_none())
         .map(|b| b.line)
         .collect();
     top_level.sort_unstable();
