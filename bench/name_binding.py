@@ -177,7 +177,9 @@ def run_test(evident, path, language, extensions, tally, misses, verbose):
     for position, (file, line, column, targets) in zip(positions, assertions):
         right, first = judge(texts, answers.get(position, []), targets)
         kind = kind_of(texts, file, line, column, targets)
-        for key in ((language, half, kind), (language, half, "all"), ("every language", half, "all")):
+        keys = [(language, half, kind), (language, half, "all"), ("every language", half, "all"),
+                ("every language", "A+B", "all")]
+        for key in keys:
             tally[key, "n"] += 1
             tally[key, "right"] += right
             tally[key, "first"] += first
