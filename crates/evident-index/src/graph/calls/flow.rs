@@ -79,16 +79,6 @@ impl Graph<'_> {
             .collect()
     }
 
-    /// Whether `function` may be run with `new` (its language's rule).
-    fn constructs(&self, function: i64) -> bool {
-        self.symbol(function).is_some_and(|s| {
-            s.kind == Kind::Function
-                && self
-                    .lang_of(s.file)
-                    .is_some_and(|l| l.function_constructors)
-        })
-    }
-
     /// A remembered evaluation of `key`: from the pass's cache, or from
     /// the cache of evaluations that hold for the current call's file only
     /// (they used argument flow), noting what those used.

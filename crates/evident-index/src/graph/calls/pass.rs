@@ -260,6 +260,16 @@ impl<'r> Graph<'r> {
         family.is_none() || self.symbol(id).and_then(|s| self.family(s.file)) == family
     }
 
+    /// Whether `function` may be run with `new` (its language's rule).
+    pub(super) fn constructs(&self, function: i64) -> bool {
+        self.symbol(function).is_some_and(|s| {
+            s.kind == Kind::Function
+                && self
+                    .lang_of(s.file)
+                    .is_some_and(|l| l.function_constructors)
+        })
+    }
+
     /// The class a method belongs to, by nesting or (Rust, Go) by qualified name.
     pub(super) fn owner_class(&self, enclosing: Option<i64>) -> Option<(Option<i64>, String)> {
         let mut at = enclosing;
@@ -274,11 +284,7 @@ impl<'r> Graph<'r> {
             if s.kind == Kind::Method && s.qualified_name.is_some() {
                 return self.owner_from_qualified(s).map(|o| (None, o));
             }
-            let runs_with_new = s.kind == Kind::Function
-                && self
-                    .lang_of(s.file)
-                    .is_some_and(|l| l.function_constructors);
-            if runs_with_new && constructor.is_none() {
+            if constructor.is_none() && self.constructs(id) {
                 constructor = Some((id, &s.name));
             }
             at = s.parent;
