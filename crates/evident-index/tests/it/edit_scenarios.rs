@@ -107,6 +107,157 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a new function's return flows through an importer that spells it",
+        files: &[
+            ("a.py", "class Thing:\n    def run(self):\n        pass\n"),
+            ("b.py", "import a\n\nv = a.make()\n"),
+            ("c.py", "from b import v\n\nv.run()\n"),
+            ("d.py", "import a\n\n\ndef go(t: a.Thing):\n    t.run()\n"),
+        ],
+        edits: &[
+            Write("a.py", "class Thing:\n    def run(self):\n        pass\n\n\ndef make():\n    return Thing()\n"),
+            Write("a.py", "class Item:\n    def run(self):\n        pass\n\n\ndef make():\n    return Item()\n"),
+            Write("a.py", "class Item:\n    def run(self):\n        pass\n\n    def stop(self):\n        self.done = Item()\n"),
+            Write("a.py", "class Thing:\n    def run(self):\n        pass\n"),
+        ],
+    },
+    Scenario {
+        name: "python: the class a function already returns is defined, then removed",
+        files: &[
+            ("base.py", "class Base:\n    def run(self):\n        pass\n"),
+            ("a.py", "from base import Base\n\n\ndef factory():\n    return Widget()\n"),
+            ("b.py", "from a import factory\n\nv = factory()\n"),
+            ("c.py", "from b import v\n\nv.run()\n"),
+        ],
+        edits: &[
+            Write(
+                "a.py",
+                "from base import Base\n\n\ndef factory():\n    return Widget()\n\n\nclass Widget(Base):\n    pass\n",
+            ),
+            Write("a.py", "from base import Base\n\n\ndef factory():\n    return Widget()\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a kept class gains a method whose return a file without the import chains on",
+        files: &[
+            ("a.py", "class C:\n    def run(self):\n        pass\n\n\nclass D:\n    def run(self):\n        pass\n"),
+            ("b.py", "from a import C\n\n\ndef make_c():\n    return C()\n"),
+            ("c.py", "from b import make_c\n\nx = make_c()\ny = x.again()\ny.run()\n"),
+        ],
+        edits: &[
+            Write(
+                "a.py",
+                "class C:\n    def run(self):\n        pass\n\n    def again(self):\n        return D()\n\n\nclass D:\n    def run(self):\n        pass\n",
+            ),
+            Write("a.py", "class C:\n    def run(self):\n        pass\n\n\nclass D:\n    def run(self):\n        pass\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a subclass is renamed, then removed, under its base's self call",
+        files: &[
+            ("base.py", "class Base:\n    def go(self):\n        self.step()\n\n    def step(self):\n        pass\n"),
+            ("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    def step(self):\n        pass\n"),
+            ("main.py", "from sub import Sub\n\nSub().go()\n"),
+        ],
+        edits: &[
+            Write("sub.py", "from base import Base\n\n\nclass Other(Base):\n    def step(self):\n        pass\n"),
+            Write("sub.py", "from base import Base\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a function added behind a glob re-export",
+        files: &[
+            ("pkg/__init__.py", "from .core import *\n"),
+            ("pkg/core.py", "class Widget:\n    def go(self):\n        pass\n"),
+            ("app.py", "from pkg import build\n\nbuild().go()\n"),
+        ],
+        edits: &[
+            Write("pkg/core.py", "class Widget:\n    def go(self):\n        pass\n\n\ndef build():\n    return Widget()\n"),
+            Write("pkg/core.py", "class Gadget:\n    def go(self):\n        pass\n\n\ndef build():\n    return Gadget()\n"),
+            Write("pkg/core.py", "class Gadget:\n    def go(self):\n        pass\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a function added behind a re-export by name, held by a value",
+        files: &[
+            ("pkg/__init__.py", "from .core import build\n"),
+            ("pkg/core.py", "class Widget:\n    def go(self):\n        pass\n\n\nclass Other:\n    def go(self):\n        pass\n"),
+            ("app.py", "from pkg import build\n\nv = build()\n"),
+            ("app2.py", "from app import v\n\nv.go()\n"),
+        ],
+        edits: &[
+            Write(
+                "pkg/core.py",
+                "class Widget:\n    def go(self):\n        pass\n\n\nclass Other:\n    def go(self):\n        pass\n\n\ndef build():\n    return Widget()\n",
+            ),
+            Write("pkg/core.py", "class Widget:\n    def go(self):\n        pass\n\n\nclass Other:\n    def go(self):\n        pass\n"),
+        ],
+    },
+    Scenario {
+        name: "javascript: a function added behind export *, then a class renamed",
+        files: &[
+            ("lib.js", "export class Box {\n  open() {}\n}\n"),
+            ("mid.js", "export * from './lib.js';\n"),
+            ("app.js", "import { make } from './mid.js';\nmake().open();\n"),
+        ],
+        edits: &[
+            Write("lib.js", "export class Box {\n  open() {}\n}\nexport function make() {\n  return new Box();\n}\n"),
+            Write("lib.js", "export class Crate {\n  open() {}\n}\nexport function make() {\n  return new Crate();\n}\n"),
+            Write("lib.js", "export class Crate {\n  open() {}\n}\n"),
+        ],
+    },
+    Scenario {
+        name: "rust: a function and a method added, then removed",
+        files: &[
+            ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+            ("src/lib.rs", "mod a;\nmod b;\n"),
+            ("src/a.rs", "pub struct T;\n\nimpl T {\n    pub fn run(&self) {}\n}\n"),
+            ("src/b.rs", "use crate::a::make;\n\npub fn go() {\n    make().run();\n    make().stop();\n}\n"),
+        ],
+        edits: &[
+            Write("src/a.rs", "pub struct T;\n\nimpl T {\n    pub fn run(&self) {}\n}\n\npub fn make() -> T {\n    T\n}\n"),
+            Write("src/a.rs", "pub struct T;\n\nimpl T {\n    pub fn run(&self) {}\n    pub fn stop(&self) {}\n}\n\npub fn make() -> T {\n    T\n}\n"),
+            Write("src/a.rs", "pub struct T;\n\nimpl T {\n    pub fn run(&self) {}\n}\n"),
+        ],
+    },
+    Scenario {
+        name: "go: a constructor added to one file of a package, then renamed",
+        files: &[
+            ("go.mod", "module m\n"),
+            ("p/t.go", "package p\n\ntype T struct{}\n\nfunc (t *T) Run() {}\n"),
+            ("p/a.go", "package p\n\nfunc A() {}\n"),
+            ("p/b.go", "package p\n\nfunc G() {\n\tv := NewT()\n\tv.Run()\n}\n"),
+            ("q/q.go", "package q\n\nimport \"m/p\"\n\nfunc H() {\n\tv := p.NewT()\n\tv.Run()\n}\n"),
+        ],
+        edits: &[
+            Write("p/a.go", "package p\n\nfunc A() {}\n\nfunc NewT() *T { return &T{} }\n"),
+            Write("p/a.go", "package p\n\nfunc A() {}\n\nfunc MakeT() *T { return &T{} }\n"),
+        ],
+    },
+    Scenario {
+        name: "go: a constructor's return type changes in one file of a package",
+        files: &[
+            ("go.mod", "module m\n"),
+            ("p/t.go", "package p\n\ntype T struct{}\n\nfunc (t *T) Run() {}\n\ntype U struct{}\n\nfunc (u *U) Run() {}\n"),
+            ("p/a.go", "package p\n\nfunc NewT() *T { return &T{} }\n"),
+            ("p/b.go", "package p\n\nfunc G() {\n\tv := NewT()\n\tv.Run()\n}\n"),
+            ("q/q.go", "package q\n\nimport \"m/p\"\n\nfunc H() {\n\tv := p.NewT()\n\tv.Run()\n}\n"),
+        ],
+        edits: &[Write("p/a.go", "package p\n\nfunc NewT() *U { return &U{} }\n")],
+    },
+    Scenario {
+        name: "java: a method added to a class, then the class renamed",
+        files: &[
+            ("p/A.java", "package p;\n\npublic class A {\n}\n"),
+            ("p/B.java", "package p;\n\npublic class B {\n    public void run() {}\n}\n"),
+            ("p/C.java", "package p;\n\nclass C {\n    void go(A a) {\n        a.make().run();\n    }\n}\n"),
+        ],
+        edits: &[
+            Write("p/A.java", "package p;\n\npublic class A {\n    public B make() {\n        return new B();\n    }\n}\n"),
+            Write("p/A.java", "package p;\n\npublic class Z {\n    public B make() {\n        return new B();\n    }\n}\n"),
+        ],
+    },
+    Scenario {
         name: "c: the definition behind a header's prototype is renamed",
         files: &[
             ("util.h", "int f(void);\n"),
@@ -136,4 +287,51 @@ fn every_edit_scenario_equals_a_rebuild() {
             assert_equals_rebuild(root, &format!("{}, after edit {}", scenario.name, step + 1));
         }
     }
+}
+
+/// A definition added to a module that many files import resolves again
+/// only the calls that can see it: the module's own, those made through
+/// its import, and those of files that spell the new name. A changed
+/// return value, which flows to every importer, resolves them all.
+#[test]
+fn a_new_name_resolves_only_the_calls_that_can_see_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let util =
+        "class Conn:\n    def send(self):\n        pass\n\n\ndef connect():\n    return Conn()\n";
+    write_in(root, "util.py", util);
+    let importers = 20;
+    for i in 0..importers {
+        let text = format!(
+            "import util\n\n\nclass Job{i}:\n    def start(self):\n        self.step()\n        self.step()\n\n    def step(self):\n        util.connect().send()\n"
+        );
+        write_in(root, &format!("job{i}.py"), &text);
+    }
+    write_in(root, "user.py", "import util\n\nutil.fresh_helper()\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let added = format!("{util}\n\ndef fresh_helper():\n    return Conn()\n");
+    write_in(root, "util.py", &added);
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a function added to util.py");
+    // Per importer, its two calls through `util` (`util.connect()` and
+    // `.send()` on what it returns); plus user.py's call and util.py's own
+    // two (`Conn()` in each function).
+    let through_import = 2 * importers as u64 + 1 + 2;
+    assert!(
+        summary.resolved_calls <= through_import,
+        "a new name resolved {} calls again, more than the {through_import} that can see it",
+        summary.resolved_calls
+    );
+    let changed = added.replace(
+        "def connect():\n    return Conn()",
+        "def connect():\n    return None",
+    );
+    write_in(root, "util.py", &changed);
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a changed return value in util.py");
+    assert!(
+        summary.resolved_calls >= 4 * importers as u64,
+        "a changed return value resolves every importer's calls again, not {}",
+        summary.resolved_calls
+    );
 }

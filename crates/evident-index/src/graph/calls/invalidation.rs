@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::Connection;
 
+use super::fact_diff;
 use crate::error::Result;
 use crate::store::graph as rows;
 
@@ -48,6 +49,15 @@ pub(crate) struct Invalidation {
     /// Files whose facts for the types that flow changed: every call in a
     /// file that imports them, directly or not, may now resolve elsewhere.
     pub flow_changed: HashSet<String>,
+    /// Files that were there before and whose facts for the types that flow
+    /// changed only by definitions added or removed, with what belongs to
+    /// them ([`fact_diff::names_only_change`]): those definitions' names.
+    /// Only the files that see such a file and spell one of its names
+    /// resolve again, with every file that imports them.
+    pub names_changed: HashMap<String, HashSet<String>>,
+    /// A constructor moved where names do not follow it
+    /// ([`fact_diff::moves_constructors`]), or came or went with a file.
+    pub constructors_moved: bool,
     /// Names defined in files whose classes' bases changed: a `self.m()`
     /// in a base class may now reach (or no longer reach) a subclass's `m`.
     pub rebased_names: HashSet<String>,
@@ -215,36 +225,51 @@ impl Invalidation {
             return;
         }
         let facts = flow_facts(file);
-        let names = file.definitions.iter().map(|d| d.name.as_str());
+        let existed = self.flow_before.contains_key(path);
         let before = self.flow_before.remove(path).unwrap_or_default();
-        let module_before = self.module_before.remove(path);
-        if module_before.is_some_and(|m| m != file.module) {
+        let moved = self
+            .module_before
+            .remove(path)
+            .is_some_and(|m| m != file.module);
+        if moved {
             self.rebased_names
                 .extend(file.definitions.iter().map(|d| d.name.clone()));
         }
+        let constructors =
+            |facts: &[String]| fact_diff::defines_constructor(facts.iter(), is_constructor);
+        self.constructors_moved |= if existed && !moved {
+            fact_diff::moves_constructors(&before, &facts, is_constructor)
+        } else {
+            constructors(&before) || constructors(&facts)
+        };
         if before != facts {
-            self.flow_changed.insert(path.to_string());
-            let bases = |facts: &[String]| -> Vec<String> {
-                facts
-                    .iter()
-                    .filter(|f| f.contains("\t<bases>\t"))
-                    .cloned()
-                    .collect()
-            };
-            let (old_bases, new_bases) = (bases(&before), bases(&facts));
-            if old_bases != new_bases {
-                self.rebased_names
-                    .extend(names.into_iter().map(str::to_string));
-                for fact in old_bases.iter().chain(&new_bases) {
-                    let written = fact.rsplit('\t').next().unwrap_or("");
-                    self.rebased_bases.extend(
-                        written
-                            .lines()
-                            .map(|b| crate::lang::extract::last_identifier(b).to_string()),
-                    );
+            let only_names = fact_diff::names_only_change(&before, &facts, &file.module)
+                .filter(|_| existed && !moved);
+            match only_names {
+                Some(changed) => self
+                    .names_changed
+                    .entry(path.to_string())
+                    .or_default()
+                    .extend(changed),
+                None => {
+                    self.flow_changed.insert(path.to_string());
                 }
             }
+            if let Some((names, bases)) = fact_diff::rebased(&before, &facts) {
+                self.rebased_names.extend(names);
+                self.rebased_bases.extend(bases);
+            }
         }
+    }
+
+    /// Whether every call must be resolved again because a constructor
+    /// moved: a kept class's, or one that came or went with its file.
+    pub(super) fn constructors_changed(&self) -> bool {
+        let removed = self.flow_before.values();
+        self.constructors_moved
+            || removed
+                .into_iter()
+                .any(|facts| fact_diff::defines_constructor(facts.iter(), is_constructor))
     }
 
     /// Files whose flow facts changed, removed files with facts included.
@@ -266,4 +291,11 @@ impl Invalidation {
             .map(|(name, _)| name)
             .chain(&self.rebased_names)
     }
+}
+
+/// A constructor that subclasses inherit (`__init__`, `constructor`).
+fn is_constructor(name: &str) -> bool {
+    crate::lang::LANGUAGES
+        .iter()
+        .any(|l| l.inherited_constructors && l.constructors.contains(&name))
 }

@@ -19,6 +19,7 @@
 
 mod arguments;
 mod bindings;
+mod fact_diff;
 mod flow;
 mod hierarchy;
 mod invalidation;

@@ -7,7 +7,7 @@ use super::invalidation::Invalidation;
 use super::pass::{Confidence, Graph, MAX_BASE_DEPTH};
 use super::table::{parent_dir, Loading};
 use crate::error::Result;
-use crate::lang::{self, imports::Resolver};
+use crate::lang::imports::Resolver;
 use crate::store::graph as rows;
 
 /// Re-resolves the calls `invalid` names and replaces their edges.
@@ -25,35 +25,11 @@ pub(crate) fn resolve_calls(
 ) -> Result<usize> {
     // A constructor added to or removed from a class changes what every call
     // of its subclasses runs, wherever they are: resolve everything again.
-    let constructors_changed = invalid.dirty_names().any(|name| {
-        lang::LANGUAGES
-            .iter()
-            .any(|l| l.inherited_constructors && l.constructors.contains(&name.as_str()))
-    });
-    let mut everything = invalid.all || constructors_changed;
-    if !everything {
-        // A changed type flows on through every file that imports the
-        // changed one, however indirectly: all their calls are resolved again.
-        let flowing = rows::importers_closure(conn, invalid.flow_changed_paths())?;
-        // A class that gained or lost a subclass: its `self.m()` calls, and
-        // its ancestors' (subclass dispatch looks that far down).
-        let ancestry =
-            rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
-        let paths = invalid
-            .changed_paths
-            .iter()
-            .chain(&flowing)
-            .chain(&ancestry)
-            .flat_map(|p| [p.as_str(), parent_dir(p)]);
-        let marked =
-            rows::mark_dirty_calls(conn, invalid.dirty_names(), paths, invalid.calls.iter())?;
-        // Dropping most edges one by one (and their index entries) costs far
-        // more than dropping them all and resolving everything: a kernel
-        // header that thousands of files include marks most calls. The
-        // result is the same either way (incremental == rebuild).
-        everything =
-            marked > EVERYTHING_FLOOR && marked > rows::call_count(conn)? / EVERYTHING_PAST;
+    let constructors_changed = invalid.constructors_changed();
+    if constructors_changed && profiling() {
+        eprintln!("profile:   a constructor moved: every call is resolved again");
     }
+    let everything = invalid.all || constructors_changed || mark_calls(conn, invalid)?;
     let calls = if everything {
         rows::all_calls_without_edges(conn)?
     } else {
@@ -72,7 +48,7 @@ pub(crate) fn resolve_calls(
         Loading::AsAsked
     };
     let graph = Graph::load(conn, resolver, loading)?;
-    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+    if profiling() {
         eprintln!(
             "profile:   graph load: {:.1} ms for {} calls",
             t.elapsed().as_secs_f64() * 1e3,
@@ -120,7 +96,7 @@ pub(crate) fn resolve_calls(
     if everything {
         crate::store::ensure_secondary_indexes(conn)?;
     }
-    if std::env::var_os("EVIDENT_PROFILE").is_some() {
+    if profiling() {
         eprintln!(
             "profile:   resolving {:.1} ms, of which writing edges {:.1} ms",
             t.elapsed().as_secs_f64() * 1e3,
@@ -129,6 +105,61 @@ pub(crate) fn resolve_calls(
     }
 
     Ok(calls.len())
+}
+
+/// Marks the calls `invalid` reaches (`rows::mark_dirty_calls`); `true`
+/// when resolving every call costs less than those.
+fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
+    // A definition added or removed changes only the files that see it
+    // and spell its name; what they tell the types that flow may change.
+    let (spelling, leaking) = rows::importers_spelling(conn, &invalid.names_changed)?;
+    // A changed type flows on through every file that imports the
+    // changed one, however indirectly: all their calls are resolved again.
+    let flowing = rows::importers_closure(conn, invalid.flow_changed_paths().chain(&leaking))?;
+    let calls = rows::call_count(conn)?;
+    // Most files resolve again: marking their calls one by one costs more.
+    if calls > EVERYTHING_FLOOR && flowing.len() * EVERYTHING_PAST > rows::file_count(conn)? {
+        if profiling() {
+            eprintln!(
+                "profile:   {} files flow on: every call is resolved again",
+                flowing.len()
+            );
+        }
+        return Ok(true);
+    }
+    // A class that gained or lost a subclass: its `self.m()` calls, and
+    // its ancestors' (subclass dispatch looks that far down).
+    let ancestry =
+        rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
+    let paths = invalid
+        .changed_paths
+        .iter()
+        .chain(&flowing)
+        .chain(&spelling)
+        .chain(&ancestry)
+        .flat_map(|p| [p.as_str(), parent_dir(p)]);
+    let marked = rows::mark_dirty_calls(conn, invalid.dirty_names(), paths, invalid.calls.iter())?;
+    if profiling() {
+        eprintln!(
+            "profile:   marked {marked} calls: {} changed, {} flowing on, {} spelling a new \
+             or removed name, {} in class ancestry; {} changed only by names, {} dirty names",
+            invalid.changed_paths.len(),
+            flowing.len(),
+            spelling.len(),
+            ancestry.len(),
+            invalid.names_changed.len(),
+            invalid.dirty_names().count()
+        );
+    }
+    // Dropping most edges one by one (and their index entries) costs far
+    // more than dropping them all and resolving everything: a kernel
+    // header that thousands of files include marks most calls. The
+    // result is the same either way (incremental == rebuild).
+    Ok(marked > EVERYTHING_FLOOR && marked > calls / EVERYTHING_PAST)
+}
+
+fn profiling() -> bool {
+    std::env::var_os("EVIDENT_PROFILE").is_some()
 }
 
 /// Writes what a compiler's index says the call runs (`precise`), or where

@@ -102,6 +102,12 @@ pub(crate) fn take_dirty_calls(conn: &Connection) -> Result<Vec<CallSite>> {
 }
 
 /// How many call sites the index holds (from the files' counts).
+/// How many files the index holds.
+pub(crate) fn file_count(conn: &Connection) -> Result<usize> {
+    let n: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+    Ok(n as usize)
+}
+
 pub(crate) fn call_count(conn: &Connection) -> Result<usize> {
     let n: i64 = conn.query_row("SELECT coalesce(sum(calls), 0) FROM files", [], |r| {
         r.get(0)

@@ -136,33 +136,6 @@ pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<Strin
     Ok(out)
 }
 
-/// The files that import any of `paths`, directly or through other
-/// importers, `paths` themselves left out.
-pub(crate) fn importers_closure<'a>(
-    conn: &Connection,
-    paths: impl Iterator<Item = &'a String>,
-) -> Result<Vec<String>> {
-    let mut seen: std::collections::HashSet<String> = paths.cloned().collect();
-    let mut frontier: Vec<String> = seen.iter().cloned().collect();
-    let mut out = Vec::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.target = ?1",
-    )?;
-    while let Some(path) = frontier.pop() {
-        let importers: Vec<String> = stmt
-            .query_map([&path], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        for importer in importers {
-            if seen.insert(importer.clone()) {
-                out.push(importer.clone());
-                frontier.push(importer);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
 /// The files that define classes named in `names`, and those defining
 /// their bases (by last name), up to `depth` levels.
 pub(crate) fn files_of_classes_and_ancestors(

@@ -8,17 +8,18 @@ mod changes;
 mod queries;
 mod rows;
 mod scopes;
+mod seeing;
 mod symbols;
 
 #[cfg(test)]
 pub(crate) use calls::every_call;
 pub(crate) use calls::{
-    all_calls_without_edges, call_count, calls_named_in, insert_argument_call, insert_edge,
-    insert_external, mark_dirty_calls, take_dirty_calls,
+    all_calls_without_edges, call_count, calls_named_in, file_count, insert_argument_call,
+    insert_edge, insert_external, mark_dirty_calls, take_dirty_calls,
 };
 pub(crate) use changes::{
     definition_keys, edges_into, files_of_classes_and_ancestors, flow_facts_of, import_rows,
-    importers_closure, names_defined_in, remap_edges,
+    names_defined_in, remap_edges,
 };
 pub(crate) use queries::{
     call_text, calls_inside, class_of_constructor, declarations_of, definition, definition_summary,
@@ -35,6 +36,7 @@ pub(crate) use scopes::{
     import_modules_on_line, keyword_call_targets, module_imported_as, scope_at,
     unimported_top_level,
 };
+pub(crate) use seeing::{importers_closure, importers_spelling};
 pub(crate) use symbols::{
     all_paths, for_each_assignment_in, for_each_declaration_defined, for_each_file_by_path,
     for_each_import, for_each_symbol, symbol_count,
