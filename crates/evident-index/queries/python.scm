@@ -19,6 +19,17 @@
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: (identifier) @name)) @definition.variable
   (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
+; `a, (b, *c) = ...` at the top level binds each name in the module (each
+; name is its own definition: they share one statement).
+(module (expression_statement (assignment left: [
+  (pattern_list [(identifier) @name @definition.variable
+                 (list_splat_pattern (identifier) @name @definition.variable)
+                 (tuple_pattern [(identifier) @name @definition.variable
+                                 (list_splat_pattern (identifier) @name @definition.variable)])])
+  (tuple_pattern [(identifier) @name @definition.variable
+                  (list_splat_pattern (identifier) @name @definition.variable)
+                  (tuple_pattern [(identifier) @name @definition.variable
+                                  (list_splat_pattern (identifier) @name @definition.variable)])])])))
 ; Class attributes: `Class.NAME`, `Class.name`.
 (class_definition body: (block (expression_statement (assignment left: (identifier) @name)) @definition.constant)
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
@@ -52,6 +63,14 @@
 ; `b = f`, `r = a.run`, `self.x = x`: another name.
 (assignment left: [(identifier) (attribute object: (identifier))] @assign.name
   right: [(identifier) (attribute)] @assign.alias) @assign
+; `a, b = f, g`, `a, (b, c) = f, (g(), h)`, `a, *rest = ...`, and chains
+; `a = b = f`: each name bound to what its position holds (`unpack.rs`).
+((assignment left: [(pattern_list) (tuple_pattern) (list_pattern)] @assign.name right: (_) @assign.alias) @assign
+  (#set! assign.unpack "true"))
+((assignment left: (identifier) @assign.name right: (assignment) @assign.alias) @assign
+  (#set! assign.unpack "true"))
+; `raise Error`: raising a class makes an instance of it.
+(raise_statement . [(identifier) (attribute)] @call.callee) @call
 ; `self.x = <any other expression>`, `self.a, self.b = ...`: where an
 ; attribute is set, although its value says nothing of its type.
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @assign.name
@@ -83,6 +102,9 @@
   right: [(list [(identifier) (attribute)] @assign.alias)
           (tuple [(identifier) (attribute)] @assign.alias)
           (set [(identifier) (attribute)] @assign.alias)]) @assign
+  (#set! assign.element "name"))
+; `handlers["b"] = f`: the container holds `f` among its elements.
+((assignment left: (subscript value: (identifier) @assign.name) right: [(identifier) (attribute)] @assign.alias) @assign
   (#set! assign.element "name"))
 ((for_statement left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias) @assign
   (#set! assign.element "value"))

@@ -118,6 +118,10 @@ pub struct LanguageSpec {
     /// of it, a declared type) has builtin methods. Other builtins' results
     /// (`type(...)`, `getattr(...)`, `super()`) may be the repository's own.
     pub builtin_types: &'static [&'static str],
+    /// Generic types that describe a function, whose arguments are its
+    /// parameters' and result's types, never the value's own: a value
+    /// declared `Callable[..., Flask]` is no `Flask`.
+    pub function_types: &'static [&'static str],
     /// The method that calling an instance runs (Python's `__call__`).
     pub call_method: Option<&'static str>,
     /// Languages whose definitions a declaration of this one may name (a C
@@ -244,6 +248,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     builtins: Words::EMPTY,
     string_type: None,
     builtin_types: &[],
+    function_types: &[],
     call_method: None,
     defined_in: &[],
     fields_are_pointers: false,

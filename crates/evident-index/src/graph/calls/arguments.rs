@@ -35,7 +35,7 @@ impl Graph<'_> {
         if self.consumer_file.get() != Some(f.file) {
             return Vec::new();
         }
-        self.note_arguments_used(std::slice::from_ref(&f.name));
+        self.note_arguments_used(&self.called_as(function));
         let Some(name) = self.parameter_name(function, position) else {
             return Vec::new();
         };
@@ -99,16 +99,38 @@ impl Graph<'_> {
         let Some(f) = self.symbol(function) else {
             return Rc::default();
         };
-        let sites = match rows::calls_named_in(self.conn, f.file, &f.name, MAX_ARGUMENT_SITES) {
-            Ok(sites) => sites.unwrap_or_default(),
-            Err(e) => {
-                self.read_error.borrow_mut().get_or_insert(e);
-                Vec::new()
+        let mut sites = Vec::new();
+        for name in self.called_as(function) {
+            match rows::calls_named_in(self.conn, f.file, &name, MAX_ARGUMENT_SITES) {
+                Ok(found) => sites.extend(found.unwrap_or_default()),
+                Err(e) => {
+                    self.read_error.borrow_mut().get_or_insert(e);
+                }
             }
-        };
+        }
         let sites = Rc::new(sites);
         self.site_cache.borrow_mut().insert(function, sites.clone());
         sites
+    }
+
+    /// The names a call of `function` is written with: its own, and for a
+    /// constructor its class's (`Job(a)` runs `Job.__init__(self, a)`).
+    fn called_as(&self, function: i64) -> Vec<Rc<str>> {
+        let Some(f) = self.symbol(function) else {
+            return Vec::new();
+        };
+        let mut names = vec![f.name.clone()];
+        let constructor = self
+            .lang_of(f.file)
+            .is_some_and(|l| l.constructors.contains(&&*f.name));
+        let class = f
+            .parent
+            .and_then(|p| self.symbol(p))
+            .filter(|c| c.kind.is_class_like());
+        if let (true, Some(class)) = (constructor, class) {
+            names.push(class.name.clone());
+        }
+        names
     }
 
     /// A callback's parameter (`argument.parameter.callee`, see

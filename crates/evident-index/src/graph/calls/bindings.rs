@@ -126,6 +126,13 @@ impl Graph<'_> {
         let Some(lang) = self.lang_of(file) else {
             return Vec::new();
         };
+        let outer = ty.split('[').next().unwrap_or("");
+        if lang
+            .function_types
+            .contains(&crate::lang::extract::last_identifier(outer))
+        {
+            return Vec::new();
+        }
         let mut classes = Vec::new();
         let tokens = ty.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'));
         for token in tokens.map(|t| t.trim_matches(|c| c == '.' || c == ':')) {

@@ -32,9 +32,14 @@ impl Graph<'_> {
     /// What calling `callee` gives back: an instance of a class called, what
     /// a function called returns.
     pub(super) fn call_results(&self, file: i64, scope: Option<i64>, callee: &str) -> Vec<Value> {
-        self.deeper(|| {
+        self.deeper(|| self.results_of(self.values_of_expr(file, scope, callee)))
+    }
+
+    /// What calling each of `values` gives.
+    fn results_of(&self, values: Vec<Value>) -> Vec<Value> {
+        {
             let mut results = Vec::new();
-            for value in self.values_of_expr(file, scope, callee) {
+            for value in values {
                 match value {
                     Value::Class(class) => results.push(Value::Instance(class)),
                     Value::Callable(function) => {
@@ -54,7 +59,7 @@ impl Graph<'_> {
                 }
             }
             results
-        })
+        }
     }
 
     /// What a self receiver (`self`, `this`) is in `scope`: an instance of
@@ -213,6 +218,32 @@ impl Graph<'_> {
         values
     }
 
+    /// `f(...).attr`: attributes of what the call gives back; `make()()`:
+    /// what calling what `make()` gives gives.
+    fn values_of_call_expr(&self, file: i64, scope: Option<i64>, expression: &str) -> Vec<Value> {
+        if let Some(called) = called_result(expression) {
+            return self.deeper(|| self.results_of(self.values_of_expr(file, scope, called)));
+        }
+        let Some(open) = expression.find('(') else {
+            return Vec::new();
+        };
+        // A `)` only before the `(` (text from a string or an asm
+        // template, `")@(" getuser`): not a call's result.
+        let Some(close) = expression.rfind(')').filter(|close| *close > open) else {
+            return Vec::new();
+        };
+        let rest = expression[close + 1..].trim_start_matches('.');
+        let callee = &expression[..open];
+        if callee.contains('[') || expression[open..close].contains(')') && rest.is_empty() {
+            return Vec::new();
+        }
+        let mut values = self.call_results(file, scope, callee.trim());
+        for attribute in rest.split('.').filter(|a| !a.is_empty()) {
+            values = self.attribute_values(&values, attribute, true);
+        }
+        values
+    }
+
     pub(super) fn values_of_expr_uncached(
         &self,
         file: i64,
@@ -223,23 +254,8 @@ impl Graph<'_> {
             return Vec::new();
         };
         let expression = expression.trim();
-        if let Some(open) = expression.find('(') {
-            // `f(...).attr`: attributes of what the call gives back.
-            // A `)` only before the `(` (text from a string or an asm
-            // template, `")@(" getuser`): not a call's result.
-            let Some(close) = expression.rfind(')').filter(|close| *close > open) else {
-                return Vec::new();
-            };
-            let rest = expression[close + 1..].trim_start_matches('.');
-            let callee = &expression[..open];
-            if callee.contains('[') || expression[open..close].contains(')') && rest.is_empty() {
-                return Vec::new();
-            }
-            let mut values = self.call_results(file, scope, callee.trim());
-            for attribute in rest.split('.').filter(|a| !a.is_empty()) {
-                values = self.attribute_values(&values, attribute, true);
-            }
-            return values;
+        if expression.contains('(') {
+            return self.values_of_call_expr(file, scope, expression);
         }
         if let Some(container) = container_of_element(expression) {
             // `OPS[name]`, `steps[]`: what the container's elements hold.
@@ -587,6 +603,28 @@ pub(super) fn container_of_element(expression: &str) -> Option<&str> {
         }
         if depth == 0 {
             return (plain && i + 1 == subscript.len()).then_some(container);
+        }
+    }
+    None
+}
+
+/// `make()` in `make()(x)`: an expression that calls a call's result, less
+/// its last argument list (matched from the end; `None` for anything else).
+fn called_result(expression: &str) -> Option<&str> {
+    let body = expression.strip_suffix(')')?;
+    let mut depth = 1usize;
+    for (at, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    let inner = body[..at].trim_end();
+                    return inner.ends_with(')').then_some(inner);
+                }
+            }
+            '"' | '\'' | '`' => return None,
+            _ => {}
         }
     }
     None

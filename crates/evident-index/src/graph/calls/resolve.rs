@@ -218,6 +218,14 @@ fn self_or_base(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
         if !found.is_empty() {
             return Some(found);
         }
+        // No method: an attribute that holds one (`self.run = self.step`).
+        if via_self {
+            let attribute = format!("{}.{last}", head[0]);
+            let held = g.callables(&g.values_of_expr(site.file, site.enclosing, &attribute));
+            if !held.is_empty() {
+                return Some(held);
+            }
+        }
         if let (Some(class), false) = (class, via_base) {
             let found = g.overrides_below(class, last);
             if !found.is_empty() && g.outside_base_cached(class).is_none() {
@@ -335,10 +343,11 @@ fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
         if class.is_some() || is_type {
             let found = g.method_of(class.or(Some(owner_id)), owner, site.last, false, 0);
             if !found.is_empty() {
+                // A nested class (`Outer.Inner()`) runs its constructor.
                 return Some(
                     found
                         .into_iter()
-                        .map(|(id, c)| (id, c.max(confidence)))
+                        .map(|(id, c)| (g.constructor_of(id), c.max(confidence)))
                         .collect(),
                 );
             }

@@ -256,6 +256,12 @@ impl Collected {
         let (Some(node), Some((value, binding))) = (c.assign, c.assign_value) else {
             return;
         };
+        if m.setting("assign.unpack").is_some() {
+            if let Some(target) = c.assign_name {
+                self.unpacked(m, node, target, value);
+            }
+            return;
+        }
         let name = match c.assign_name {
             Some(name) => Some(m.text(name).to_string()),
             None => m.setting("assign.name"),
@@ -320,6 +326,20 @@ impl Collected {
             name,
             binding.encode(&value),
         ));
+    }
+
+    /// `a, b = f, g()` and `a = b = f` (`#set! assign.unpack`): each name
+    /// bound to what its position holds ([`super::unpack`]).
+    fn unpacked(&mut self, m: &Matched<'_>, node: Node<'_>, target: Node<'_>, value: Node<'_>) {
+        for pair in super::unpack::pairs(target, value) {
+            let expression = normalize_space(m.text(pair.value), MAX_CALLEE_CHARS);
+            self.assignments.push((
+                node.start_byte(),
+                node.start_position().row as u32 + 1,
+                super::unpack::stored_name(m.text(pair.name), &pair),
+                pair.binding.encode(&expression),
+            ));
+        }
     }
 
     fn call(&mut self, m: &Matched<'_>, c: &Captures<'_>) {

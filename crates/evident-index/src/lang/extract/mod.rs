@@ -11,6 +11,7 @@ mod nesting;
 mod parse;
 mod parts;
 mod text;
+mod unpack;
 
 pub use facts::{
     decode_arguments, encode_arguments, import_binding, Assignment, Binding, Call, Definition,

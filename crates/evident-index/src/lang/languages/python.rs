@@ -29,6 +29,7 @@ pub(in crate::lang) const PYTHON: LanguageSpec = LanguageSpec {
     inherited_constructors: true,
     builtins: Words::new(include_str!("../../../builtins/python.txt")),
     string_type: Some("str"),
+    function_types: &["Callable"],
     builtin_types: &[
         "str",
         "list",

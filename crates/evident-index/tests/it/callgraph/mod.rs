@@ -13,6 +13,7 @@ mod rules_per_language;
 mod scip_import;
 mod ts_declarations;
 mod types_that_flow;
+mod unpacking;
 
 use std::path::{Path, PathBuf};
 
