@@ -5,6 +5,16 @@
   (variable_declaration (variable_declarator name: (identifier) @name
    value: (class (class_heritage [(identifier) (member_expression)] @base))))] @definition.class)
 
+; A function assigned to an undeclared name at the top level is a global
+; function of that name (sloppy mode): `handler = function () {}`.
+(program (expression_statement (assignment_expression left: (identifier) @name
+  right: [(function_expression) (arrow_function)])) @definition.function)
+; `this.grow = function () {}` in a function run with `new`: a method of
+; its instances (nested in the function, so its class's member).
+(function_declaration body: (statement_block (expression_statement (assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.method)))
+
 ; Class fields: `class A { count = 0; static limit = 3 }`.
 (class_body (field_definition property: (property_identifier) @name) @definition.variable)
 

@@ -324,7 +324,8 @@ fn namespace_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confiden
     g.through_namespaces(site.file, site.head, site.last)
 }
 
-/// `Cls.method` / `Type::method`: the head names a class or type.
+/// `Cls.method` / `Type::method`: the head names a class or type; an
+/// object bound to a name (`obj.run`) has the members written in it.
 fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>> {
     let owner = site.owner();
     for &(owner_id, confidence) in site.owner_ids(g) {
@@ -336,10 +337,14 @@ fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
             }),
             None => None,
         };
-        let is_type = matches!(
-            g.symbol(owner_id).map(|s| s.kind),
-            Some(Kind::Struct | Kind::Enum | Kind::Trait)
-        );
+        let kind = g.symbol(owner_id).map(|s| s.kind);
+        // `var obj = { run: function () {} }`: `obj.run` is the member.
+        if matches!(kind, Some(Kind::Variable | Kind::Constant)) {
+            if let Some(members) = g.child(owner_id, site.last) {
+                return Some(members.iter().map(|id| (*id, confidence)).collect());
+            }
+        }
+        let is_type = matches!(kind, Some(Kind::Struct | Kind::Enum | Kind::Trait));
         if class.is_some() || is_type {
             let found = g.method_of(class.or(Some(owner_id)), owner, site.last, false, 0);
             if !found.is_empty() {

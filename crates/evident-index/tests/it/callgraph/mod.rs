@@ -5,6 +5,7 @@ mod binding_forms;
 mod commonjs;
 mod declared_packages;
 mod header_names;
+mod js_functions_as_values;
 mod keyword_arguments;
 mod object_keys;
 mod public_paths;

@@ -1,0 +1,60 @@
+//! JavaScript functions written as values, each with the edge ECMAScript's
+//! semantics gives: a function assigned to an undeclared name (a global, in
+//! sloppy mode), `this.m = function` in a function run with `new`, a
+//! function-valued key of an object literal bound to a name, and an
+//! assignment that binds as a declaration does. The forms come from half A
+//! of js-callgraph's ground truth (`bench/js_callgraph.py`).
+
+use evident_index::{index_repo, IndexOptions};
+
+use super::edges;
+
+fn indexed(text: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    evident_testkit::fs::write_all(dir.path(), &[("main.js", text)]);
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    edges(dir.path())
+}
+
+#[test]
+fn a_function_assigned_to_an_undeclared_name_is_a_global_function() {
+    let found = indexed("handler = x => {\n  return x;\n};\nhandler(10);\n");
+    assert_eq!(found, ["main.js:4 handler -> main.handler (exact)"]);
+}
+
+#[test]
+fn this_m_in_a_constructor_function_is_a_method_of_its_instances() {
+    let found = indexed(
+        "function Apple() {\n  this.grow = function () {};\n}\nvar apple = new Apple();\napple.grow();\n",
+    );
+    assert_eq!(
+        found,
+        [
+            "main.js:4 Apple -> main.Apple (exact)",
+            "main.js:5 apple.grow -> main.Apple.grow (inferred)"
+        ]
+    );
+}
+
+#[test]
+fn a_function_valued_key_is_a_member_of_the_object_it_is_written_in() {
+    let found = indexed(
+        "var obj = {\n  run: function () {},\n  'stop': () => {},\n  count: 3,\n};\nobj.run();\nobj.stop();\n",
+    );
+    assert_eq!(
+        found,
+        [
+            "main.js:6 obj.run -> main.obj.run (exact)",
+            "main.js:7 obj.stop -> main.obj.stop (exact)"
+        ]
+    );
+}
+
+#[test]
+fn an_assignment_binds_as_a_declaration_does() {
+    let found = indexed("class Box {\n  open() {}\n}\nlet box;\nbox = new Box();\nbox.open();\n");
+    assert!(
+        found.contains(&"main.js:6 box.open -> main.Box.open (inferred)".to_string()),
+        "{found:?}"
+    );
+}
