@@ -15,6 +15,14 @@
   left: (member_expression object: (this) property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method)))
 
+; A function-valued key of an object literal bound to a name is a member of
+; that binding: `var obj = { run: function () {}, 'stop': () => {} }` makes
+; `obj.run` and `obj.stop` (TypeScript's declared type decides there).
+(variable_declarator value: (object (pair key: (property_identifier) @name
+  value: [(function_expression) (arrow_function)]) @definition.method))
+(variable_declarator value: (object (pair key: (string (string_fragment) @name)
+  value: [(function_expression) (arrow_function)]) @definition.method))
+
 ; Class fields: `class A { count = 0; static limit = 3 }`.
 (class_body (field_definition property: (property_identifier) @name) @definition.variable)
 
@@ -25,6 +33,14 @@
 ; Parameter defaults: `function run(handler = fallback)`.
 (formal_parameters (assignment_pattern left: (identifier) @assign.name
                                        right: [(identifier) (member_expression)] @assign.alias) @assign)
+
+; `store = new Store()`, `handler = make()`: an assignment binds as a
+; declaration does (every binding of a name counts; TypeScript's declared
+; type decides there).
+(assignment_expression left: (identifier) @assign.name
+  right: (new_expression constructor: (_) @assign.value)) @assign
+(assignment_expression left: (identifier) @assign.name
+  right: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 
 ; An attribute set in a method or constructor function is the instance's
 ; (TypeScript declares its fields, and the declared type decides there):

@@ -69,14 +69,6 @@
   value: [(function_expression !name) (generator_function !name) (arrow_function)]) @definition.function
 (export_statement "default" @name value: (class !name)) @definition.class
 
-; A function-valued key of an object literal bound to a name is a member of
-; that binding: `var obj = { run: function () {}, 'stop': () => {} }` makes
-; `obj.run` and `obj.stop`.
-(variable_declarator value: (object (pair key: (property_identifier) @name
-  value: [(function_expression) (arrow_function)]) @definition.method))
-(variable_declarator value: (object (pair key: (string (string_fragment) @name)
-  value: [(function_expression) (arrow_function)]) @definition.method))
-
 ; A prototype method: `Foo.prototype.hi = function () {}` is a method of `Foo`.
 ((expression_statement (assignment_expression
   left: (member_expression
@@ -178,12 +170,6 @@
   (#set! assign.element "name"))
 ((for_in_statement left: (identifier) @assign.name operator: "of" right: [(identifier) (member_expression)] @assign.alias) @assign
   (#set! assign.element "value"))
-; `store = new Store()`, `handler = make()`: an assignment binds as a
-; declaration does (every binding of a name counts).
-(assignment_expression left: (identifier) @assign.name
-  right: (new_expression constructor: (_) @assign.value)) @assign
-(assignment_expression left: (identifier) @assign.name
-  right: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
 ; `this.store = new Store()`: an attribute of the instance.
 (assignment_expression left: (member_expression object: (this)) @assign.name
   right: (new_expression constructor: (_) @assign.value)) @assign
