@@ -32,6 +32,7 @@ import sys
 import tarfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import edge_scores  # noqa: E402
 import index as index_bench  # noqa: E402  (WORK, setup)
 
 PACKAGE = "@persper/js-callgraph@1.3.2"
@@ -81,18 +82,6 @@ def evident_edges(evident, directory, scratch):
     return edges
 
 
-def score(rows, with_guesses):
-    tp = fp = fn = 0
-    for expected, found in rows:
-        found = {e[:4] for e in found if with_guesses or e[4] != "name_only"}
-        tp += len(expected & found)
-        fp += len(found - expected)
-        fn += len(expected - found)
-    precision = tp / (tp + fp) if tp + fp else 1.0
-    recall = tp / (tp + fn) if tp + fn else 1.0
-    return precision, recall, tp, fp, fn
-
-
 def main():
     def configure(parser: argparse.ArgumentParser):
         parser.add_argument("--verbose", action="store_true", help="print each test's missed and wrong edges")
@@ -113,12 +102,7 @@ def main():
             if args.verbose and plain != expected:
                 print(f"{truth.relative_to(suite)}: missed {sorted(expected - plain)} wrong {sorted(plain - expected)}")
     print(f"js-callgraph ground truth ({PACKAGE}): {sum(len(r) for r in rows.values())} files; {evident}")
-    print(f"{'half':8}{'files':>6}  {'precision':>9} {'recall':>7}  (tp fp fn)   without name_only")
-    for half in ("A", "B", "A+B"):
-        chosen = rows["A"] + rows["B"] if half == "A+B" else rows[half]
-        p, r, tp, fp, fn = score(chosen, True)
-        p2, r2, *_ = score(chosen, False)
-        print(f"{half:8}{len(chosen):>6}  {p:9.3f} {r:7.3f}  ({tp} {fp} {fn})   {p2:.3f} {r2:.3f}")
+    edge_scores.report(rows, "files")
 
 
 if __name__ == "__main__":

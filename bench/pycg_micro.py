@@ -32,6 +32,7 @@ import sys
 import tarfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import edge_scores  # noqa: E402
 import index as index_bench  # noqa: E402  (WORK, ROOT)
 
 VERSION = "0.0.8"
@@ -86,18 +87,6 @@ def evident_edges(evident, case, scratch):
     return {(e["caller"], e["callee"], e["confidence"]) for e in graph["edges"] if e["callee"] not in classes}
 
 
-def score(rows, with_guesses):
-    tp = fp = fn = 0
-    for expected, found in rows:
-        found = {(a, b) for a, b, confidence in found if with_guesses or confidence != "name_only"}
-        tp += len(expected & found)
-        fp += len(found - expected)
-        fn += len(expected - found)
-    precision = tp / (tp + fp) if tp + fp else 1.0
-    recall = tp / (tp + fn) if tp + fn else 1.0
-    return precision, recall, tp, fp, fn
-
-
 def main():
     def configure(parser: argparse.ArgumentParser):
         parser.add_argument("--verbose", action="store_true", help="print each case's missed and wrong edges")
@@ -119,14 +108,7 @@ def main():
         if args.verbose and plain != expected:
             print(f"{case.relative_to(suite)}: missed {sorted(expected - plain)} wrong {sorted(plain - expected)}")
     print(f"PyCG {VERSION} micro-benchmark: {sum(len(r) for r in rows.values())} cases; {evident}")
-    print(f"{'half':8}{'cases':>6}  {'precision':>9} {'recall':>7}  (tp fp fn)   without name_only")
-    for half in ("A", "B", "A+B"):
-        chosen = rows["A"] + rows["B"] if half == "A+B" else rows[half]
-        if not chosen:
-            continue
-        p, r, tp, fp, fn = score(chosen, True)
-        p2, r2, *_ = score(chosen, False)
-        print(f"{half:8}{len(chosen):>6}  {p:9.3f} {r:7.3f}  ({tp} {fp} {fn})   {p2:.3f} {r2:.3f}")
+    edge_scores.report(rows, "cases")
 
 
 if __name__ == "__main__":
