@@ -165,6 +165,20 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a class made in a function gains a constructor, then loses it",
+        files: &[
+            ("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),
+            ("b.py", "from a import make\n\nK = make()\nK()\n"),
+        ],
+        edits: &[
+            Write(
+                "a.py",
+                "def make():\n    class Made:\n        def __init__(self):\n            pass\n\n    return Made\n",
+            ),
+            Write("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),
+        ],
+    },
+    Scenario {
         name: "python: a function added behind a glob re-export",
         files: &[
             ("pkg/__init__.py", "from .core import *\n"),

@@ -186,16 +186,25 @@ pub(super) fn moves_constructors(
     gained_or_lost || (rebased && defines_constructor(before.iter().chain(after), is_constructor))
 }
 
-/// Whether any of `facts` defines a constructor.
-pub(super) fn defines_constructor<'a>(
-    mut facts: impl Iterator<Item = &'a String>,
+/// How many of `facts` define a constructor.
+pub(super) fn constructor_count<'a>(
+    facts: impl Iterator<Item = &'a String>,
     is_constructor: impl Fn(&str) -> bool,
-) -> bool {
-    facts.any(|f| {
+) -> i64 {
+    let defines = |f: &String| {
         parse(f).is_some_and(|[owner, name, _]| {
             name == DEFINITION && is_constructor(last_identifier(owner))
         })
-    })
+    };
+    facts.filter(|f| defines(f)).count() as i64
+}
+
+/// Whether any of `facts` defines a constructor.
+pub(super) fn defines_constructor<'a>(
+    facts: impl Iterator<Item = &'a String>,
+    is_constructor: impl Fn(&str) -> bool,
+) -> bool {
+    constructor_count(facts, is_constructor) > 0
 }
 
 fn parse(fact: &str) -> Option<[&str; 3]> {

@@ -58,6 +58,9 @@ pub(crate) struct Invalidation {
     /// A constructor moved where names do not follow it
     /// ([`fact_diff::moves_constructors`]), or came or went with a file.
     pub constructors_moved: bool,
+    /// Per changed file, until its new rows are noted: how many of its
+    /// definitions (nested ones too) were constructors.
+    pub constructors_before: HashMap<String, i64>,
     /// Names defined in files whose classes' bases changed: a `self.m()`
     /// in a base class may now reach (or no longer reach) a subclass's `m`.
     pub rebased_names: HashSet<String>,
@@ -128,9 +131,13 @@ impl Invalidation {
         if self.all {
             return Ok(());
         }
+        let mut constructors = 0;
         for name in rows::names_defined_in(conn, file_id)? {
+            constructors += i64::from(is_constructor(&name));
             *self.name_balance.entry(name).or_default() += 1;
         }
+        self.constructors_before
+            .insert(path.to_string(), constructors);
         self.flow_before
             .insert(path.to_string(), rows::flow_facts_of(conn, file_id)?);
         if let Some((_, module)) = rows::file_lines_and_module(conn, path)? {
@@ -237,11 +244,29 @@ impl Invalidation {
         }
         let constructors =
             |facts: &[String]| fact_diff::defines_constructor(facts.iter(), is_constructor);
-        self.constructors_moved |= if existed && !moved {
-            fact_diff::moves_constructors(&before, &facts, is_constructor)
-        } else {
-            constructors(&before) || constructors(&facts)
-        };
+        // A constructor other files cannot reach by name (in a class
+        // defined in a function) that came or went: nothing follows it.
+        let total = |n: usize| n as i64;
+        let all_now = total(
+            file.definitions
+                .iter()
+                .filter(|d| is_constructor(&d.name))
+                .count(),
+        );
+        let reachable =
+            |facts: &[String]| fact_diff::constructor_count(facts.iter(), is_constructor);
+        let unreachable_moved = self
+            .constructors_before
+            .remove(path)
+            .is_some_and(|all_before| {
+                all_now - all_before != reachable(&facts) - reachable(&before)
+            });
+        self.constructors_moved |= unreachable_moved
+            || if existed && !moved {
+                fact_diff::moves_constructors(&before, &facts, is_constructor)
+            } else {
+                constructors(&before) || constructors(&facts)
+            };
         if before != facts {
             let only_names = fact_diff::names_only_change(&before, &facts, &file.module)
                 .filter(|_| existed && !moved);
