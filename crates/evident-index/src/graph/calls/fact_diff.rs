@@ -172,13 +172,7 @@ pub(super) fn moves_constructors(
         .collect();
     let kept = |class: &str| !changed.contains(class);
     let gained_or_lost = facts.iter().any(|[owner, name, _]| {
-        let constructor = last_identifier(owner);
-        *name == DEFINITION
-            && is_constructor(constructor)
-            && kept(
-                owner[..owner.len() - constructor.len()]
-                    .trim_end_matches(|c| !is_identifier_char(c)),
-            )
+        *name == DEFINITION && is_constructor(last_identifier(owner)) && kept(parent_of(owner))
     });
     let rebased = facts
         .iter()

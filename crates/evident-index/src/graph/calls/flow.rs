@@ -37,29 +37,27 @@ impl Graph<'_> {
 
     /// What calling each of `values` gives.
     fn results_of(&self, values: Vec<Value>) -> Vec<Value> {
-        {
-            let mut results = Vec::new();
-            for value in values {
-                match value {
-                    Value::Class(class) => results.push(Value::Instance(class)),
-                    Value::Callable(function) => {
-                        let returned = self.returns(function);
-                        // `new Foo()` of a function that returns nothing: its
-                        // instance, where functions are run as constructors.
-                        if returned.is_empty() && self.constructs(function) {
-                            results.push(Value::Instance(function));
-                        }
-                        results.extend(returned);
+        let mut results = Vec::new();
+        for value in values {
+            match value {
+                Value::Class(class) => results.push(Value::Instance(class)),
+                Value::Callable(function) => {
+                    let returned = self.returns(function);
+                    // `new Foo()` of a function that returns nothing: its
+                    // instance, where functions are run as constructors.
+                    if returned.is_empty() && self.constructs(function) {
+                        results.push(Value::Instance(function));
                     }
-                    Value::Outside(id) => {
-                        let (name, kind) = self.outside_name(id);
-                        results.extend(self.outside_value(format!("{name}()"), kind));
-                    }
-                    Value::Instance(_) => {}
+                    results.extend(returned);
                 }
+                Value::Outside(id) => {
+                    let (name, kind) = self.outside_name(id);
+                    results.extend(self.outside_value(format!("{name}()"), kind));
+                }
+                Value::Instance(_) => {}
             }
-            results
         }
+        results
     }
 
     /// What a self receiver (`self`, `this`) is in `scope`: an instance of

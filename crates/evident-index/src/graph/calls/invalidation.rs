@@ -242,31 +242,7 @@ impl Invalidation {
             self.rebased_names
                 .extend(file.definitions.iter().map(|d| d.name.clone()));
         }
-        let constructors =
-            |facts: &[String]| fact_diff::defines_constructor(facts.iter(), is_constructor);
-        // A constructor other files cannot reach by name (in a class
-        // defined in a function) that came or went: nothing follows it.
-        let total = |n: usize| n as i64;
-        let all_now = total(
-            file.definitions
-                .iter()
-                .filter(|d| is_constructor(&d.name))
-                .count(),
-        );
-        let reachable =
-            |facts: &[String]| fact_diff::constructor_count(facts.iter(), is_constructor);
-        let unreachable_moved = self
-            .constructors_before
-            .remove(path)
-            .is_some_and(|all_before| {
-                all_now - all_before != reachable(&facts) - reachable(&before)
-            });
-        self.constructors_moved |= unreachable_moved
-            || if existed && !moved {
-                fact_diff::moves_constructors(&before, &facts, is_constructor)
-            } else {
-                constructors(&before) || constructors(&facts)
-            };
+        self.note_constructors(path, file, &before, &facts, existed && !moved);
         if before != facts {
             let only_names = fact_diff::names_only_change(&before, &facts, &file.module)
                 .filter(|_| existed && !moved);
@@ -285,6 +261,37 @@ impl Invalidation {
                 self.rebased_bases.extend(bases);
             }
         }
+    }
+
+    /// Notes whether a constructor moved where names do not follow it:
+    /// one of a kept class (`kept`: the file was there, in the same module),
+    /// one that came or went with its file, or one other files cannot reach
+    /// by name (in a class defined in a function).
+    fn note_constructors(
+        &mut self,
+        path: &str,
+        file: &crate::lang::extract::FileFacts,
+        before: &[String],
+        facts: &[String],
+        kept: bool,
+    ) {
+        let reachable =
+            |facts: &[String]| fact_diff::constructor_count(facts.iter(), is_constructor);
+        let all_now = file
+            .definitions
+            .iter()
+            .filter(|d| is_constructor(&d.name))
+            .count() as i64;
+        let unreachable_moved = self
+            .constructors_before
+            .remove(path)
+            .is_some_and(|all_before| all_now - all_before != reachable(facts) - reachable(before));
+        self.constructors_moved |= unreachable_moved
+            || if kept {
+                fact_diff::moves_constructors(before, facts, is_constructor)
+            } else {
+                reachable(before) > 0 || reachable(facts) > 0
+            };
     }
 
     /// Whether every call must be resolved again because a constructor
