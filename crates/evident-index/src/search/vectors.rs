@@ -135,14 +135,10 @@ pub fn embed_chunks(
             &mut dimensions,
             &mut summary,
         )?;
-        let mut written = Vec::with_capacity(items.len());
-        for ((id, _, _), vector) in items.iter().zip(&vectors) {
-            if let Some(vector) = vector {
-                rows::insert_chunk_vector(&tx, *id, &model, vector)?;
-                written.push(*id);
-            }
-        }
-        rows::refresh_blocks(&tx, Some(&model), &written)?;
+        let written: Vec<(i64, Vec<u8>)> = (items.iter().zip(vectors))
+            .filter_map(|((id, _, _), vector)| Some((*id, vector?)))
+            .collect();
+        rows::insert_chunk_vectors(&tx, &model, &written)?;
         tx.commit()?;
         if let Some(p) = &progress {
             for chunk in batch {

@@ -39,9 +39,7 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
                 o.line, o.start_col, o.end_col, o.name
          FROM scip_occurrences o JOIN scip_symbols s ON s.id = o.symbol_id",
     ];
-    const CHECKS: [&str; 13] = [
-        "SELECT count(*) FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)",
-        "SELECT (SELECT count(*) FROM chunk_vectors) - (SELECT coalesce(sum(count), 0) FROM vector_blocks)",
+    const CHECKS: [&str; 11] = [
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT (SELECT count(*) FROM files) - (SELECT count(*) FROM files_fts)",
@@ -65,6 +63,12 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
                 "inconsistent index: {n} rows fail `{check}`"
             )));
         }
+    }
+    let stray = super::vectors::stray_vectors(conn)?;
+    if stray != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "inconsistent index: {stray} stored vectors belong to no chunk, or sit in another chunk's block"
+        )));
     }
     let mut rows = Vec::new();
     for sql in QUERIES {

@@ -410,17 +410,14 @@ impl SymbolIds {
 
 /// Removes a file's rows from every table but `files`.
 fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
-    let with_vectors: Vec<i64> = tx
-        .prepare_cached(
-            "SELECT DISTINCT chunk_id FROM chunk_vectors
-             WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
-        )?
+    let chunk_ids: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM chunks WHERE file_id = ?1")?
         .query_map([file_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
+    super::vectors::forget_chunks(tx, &chunk_ids)?;
     for sql in [
         "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
         "DELETE FROM files_fts WHERE rowid = ?1",
-        "DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?1)",
         "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM symbols WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",
@@ -432,7 +429,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
     }
-    super::vectors::refresh_blocks(tx, None, &with_vectors)
+    Ok(())
 }
 
 /// Every stored import, with its file.

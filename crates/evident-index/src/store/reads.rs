@@ -277,14 +277,19 @@ pub(crate) fn counts(conn: &Connection) -> Result<Counts> {
     })
 }
 
-/// SQLite's own check of the file: `Ok` when whole.
+/// SQLite's own check of the file, then that every stored vector belongs
+/// to a chunk: `Ok` when whole.
 pub(crate) fn integrity_check(conn: &Connection) -> Result<()> {
     let verdict: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
-    if verdict == "ok" {
-        Ok(())
-    } else {
-        Err(crate::error::Error::InvalidArgument(format!(
+    if verdict != "ok" {
+        return Err(crate::error::Error::InvalidArgument(format!(
             "PRAGMA integrity_check: {verdict}"
-        )))
+        )));
+    }
+    match super::vectors::stray_vectors(conn)? {
+        0 => Ok(()),
+        n => Err(crate::error::Error::InvalidArgument(format!(
+            "{n} stored vectors belong to no chunk, or sit in another chunk's block"
+        ))),
     }
 }

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 18;
+pub const SCHEMA_VERSION: u32 = 19;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -179,17 +179,10 @@ CREATE TABLE vectors (
     PRIMARY KEY (hash, model)
 ) WITHOUT ROWID;
 
--- Each chunk's vector for a model, as in `vectors`.
-CREATE TABLE chunk_vectors (
-    chunk_id INTEGER NOT NULL,
-    model    TEXT NOT NULL,
-    vector   BLOB NOT NULL,
-    PRIMARY KEY (chunk_id, model)
-) WITHOUT ROWID;
-
--- `chunk_vectors` packed by ranges of chunk ids (id / 128), the rows vector
--- search scans: each entry is the chunk id (little-endian i64) and its
--- `chunk_vectors` blob. Rewritten from `chunk_vectors` whenever that changes.
+-- Each chunk's vector for a model, as in `vectors`, packed by ranges of
+-- chunk ids (id / 128): the rows vector search scans, and the only place a
+-- chunk's vector is kept. Each entry is the chunk id (little-endian i64) and
+-- its vector.
 CREATE TABLE vector_blocks (
     model   TEXT NOT NULL,
     block   INTEGER NOT NULL,

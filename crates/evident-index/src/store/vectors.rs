@@ -1,12 +1,12 @@
 //! The vectors' rows: one vector per (embedding text hash, model), so an
-//! unchanged text is never embedded twice; each chunk's vector again
-//! (`chunk_vectors`); and those packed by ranges of chunk ids into blocks
-//! (`vector_blocks`), the table vector search scans: a few hundred rows to
-//! step through instead of one per chunk.
+//! unchanged text is never embedded twice; and each chunk's vector, packed
+//! by ranges of chunk ids into blocks (`vector_blocks`), the table vector
+//! search scans: a few hundred rows to step through instead of one per
+//! chunk. A block is the only place a chunk's vector is kept.
 //!
-//! The invariant: a model's blocks hold exactly its `chunk_vectors` rows.
-//! Every write to `chunk_vectors` rewrites the blocks of the ids it touched
-//! ([`refresh_blocks`]).
+//! The invariant: a block holds vectors of chunks that exist, each in the
+//! block of its id ([`stray_vectors`] counts those that do not). A chunk's
+//! rows go with [`forget_chunks`]; vectors come with [`insert_chunk_vectors`].
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -40,13 +40,13 @@ pub(crate) fn chunks_without_vector(conn: &Connection, model: &str) -> Result<Ve
     let mut stmt = conn.prepare_cached(
         "SELECT c.id, f.path, c.kind, c.qualified_name, c.start_line, c.end_line, s.signature, s.doc
          FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol_id
-         WHERE c.id BETWEEN ?2 AND ?3
-           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id AND v.model = ?1)",
+         WHERE c.id BETWEEN ?1 AND ?2",
     )?;
     let mut out = Vec::new();
     for block in short {
         let first = block * BLOCK_CHUNKS;
-        let rows = stmt.query_map(params![model, first, first + BLOCK_CHUNKS - 1], |r| {
+        let held = read_block(conn, model, block)?;
+        let rows = stmt.query_map(params![first, first + BLOCK_CHUNKS - 1], |r| {
             Ok(PendingChunk {
                 id: r.get(0)?,
                 path: r.get(1)?,
@@ -59,7 +59,10 @@ pub(crate) fn chunks_without_vector(conn: &Connection, model: &str) -> Result<Ve
             })
         })?;
         for row in rows {
-            out.push(row?);
+            let row = row?;
+            if !held.contains_key(&row.id) {
+                out.push(row);
+            }
         }
     }
     out.sort_by(|a, b| (&a.path, a.start).cmp(&(&b.path, b.start)));
@@ -97,69 +100,94 @@ pub(crate) fn insert_vector(
     Ok(())
 }
 
-/// Gives a chunk its quantised vector for `model`.
-pub(crate) fn insert_chunk_vector(
-    tx: &Transaction,
-    chunk_id: i64,
-    model: &str,
-    quantised: &[u8],
-) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, vector) VALUES (?1, ?2, ?3)",
-    )?
-    .execute(params![chunk_id, model, quantised])?;
-    Ok(())
-}
-
 /// Chunk ids per block: a block is rewritten whole when one of its vectors
 /// changes, and a scan steps through one row per block.
 const BLOCK_CHUNKS: i64 = 128;
 
-/// Rewrites the blocks holding `chunk_ids` from `chunk_vectors`, for `model`
-/// or, with `None`, every model that has blocks.
-pub(crate) fn refresh_blocks(
+/// One block's entries: each chunk id with its quantised vector, by id.
+type Entries = std::collections::BTreeMap<i64, Vec<u8>>;
+
+fn block_of(chunk_id: i64) -> i64 {
+    chunk_id.div_euclid(BLOCK_CHUNKS)
+}
+
+/// The entries of `model`'s block `block` (none when it has no row).
+fn read_block(conn: &Connection, model: &str, block: i64) -> Result<Entries> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT count, vectors FROM vector_blocks WHERE model = ?1 AND block = ?2",
+    )?;
+    let mut entries = Entries::new();
+    let mut rows = stmt.query(params![model, block])?;
+    if let Some(r) = rows.next()? {
+        let count = r.get::<_, i64>(0)?.max(0) as usize;
+        let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+        for_each_entry(model, count, blob, |id, entry| {
+            entries.insert(id, entry.to_vec());
+            Ok(())
+        })?;
+    }
+    Ok(entries)
+}
+
+/// Writes `model`'s block `block` as `entries`, or drops it when they are none.
+fn write_block(tx: &Transaction, model: &str, block: i64, entries: &Entries) -> Result<()> {
+    if entries.is_empty() {
+        tx.prepare_cached("DELETE FROM vector_blocks WHERE model = ?1 AND block = ?2")?
+            .execute(params![model, block])?;
+        return Ok(());
+    }
+    let mut packed = Vec::with_capacity(entries.values().map(|v| v.len() + 8).sum());
+    for (id, vector) in entries {
+        packed.extend_from_slice(&id.to_le_bytes());
+        packed.extend_from_slice(vector);
+    }
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO vector_blocks(model, block, count, vectors) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![model, block, entries.len() as i64, packed])?;
+    Ok(())
+}
+
+/// Gives chunks their quantised vectors for `model`, replacing any they had.
+pub(crate) fn insert_chunk_vectors(
     tx: &Transaction,
-    model: Option<&str>,
-    chunk_ids: &[i64],
+    model: &str,
+    vectors: &[(i64, Vec<u8>)],
 ) -> Result<()> {
-    let blocks: std::collections::BTreeSet<i64> = chunk_ids
-        .iter()
-        .map(|id| id.div_euclid(BLOCK_CHUNKS))
-        .collect();
+    let mut by_block: std::collections::BTreeMap<i64, Vec<&(i64, Vec<u8>)>> = Default::default();
+    for entry in vectors {
+        by_block.entry(block_of(entry.0)).or_default().push(entry);
+    }
+    for (block, new) in by_block {
+        let mut entries = read_block(tx, model, block)?;
+        for (id, vector) in new {
+            entries.insert(*id, vector.clone());
+        }
+        write_block(tx, model, block, &entries)?;
+    }
+    Ok(())
+}
+
+/// Takes the vectors of `chunk_ids` (chunks about to go) out of every
+/// model's blocks.
+pub(crate) fn forget_chunks(tx: &Transaction, chunk_ids: &[i64]) -> Result<()> {
+    let blocks: std::collections::BTreeSet<i64> =
+        chunk_ids.iter().map(|id| block_of(*id)).collect();
     if blocks.is_empty() {
         return Ok(());
     }
-    let models: Vec<String> = match model {
-        Some(m) => vec![m.to_string()],
-        None => tx
-            .prepare_cached("SELECT DISTINCT model FROM vector_blocks")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?,
-    };
-    let mut read = tx.prepare_cached(
-        "SELECT chunk_id, vector FROM chunk_vectors
-         WHERE chunk_id BETWEEN ?1 AND ?2 AND model = ?3 ORDER BY chunk_id",
-    )?;
-    let mut write = tx.prepare_cached(
-        "INSERT OR REPLACE INTO vector_blocks(model, block, count, vectors) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    let mut drop =
-        tx.prepare_cached("DELETE FROM vector_blocks WHERE model = ?1 AND block = ?2")?;
+    let gone: std::collections::HashSet<i64> = chunk_ids.iter().copied().collect();
+    let models: Vec<String> = tx
+        .prepare_cached("SELECT DISTINCT model FROM vector_blocks")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     for model in &models {
         for &block in &blocks {
-            let first = block * BLOCK_CHUNKS;
-            let mut packed = Vec::new();
-            let mut count = 0i64;
-            let mut rows = read.query(params![first, first + BLOCK_CHUNKS - 1, model])?;
-            while let Some(r) = rows.next()? {
-                packed.extend_from_slice(&r.get::<_, i64>(0)?.to_le_bytes());
-                packed.extend_from_slice(r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?);
-                count += 1;
-            }
-            if count == 0 {
-                drop.execute(params![model, block])?;
-            } else {
-                write.execute(params![model, block, count, packed])?;
+            let mut entries = read_block(tx, model, block)?;
+            let before = entries.len();
+            entries.retain(|id, _| !gone.contains(id));
+            if entries.len() != before {
+                write_block(tx, model, block, &entries)?;
             }
         }
     }
@@ -215,23 +243,58 @@ pub(crate) fn for_each_vector(
     while let Some(r) = rows.next()? {
         let count = r.get::<_, i64>(0)?.max(0) as usize;
         let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-        // Entries of one model are alike: the chunk id, the scale, the bytes.
-        let entry = blob.len() / count.max(1);
-        if entry < 12 || entry * count != blob.len() {
-            return Err(crate::error::Error::InvalidArgument(format!(
-                "inconsistent index: a vector block of {model} holds {} bytes for {count} vectors",
-                blob.len()
-            )));
-        }
-        for e in blob.chunks_exact(entry) {
-            let (id, rest) = e.split_at(8);
-            let (scale, bytes) = rest.split_at(4);
+        for_each_entry(model, count, blob, |id, vector| {
+            let (scale, bytes) = vector.split_at(4);
             f(
-                i64::from_le_bytes(id.try_into().expect("8 bytes")),
+                id,
                 f32::from_le_bytes(scale.try_into().expect("4 bytes")),
                 bytes,
-            )?;
-        }
+            )
+        })?;
     }
     Ok(())
+}
+
+/// Each entry of a block's blob: the chunk id and its quantised vector.
+/// Entries of one model are alike in size: the id, the scale, the bytes.
+fn for_each_entry(
+    model: &str,
+    count: usize,
+    blob: &[u8],
+    mut f: impl FnMut(i64, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let entry = blob.len() / count.max(1);
+    if entry < 12 || entry * count != blob.len() {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "inconsistent index: a vector block of {model} holds {} bytes for {count} vectors",
+            blob.len()
+        )));
+    }
+    for e in blob.chunks_exact(entry) {
+        let (id, vector) = e.split_at(8);
+        f(i64::from_le_bytes(id.try_into().expect("8 bytes")), vector)?;
+    }
+    Ok(())
+}
+
+/// Every block entry of every model whose chunk is not in `chunks`, or that
+/// sits in another chunk's block: the integrity check's count, which must be 0.
+pub(crate) fn stray_vectors(conn: &Connection) -> Result<u64> {
+    let chunks: std::collections::HashSet<i64> = conn
+        .prepare("SELECT id FROM chunks")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare("SELECT model, block, count, vectors FROM vector_blocks")?;
+    let mut rows = stmt.query([])?;
+    let mut stray = 0;
+    while let Some(r) = rows.next()? {
+        let (model, block): (String, i64) = (r.get(0)?, r.get(1)?);
+        let count = r.get::<_, i64>(2)?.max(0) as usize;
+        let blob = r.get_ref(3)?.as_blob().map_err(rusqlite::Error::from)?;
+        for_each_entry(&model, count, blob, |id, _| {
+            stray += u64::from(!chunks.contains(&id) || block_of(id) != block);
+            Ok(())
+        })?;
+    }
+    Ok(stray)
 }
