@@ -15,6 +15,14 @@
   left: (member_expression object: (this) property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method)))
 
+; A function assigned to a key of a module-level name is that name's method:
+; `res.send = function (body) {}`, `app.init = () => {}` (objects built up
+; key by key; `exports.run` is CommonJS's export, in javascript.scm).
+((program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @receiver property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)])) @definition.method)
+  (#not-any-of? @receiver "exports" "module"))
+
 ; A function-valued key of an object literal bound to a name is a member of
 ; that binding: `var obj = { run: function () {}, 'stop': () => {} }` makes
 ; `obj.run` and `obj.stop` (TypeScript's declared type decides there).

@@ -221,6 +221,18 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "javascript: a key's function added to a required object, then removed",
+        files: &[
+            ("response.js", "var res = module.exports = {};\nres.json = function () {};\n"),
+            ("app.js", "var res = require('./response');\nres.send('x');\nres.json();\n"),
+        ],
+        edits: &[
+            Write("response.js", "var res = module.exports = {};\nres.json = function () {};\nres.send = function (b) {\n  this.json(b);\n};\n"),
+            Write("response.js", "var res = module.exports = {};\nres.send = function (b) {};\n"),
+            Write("response.js", "var res = module.exports = {};\n"),
+        ],
+    },
+    Scenario {
         name: "rust: a function and a method added, then removed",
         files: &[
             ("Cargo.toml", "[package]\nname = \"demo\"\n"),

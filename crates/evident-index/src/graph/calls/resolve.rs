@@ -338,10 +338,15 @@ fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
             None => None,
         };
         let kind = g.symbol(owner_id).map(|s| s.kind);
-        // `var obj = { run: function () {} }`: `obj.run` is the member.
+        // `var obj = { run: function () {} }`: `obj.run` is the member; so
+        // is `obj.stop = function () {}` in the variable's own file.
         if matches!(kind, Some(Kind::Variable | Kind::Constant)) {
             if let Some(members) = g.child(owner_id, site.last) {
                 return Some(members.iter().map(|id| (*id, confidence)).collect());
+            }
+            let members = keys_assigned(g, owner_id, site.last);
+            if !members.is_empty() {
+                return Some(members.into_iter().map(|id| (id, confidence)).collect());
             }
         }
         let is_type = matches!(kind, Some(Kind::Struct | Kind::Enum | Kind::Trait));
@@ -359,6 +364,22 @@ fn class_member(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confidence)>
         }
     }
     None
+}
+
+/// The methods named `name` written as keys assigned to the variable
+/// `owner_id` (`res.send = function () {}`) in the variable's file.
+fn keys_assigned(g: &Graph<'_>, owner_id: i64, name: &str) -> Vec<i64> {
+    let Some(owner) = g.symbol(owner_id) else {
+        return Vec::new();
+    };
+    let file = owner.file;
+    let found = g.owned(&owner.name, name).unwrap_or_default();
+    (found.iter().copied())
+        .filter(|id| {
+            g.symbol(*id)
+                .is_some_and(|s| s.file == file && s.parent.is_none())
+        })
+        .collect()
 }
 
 /// A receiver imported from outside the repository: nothing is guessed.

@@ -27,7 +27,10 @@ pub(crate) fn calls_on_line(conn: &Connection, file_id: i64, line: u32) -> Resul
 }
 
 /// The definitions named `name` in a file that are at module level or
-/// children of a definition enclosing `line`, innermost scope first.
+/// children of a definition enclosing `line`, innermost scope first. A
+/// method outside any class (`res.send = function send() {}`, a Go
+/// method, `Foo.prototype.hi`) is its owner's, not the file's by bare name,
+/// as the call graph's table has it.
 pub(crate) fn definitions_in_scope(
     conn: &Connection,
     file_id: i64,
@@ -38,7 +41,8 @@ pub(crate) fn definitions_in_scope(
         "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line, s.end_line, s.signature
          FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
          WHERE s.file_id = ?1 AND s.name = ?2
-           AND (s.parent_id IS NULL OR (p.start_line <= ?3 AND p.end_line >= ?3))
+           AND (s.parent_id IS NULL AND s.kind != 'method'
+                OR (p.start_line <= ?3 AND p.end_line >= ?3))
          ORDER BY 2 DESC, s.start_line",
     )?;
     let rows = stmt.query_map(params![file_id, name, line], |r| {

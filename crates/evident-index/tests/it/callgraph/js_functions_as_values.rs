@@ -1,13 +1,14 @@
 //! JavaScript functions written as values, each with the edge ECMAScript's
 //! semantics gives: a function assigned to an undeclared name (a global, in
 //! sloppy mode), `this.m = function` in a function run with `new`, a
-//! function-valued key of an object literal bound to a name, and an
-//! assignment that binds as a declaration does. The forms come from half A
+//! function-valued key of an object literal bound to a name, a function
+//! assigned to a key of a module-level name, and an assignment that binds
+//! as a declaration does. The forms come from half A
 //! of js-callgraph's ground truth (`bench/js_callgraph.py`).
 
-use evident_index::{index_repo, IndexOptions};
+use evident_index::{index_repo, Index, IndexOptions};
 
-use super::edges;
+use super::{answers_at_word, edges};
 
 fn indexed(text: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
@@ -56,5 +57,43 @@ fn an_assignment_binds_as_a_declaration_does() {
     assert!(
         found.contains(&"main.js:6 box.open -> main.Box.open (inferred)".to_string()),
         "{found:?}"
+    );
+}
+
+#[test]
+fn a_function_assigned_to_a_key_of_a_module_level_name_is_its_method() {
+    let found = indexed(
+        "var res = {};\nres.send = function (body) {\n  return this.json(body);\n};\n\
+         res.json = (obj) => obj;\nexports.helper = function () {};\nres.send('x');\n",
+    );
+    assert_eq!(
+        found,
+        [
+            "main.js:3 this.json -> main.res.json (exact)",
+            "main.js:7 res.send -> main.res.send (exact)"
+        ]
+    );
+}
+
+#[test]
+fn a_key_s_function_leaves_its_bare_name_to_the_module_binding() {
+    // A named function expression binds its name in its own body only
+    // (ECMAScript 15.2.5); elsewhere `send` is the module's `require`.
+    const TEXT: &str = "var send = require('./send');\nvar res = {};\n\
+        res.send = function send(body) {\n  return body;\n};\n\
+        function stream(path) {\n  return send(path);\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    evident_testkit::fs::write_all(
+        dir.path(),
+        &[
+            ("main.js", TEXT),
+            ("send.js", "module.exports = function () {};\n"),
+        ],
+    );
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        answers_at_word(&index, ("main.js", TEXT), 7, "send", 0),
+        ["send.js:1 send"]
     );
 }
