@@ -9,6 +9,8 @@ pub(crate) mod files;
 pub(crate) mod graph;
 mod open;
 pub mod parse_cache;
+#[cfg(test)]
+mod plans;
 pub(crate) mod reads;
 mod schema;
 pub(crate) mod scip;

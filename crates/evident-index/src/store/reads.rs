@@ -62,6 +62,26 @@ pub(crate) fn doc_comment(
 /// Definitions named like `filter.name`: exact matches first, then
 /// case-insensitive ones, then qualified-name suffixes (`Store.open`).
 pub(crate) fn symbol_matches(conn: &Connection, filter: &SymbolFilter) -> Result<Vec<SymbolMatch>> {
+    let (sql, args) = symbol_matches_sql(filter);
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+        Ok(SymbolMatch {
+            path: r.get(0)?,
+            start: r.get(1)?,
+            end: r.get(2)?,
+            kind: r.get(3)?,
+            name: r.get(4)?,
+            qualified: r.get(5)?,
+            rank: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// [`symbol_matches`]'s statement and its arguments. Every branch searches
+/// an index: a suffix's candidates are the definitions named its last
+/// segment (a qualified name ends in its definition's name).
+pub(crate) fn symbol_matches_sql(filter: &SymbolFilter) -> (String, Vec<String>) {
     let mut sql = String::from(
         "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualified_name,
             CASE WHEN s.name = ?1 OR s.qualified_name = ?1 THEN 0
@@ -71,13 +91,15 @@ pub(crate) fn symbol_matches(conn: &Connection, filter: &SymbolFilter) -> Result
     let escaped = like_escape(filter.name);
     let mut args: Vec<String> = vec![filter.name.to_string()];
     if filter.exact {
-        // `symbols_name` is case-insensitive: the NOCASE term lets SQLite use it.
-        sql += "((s.name = ?1 COLLATE NOCASE AND s.name = ?1) OR s.qualified_name = ?1)";
+        sql += super::graph::NAMED_OR_QUALIFIED;
     } else {
         args.push(format!("%.{escaped}"));
         args.push(format!("%::{escaped}"));
-        sql += "(s.name = ?1 COLLATE NOCASE OR s.qualified_name = ?1
-                 OR s.qualified_name LIKE ?2 ESCAPE '\\' OR s.qualified_name LIKE ?3 ESCAPE '\\')";
+        args.push(super::graph::last_segment(filter.name).to_string());
+        sql += "s.id IN (SELECT id FROM symbols WHERE name = ?1 COLLATE NOCASE
+                         UNION ALL SELECT id FROM symbols WHERE qualified_name = ?1
+                         UNION ALL SELECT id FROM symbols WHERE name = ?4 COLLATE NOCASE
+                           AND (qualified_name LIKE ?2 ESCAPE '\\' OR qualified_name LIKE ?3 ESCAPE '\\'))";
     }
     if let Some(kind) = filter.kind {
         args.push(kind.to_string());
@@ -96,19 +118,7 @@ pub(crate) fn symbol_matches(conn: &Connection, filter: &SymbolFilter) -> Result
         " ORDER BY rank, f.path, s.start_line LIMIT {}",
         filter.limit
     );
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
-        Ok(SymbolMatch {
-            path: r.get(0)?,
-            start: r.get(1)?,
-            end: r.get(2)?,
-            kind: r.get(3)?,
-            name: r.get(4)?,
-            qualified: r.get(5)?,
-            rank: r.get(6)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    (sql, args)
 }
 
 /// The qualified name of the innermost definition enclosing lines `start..=end` of `rel`.

@@ -21,9 +21,12 @@ pub(crate) use changes::{
     definition_keys, edges_into, files_of_classes_and_ancestors, flow_facts_of, import_rows,
     names_defined_in, remap_edges,
 };
+#[cfg(test)]
+pub(crate) use queries::targets_sql;
 pub(crate) use queries::{
     call_text, calls_inside, class_of_constructor, declarations_of, definition, definition_summary,
-    edges_under, file_path_and_module, incoming_calls, names_like, targets, unresolved_calls_named,
+    edges_under, file_path_and_module, incoming_calls, last_segment, names_like, targets,
+    unresolved_calls_named, NAMED_OR_QUALIFIED,
 };
 pub use rows::Target;
 pub(crate) use rows::{

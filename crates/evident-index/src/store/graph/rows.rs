@@ -38,10 +38,13 @@ pub(crate) struct CallSite {
 pub(crate) type ArgumentSite = (CallSite, Option<String>);
 
 /// How [`targets`] matches a symbol.
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum TargetMatch {
     /// By name or by full qualified name (both indexed).
     NameOrQualified,
-    /// By qualified-name suffix (`Store.open`, `store::open`): a scan.
+    /// By qualified-name suffix (`Store.open`, `store::open`), among the
+    /// definitions whose name is the suffix's last (a qualified name ends
+    /// in its definition's name).
     QualifiedSuffix,
 }
 
