@@ -505,6 +505,7 @@ impl Run<'_> {
         let now = unix_now();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         store::ensure_secondary_indexes(&tx)?;
+        profile.phase("secondary indexes");
         let scip = self
             .options
             .scip
