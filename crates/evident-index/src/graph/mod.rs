@@ -5,6 +5,7 @@
 
 pub(crate) mod calls;
 pub(crate) mod def;
+mod first_page;
 mod keys;
 mod keyword;
 pub(crate) mod lookup;

@@ -53,7 +53,7 @@ impl Page {
         Page { offset: 0, limit }
     }
 
-    fn contains(&self, index: usize) -> bool {
+    pub(super) fn contains(&self, index: usize) -> bool {
         index >= self.offset && index - self.offset < self.limit
     }
 }
@@ -137,12 +137,21 @@ impl Index {
             )));
         }
         let targets = self.graph_targets(symbol, path)?;
+        let possible = self.possible_callers(&targets)?;
+        if depth == 1 {
+            let first = self.first_level_page(&targets, page)?;
+            return Ok(Callers {
+                sites: first.sites,
+                total: first.total,
+                possible,
+            });
+        }
         // No node is listed: callers lists call sites.
         let walk = self.walk_callers(&targets, depth, 0, Some(page))?;
         Ok(Callers {
             sites: walk.sites,
             total: walk.site_count,
-            possible: self.possible_callers(&targets)?,
+            possible,
         })
     }
 
@@ -310,22 +319,15 @@ impl Index {
                 let mut chain = Vec::with_capacity(callee_chain.len() + 1);
                 chain.push(node);
                 chain.extend(callee_chain.iter().copied());
-                if site_listed || sites.is_none() && listed {
+                if site_listed {
+                    let at = (file_id, line, call);
+                    let site =
+                        call_site(&mut names, &mut reader, at, depth + 1, &chain, &confidence)?;
+                    walk.sites.push(site);
+                } else if sites.is_none() && listed {
                     let caller = names.node(node)?.qualified_name.clone();
                     let callee_name = names.node(callee_chain[0])?.qualified_name.clone();
-                    walk.edges.push((caller.clone(), callee_name.clone()));
-                    if site_listed {
-                        let path = names.file(file_id)?.0.clone();
-                        let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
-                        let mut site =
-                            Evidence::new(&path, line, line, Kind::Call, &caller, snippet);
-                        site.depth = Some(depth + 1);
-                        site.confidence = Some(confidence.clone());
-                        site.via = Some(names.chain(&chain)?);
-                        let callee_text = rows::call_text(conn, call)?;
-                        site.reason = Some(format!("calls {callee_name} as `{callee_text}`"));
-                        walk.sites.push(site);
-                    }
+                    walk.edges.push((caller, callee_name));
                 }
                 if !seen.insert(node) {
                     continue; // reached before, at this depth or nearer: cycles end here
@@ -391,9 +393,33 @@ impl Index {
     }
 }
 
+/// The call at `(file, line, call)` as a callers result: named by its
+/// caller (`chain[0]`), with the chain back to the target and how the call
+/// spells what it calls.
+pub(super) fn call_site(
+    names: &mut Names<'_>,
+    reader: &mut SnippetReader<'_>,
+    (file_id, line, call): (i64, u32, i64),
+    depth: u32,
+    chain: &[Node],
+    confidence: &str,
+) -> Result<Evidence> {
+    let caller = names.node(chain[0])?.qualified_name.clone();
+    let callee_name = names.node(chain[1])?.qualified_name.clone();
+    let path = names.file(file_id)?.0.clone();
+    let snippet = reader.evidence(&path, line, line, Budget::DEFINITION);
+    let mut site = Evidence::new(&path, line, line, Kind::Call, &caller, snippet);
+    site.depth = Some(depth);
+    site.confidence = Some(confidence.to_string());
+    site.via = Some(names.chain(chain)?);
+    let callee_text = rows::call_text(names.conn, call)?;
+    site.reason = Some(format!("calls {callee_name} as `{callee_text}`"));
+    Ok(site)
+}
+
 /// A caller in the reverse BFS: a definition, or a file's module-level code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Node {
+pub(super) enum Node {
     Definition(i64),
     Module(i64),
 }
@@ -436,14 +462,14 @@ fn caller_evidence(
 }
 
 /// Looks names up once per definition or file during a walk.
-struct Names<'c> {
+pub(super) struct Names<'c> {
     conn: &'c rusqlite::Connection,
     nodes: HashMap<Node, NodeInfo>,
     files: HashMap<i64, (String, String)>,
 }
 
 impl<'c> Names<'c> {
-    fn new(conn: &'c rusqlite::Connection) -> Names<'c> {
+    pub(super) fn new(conn: &'c rusqlite::Connection) -> Names<'c> {
         Names {
             conn,
             nodes: HashMap::new(),

@@ -124,6 +124,46 @@ pub(crate) fn incoming_calls(conn: &Connection, callees: &[i64]) -> Result<Vec<I
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The files whose calls reach `callee`, by path, each with how many: one
+/// pass over the covering index `edges_callee`, which holds the calls of
+/// one file together.
+pub(crate) fn incoming_files(conn: &Connection, callee: i64) -> Result<Vec<(String, i64, usize)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, g.file_id, count(*) FROM edges g JOIN files f ON f.id = g.file_id
+         WHERE g.callee_id = ?1 GROUP BY g.file_id",
+    )?;
+    let mut files: Vec<(String, i64, usize)> = stmt
+        .query_map([callee], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    files.sort_unstable();
+    Ok(files)
+}
+
+/// The calls of one file that reach `callee`, in [`incoming_calls`]' order.
+pub(crate) fn incoming_in_file(
+    conn: &Connection,
+    callee: i64,
+    file: i64,
+) -> Result<Vec<IncomingCall>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.line, g.call_id, g.confidence, g.caller_id FROM edges g
+         WHERE g.callee_id = ?1 AND g.file_id = ?2 ORDER BY g.line, g.call_id",
+    )?;
+    let rows = stmt.query_map([callee, file], |r| {
+        Ok(IncomingCall {
+            callee,
+            file,
+            line: r.get(0)?,
+            call: r.get(1)?,
+            confidence: r.get(2)?,
+            enclosing: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// A call's callee as written (`self.store.get`).
 pub(crate) fn call_text(conn: &Connection, call: i64) -> Result<String> {
     Ok(conn
@@ -210,25 +250,26 @@ pub(crate) fn unresolved_calls_named(
         "c.callee_name = ?1 AND NOT EXISTS (SELECT 1 FROM edges g WHERE g.call_id = c.id)
          AND NOT EXISTS (SELECT 1 FROM externals x WHERE x.call_id = c.id){receiver}"
     );
-    let total: i64 = conn.query_row(
-        &format!("SELECT count(*) FROM calls c WHERE {condition}"),
-        [name],
-        |r| r.get(0),
-    )?;
+    // One pass: counting apart would test every call of the name twice.
     let mut stmt = conn.prepare(&format!(
         "SELECT f.path, c.line, c.callee, coalesce(e.qualified_name, f.module, f.path)
          FROM calls c JOIN files f ON f.id = c.file_id LEFT JOIN symbols e ON e.id = c.enclosing_id
-         WHERE {condition} ORDER BY f.path, c.line LIMIT {limit}"
+         WHERE {condition}"
     ))?;
-    let rows = stmt.query_map([name], |r| {
-        Ok(UnresolvedCall {
-            path: r.get(0)?,
-            line: r.get(1)?,
-            callee: r.get(2)?,
-            caller: r.get(3)?,
-        })
-    })?;
-    Ok((rows.collect::<rusqlite::Result<_>>()?, total as usize))
+    let mut calls: Vec<UnresolvedCall> = stmt
+        .query_map([name], |r| {
+            Ok(UnresolvedCall {
+                path: r.get(0)?,
+                line: r.get(1)?,
+                callee: r.get(2)?,
+                caller: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let total = calls.len();
+    calls.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    calls.truncate(limit);
+    Ok((calls, total))
 }
 
 /// The class a constructor belongs to, when the class is named `class_name`

@@ -2,6 +2,7 @@
 //! and the graph queries built on it.
 
 mod binding_forms;
+mod caller_pages;
 mod commonjs;
 mod declared_packages;
 mod header_names;
