@@ -89,6 +89,14 @@ pub fn for_path(path: &str) -> Option<&'static LanguageSpec> {
         .find(|l| l.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
 }
 
+/// Every separator the languages' qualified names use (`.`, `::`, `\`).
+pub fn qualified_separators() -> Vec<&'static str> {
+    let mut separators: Vec<&'static str> = LANGUAGES.iter().map(|l| l.separator).collect();
+    separators.sort_unstable();
+    separators.dedup();
+    separators
+}
+
 /// The extraction rules of this build: its version and a hash of every
 /// language's queries and of what its parser is shown. Stored facts come
 /// from these rules, so an index written under others is built again (an

@@ -151,6 +151,47 @@ pub(crate) struct ImportBinding {
     pub target: Option<String>,
 }
 
+/// [`import_bindings`]' statement. Each way an import names the module is
+/// its own index search, joined by `UNION ALL`: one `OR` over them made
+/// SQLite read every import (a second and more on the Linux kernel).
+/// `?1` the module, `?2` its repository path, `?3`/`?4` suffix patterns, `?5`
+/// the module's prefixes (what `module.name` may split into).
+pub(crate) const IMPORT_BINDINGS: &str = "
+    WITH targets AS (
+        -- Files the module names: by path, by module path, or by module-path suffix.
+        SELECT path FROM files
+        WHERE path = ?2 OR module = ?1 OR module LIKE ?3 ESCAPE '\\' OR module LIKE ?4 ESCAPE '\\'
+        UNION SELECT ?2
+    )
+    SELECT f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
+    FROM imports i JOIN files f ON f.id = i.file_id
+    WHERE i.id IN (
+        SELECT id FROM imports WHERE target IN (SELECT path FROM targets)
+        UNION ALL SELECT id FROM imports WHERE module = ?1
+        -- `from a.b import C` for `a.b.C`.
+        UNION ALL SELECT id FROM imports
+        WHERE module IN (SELECT value FROM json_each(?5)) AND name IS NOT NULL AND name != '*'
+          AND (module || '.' || name = ?1 OR module || '::' || name = ?1)
+        -- Every name of the package a file belongs to (`import a.b.*`,
+        -- `using A.B;`), from a file of its language, wherever it lies.
+        UNION ALL SELECT g.id FROM files t JOIN imports g ON g.module = t.module
+        JOIN files gf ON gf.id = g.file_id
+        WHERE t.path = ?2 AND t.module != '' AND g.name = '*' AND gf.lang = t.lang
+    )
+    ORDER BY f.path, i.start_line, i.name";
+
+/// Every way `module` splits into a module and a name after it (`a` and
+/// `a.b` for `a.b.C`), at any language's separator.
+fn module_prefixes(module: &str) -> Vec<&str> {
+    let mut prefixes: Vec<&str> = crate::lang::qualified_separators()
+        .into_iter()
+        .flat_map(|sep| module.match_indices(sep).map(|(i, _)| &module[..i]))
+        .collect();
+    prefixes.sort_unstable();
+    prefixes.dedup();
+    prefixes
+}
+
 /// Every import of `module` (a module path, or the repository path `as_path`):
 /// by resolved target, by module text, or by `module.name`, in file order.
 pub(crate) fn import_bindings(
@@ -159,29 +200,13 @@ pub(crate) fn import_bindings(
     as_path: &str,
 ) -> Result<Vec<ImportBinding>> {
     let escaped = like_escape(module);
-    // Files the module names: by path, by module path, or by module-path suffix.
-    let sql = "
-        WITH targets AS (
-            SELECT path FROM files
-            WHERE path = ?2 OR module = ?1 OR module LIKE ?3 ESCAPE '\\' OR module LIKE ?4 ESCAPE '\\'
-            UNION SELECT ?2
-        )
-        SELECT f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.target
-        FROM imports i JOIN files f ON f.id = i.file_id
-        WHERE i.target IN (SELECT path FROM targets)
-           OR i.module = ?1
-           OR (i.name IS NOT NULL AND i.name != '*' AND (i.module || '.' || i.name = ?1 OR i.module || '::' || i.name = ?1))
-           -- Every name of the package a file belongs to (`import a.b.*`,
-           -- `using A.B;`), from a file of its language, wherever it lies.
-           OR (i.name = '*' AND i.module != '' AND EXISTS (
-                SELECT 1 FROM files t WHERE t.path = ?2 AND t.module = i.module AND t.lang = f.lang))
-        ORDER BY f.path, i.start_line, i.name";
-    let mut stmt = conn.prepare(sql)?;
+    let mut stmt = conn.prepare(IMPORT_BINDINGS)?;
     let args = params![
         module,
         as_path,
         format!("%.{escaped}"),
-        format!("%::{escaped}")
+        format!("%::{escaped}"),
+        serde_json::to_string(&module_prefixes(module)).unwrap_or_else(|_| "[]".into()),
     ];
     let rows = stmt.query_map(args, |r| {
         Ok(ImportBinding {

@@ -60,7 +60,11 @@ pub(crate) fn targets_sql(how: TargetMatch, with_path: bool) -> String {
 /// What follows a qualified name's last separator (`open` in `Store.open`
 /// and `store::open`): a definition's qualified name ends in its name.
 pub(crate) fn last_segment(symbol: &str) -> &str {
-    symbol.rsplit(['.', ':']).next().unwrap_or(symbol)
+    let start = (crate::lang::qualified_separators().iter())
+        .filter_map(|sep| symbol.rfind(sep).map(|i| i + sep.len()))
+        .max()
+        .unwrap_or(0);
+    &symbol[start..]
 }
 
 /// Definitions (`s`) named `?1`, case and all, or qualified as `?1`: two
