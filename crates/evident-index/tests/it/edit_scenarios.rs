@@ -24,6 +24,11 @@ struct Scenario {
     edits: &'static [Edit],
 }
 
+const HEADER: &str = "int f(void);\nstatic inline int g(void) {\n  return 1;\n}\n#ifdef FAST\nstatic inline int h(void) { return 1; }\n#else\nstatic inline int h(void) { return 2; }\n#endif\n";
+const HEADER_BODY_EDITED: &str = "int f(void);\nstatic inline int g(void) {\n  int x = 2;\n  return x;\n}\n#ifdef FAST\nstatic inline int h(void) { return 1; }\n#else\nstatic inline int h(void) { return 2; }\n#endif\n";
+const HEADER_F_INLINE: &str = "static inline int f(void) { return 0; }\nstatic inline int g(void) {\n  int x = 2;\n  return x;\n}\n#ifdef FAST\nstatic inline int h(void) { return 1; }\n#else\nstatic inline int h(void) { return 2; }\n#endif\n";
+const HEADER_SWAPPED: &str = "#ifdef FAST\nstatic inline int h(void) { return 1; }\n#else\nstatic inline int h(void) { return 2; }\n#endif\nstatic inline int g(void) {\n  int x = 2;\n  return x;\n}\nstatic inline int f(void) { return 0; }\n";
+
 const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "python: a module gains a function its importer already calls, then loses one",
@@ -295,6 +300,23 @@ const SCENARIOS: &[Scenario] = &[
             Write("util.h", "int g(void);\n"),
         ],
     },
+    Scenario {
+        name: "c: a header's bodies edited, a prototype made inline, variants swapped",
+        files: &[
+            ("util.h", HEADER),
+            ("util.c", "#include \"util.h\"\nint f(void) {\n  return g();\n}\n"),
+            ("main.c", "#include \"util.h\"\nint main(void) {\n  return f() + g() + h();\n}\n"),
+        ],
+        edits: &[
+            // A body edit: every line after it moves, nothing else changes.
+            Write("util.h", HEADER_BODY_EDITED),
+            // The prototype becomes the definition includers reach.
+            Write("util.h", HEADER_F_INLINE),
+            // The same definitions in another order.
+            Write("util.h", HEADER_SWAPPED),
+            Write("util.h", "int f(void);\n"),
+        ],
+    },
 ];
 
 #[test]
@@ -359,5 +381,34 @@ fn a_new_name_resolves_only_the_calls_that_can_see_it() {
         summary.resolved_calls >= 4 * importers as u64,
         "a changed return value resolves every importer's calls again, not {}",
         summary.resolved_calls
+    );
+}
+
+#[test]
+fn a_header_body_edit_resolves_only_calls_into_its_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_in(root, "util.h", HEADER);
+    let includers = 20;
+    for i in 0..includers {
+        let text =
+            format!("#include \"util.h\"\nint use_{i}(void) {{\n  return f() + g() + h();\n}}\n");
+        write_in(root, &format!("use_{i}.c"), &text);
+    }
+    index_repo(root, &IndexOptions::default()).unwrap();
+    write_in(root, "util.h", HEADER_BODY_EDITED);
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a header's body edited");
+    // The includers read the same definitions, so their calls keep their
+    // edges; only the calls of `h` resolve again: its two `#ifdef`
+    // variants share a name and kind, so their rows take new ids.
+    assert_eq!(summary.resolved_calls, includers as u64, "{summary:?}");
+    // A prototype made a definition changes what every includer reaches.
+    write_in(root, "util.h", HEADER_F_INLINE);
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a prototype made inline");
+    assert!(
+        summary.resolved_calls >= 3 * includers as u64,
+        "{summary:?}"
     );
 }

@@ -14,6 +14,8 @@ pub(crate) struct EdgesInto {
     /// `(call, old callee, qualified name, kind)`.
     edges: Vec<(i64, i64, String, String)>,
     imports: Vec<String>,
+    /// Its definitions as other files read them ([`rows::definition_surface`]).
+    surface: Vec<String>,
 }
 
 /// Which calls a run must (re-)resolve.
@@ -22,7 +24,8 @@ pub(crate) struct EdgesInto {
 /// resolved into a changed file before (its old edge; when the file's flow
 /// facts and imports are the same, the edge moves onto the new rows
 /// instead), (c) its file imports a changed file (directly, or through a
-/// changed re-exporting file), (d) the set of definitions carrying its name
+/// changed re-exporting file) whose surface changed (not a body edit:
+/// [`Invalidation::surface_kept`]), (d) the set of definitions carrying its name
 /// changed, which moves name-only and owner-name guesses, (e) what a changed
 /// file tells the types that flow changed and its file imports that file,
 /// however indirectly, or (f) it used argument flow and a call binding the
@@ -72,6 +75,11 @@ pub(crate) struct Invalidation {
     /// A file that declares another package leaves one package scope for
     /// another with the same names, which no count of names would notice.
     pub module_before: HashMap<String, String>,
+    /// Changed files whose imports, definitions (names, kinds, order,
+    /// declared or defined) and flow facts are what they were: a body edit.
+    /// Their importers' calls resolve as before, so they are not marked
+    /// for importing them (rule (c)).
+    pub surface_kept: HashSet<String>,
 }
 
 /// What a file tells the types that flow in other files: bindings at its top
@@ -146,8 +154,15 @@ impl Invalidation {
         // Resolved again unless `note_written` moves them.
         let edges = rows::edges_into(conn, file_id)?;
         let imports = rows::import_rows(conn, file_id)?;
-        self.edges_into
-            .insert(path.to_string(), EdgesInto { edges, imports });
+        let surface = rows::definition_surface(conn, file_id)?;
+        self.edges_into.insert(
+            path.to_string(),
+            EdgesInto {
+                edges,
+                imports,
+                surface,
+            },
+        );
         Ok(())
     }
 
@@ -166,10 +181,21 @@ impl Invalidation {
         let Some(before) = self.edges_into.remove(path) else {
             return Ok(());
         };
-        if self.all || before.edges.is_empty() {
+        if self.all {
             return Ok(());
         }
-        if self.flow_changed.contains(path) || rows::import_rows(conn, file_id)? != before.imports {
+        let imports_kept = rows::import_rows(conn, file_id)? == before.imports;
+        if imports_kept
+            && !self.flow_changed.contains(path)
+            && !self.names_changed.contains_key(path)
+            && rows::definition_surface(conn, file_id)? == before.surface
+        {
+            self.surface_kept.insert(path.to_string());
+        }
+        if before.edges.is_empty() {
+            return Ok(());
+        }
+        if self.flow_changed.contains(path) || !imports_kept {
             self.calls.extend(before.edges.iter().map(|e| e.0));
             return Ok(());
         }

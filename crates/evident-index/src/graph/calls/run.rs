@@ -131,14 +131,21 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     // its ancestors' (subclass dispatch looks that far down).
     let ancestry =
         rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
+    let others = || flowing.iter().chain(&spelling).chain(&ancestry);
     let paths = invalid
         .changed_paths
         .iter()
-        .chain(&flowing)
-        .chain(&spelling)
-        .chain(&ancestry)
-        .flat_map(|p| [p.as_str(), parent_dir(p)]);
-    let marked = rows::mark_dirty_calls(conn, invalid.dirty_names(), paths, invalid.calls.iter())?;
+        .chain(others())
+        .flat_map(|p| with_dir(p));
+    // A body edit changes nothing its importers read (rule (c) of `Invalidation`).
+    let reshaped = (invalid.changed_paths.iter()).filter(|p| !invalid.surface_kept.contains(*p));
+    let importees = reshaped.chain(others()).flat_map(|p| with_dir(p));
+    let marked = rows::mark_dirty_calls(
+        conn,
+        invalid.dirty_names(),
+        (paths, importees),
+        invalid.calls.iter(),
+    )?;
     if profiling() {
         eprintln!(
             "profile:   marked {marked} calls: {} changed, {} flowing on, {} spelling a new \
@@ -156,6 +163,11 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     // header that thousands of files include marks most calls. The
     // result is the same either way (incremental == rebuild).
     Ok(marked > EVERYTHING_FLOOR && marked > calls / EVERYTHING_PAST)
+}
+
+/// A path and its directory (what Go and Java importers import).
+fn with_dir(path: &str) -> [&str; 2] {
+    [path, parent_dir(path)]
 }
 
 fn profiling() -> bool {

@@ -39,14 +39,16 @@ pub(crate) fn every_call(conn: &Connection) -> Result<Vec<CallSite>> {
 pub(crate) fn mark_dirty_calls<'a>(
     conn: &Connection,
     names: impl Iterator<Item = &'a String>,
-    paths: impl Iterator<Item = &'a str>,
+    (paths, importees): (impl Iterator<Item = &'a str>, impl Iterator<Item = &'a str>),
     calls: impl Iterator<Item = &'a i64>,
 ) -> Result<usize> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS dirty_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
          CREATE TEMP TABLE IF NOT EXISTS dirty_paths(path TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TABLE IF NOT EXISTS dirty_importees(path TEXT PRIMARY KEY) WITHOUT ROWID;
          CREATE TEMP TABLE IF NOT EXISTS dirty_calls(id INTEGER PRIMARY KEY);
-         DELETE FROM dirty_names; DELETE FROM dirty_paths; DELETE FROM dirty_calls;",
+         DELETE FROM dirty_names; DELETE FROM dirty_paths; DELETE FROM dirty_importees;
+         DELETE FROM dirty_calls;",
     )?;
     {
         let mut name = conn.prepare("INSERT OR IGNORE INTO dirty_names VALUES (?1)")?;
@@ -56,6 +58,10 @@ pub(crate) fn mark_dirty_calls<'a>(
         let mut path = conn.prepare("INSERT OR IGNORE INTO dirty_paths VALUES (?1)")?;
         for p in paths {
             path.execute([p])?;
+        }
+        let mut importee = conn.prepare("INSERT OR IGNORE INTO dirty_importees VALUES (?1)")?;
+        for p in importees {
+            importee.execute([p])?;
         }
         let mut call = conn.prepare("INSERT OR IGNORE INTO dirty_calls VALUES (?1)")?;
         for c in calls {
@@ -71,7 +77,7 @@ pub(crate) fn mark_dirty_calls<'a>(
            SELECT c.id FROM calls c WHERE c.callee_name IN (SELECT name FROM dirty_names);
          INSERT OR IGNORE INTO dirty_calls
            SELECT c.id FROM imports i JOIN calls c ON c.file_id = i.file_id
-           WHERE i.target IN (SELECT path FROM dirty_paths)
+           WHERE i.target IN (SELECT path FROM dirty_importees)
              AND (i.binding IS NULL OR c.callee_head = i.binding);
          -- Argument flow stays inside a file: a call of a function resolved
          -- again resolves again the calls of its file that used what the

@@ -40,6 +40,25 @@ pub(crate) fn definition_keys(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// `file_id`'s definitions as other files' resolution reads them (qualified
+/// name, kind, declared or defined), in the file's order: candidates are
+/// ranked by it.
+pub(crate) fn definition_surface(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT qualified_name, kind, declaration FROM symbols WHERE file_id = ?1
+         ORDER BY start_line, id",
+    )?;
+    let rows = stmt.query_map([file_id], |r| {
+        Ok(format!(
+            "{}\t{}\t{}",
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, i64>(2)?
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// `file_id`'s imports as text, sorted, for noticing a change.
 pub(crate) fn import_rows(conn: &Connection, file_id: i64) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(

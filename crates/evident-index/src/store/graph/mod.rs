@@ -18,8 +18,8 @@ pub(crate) use calls::{
     insert_edge, insert_external, mark_dirty_calls, take_dirty_calls,
 };
 pub(crate) use changes::{
-    definition_keys, edges_into, files_of_classes_and_ancestors, flow_facts_of, import_rows,
-    names_defined_in, remap_edges,
+    definition_keys, definition_surface, edges_into, files_of_classes_and_ancestors, flow_facts_of,
+    import_rows, names_defined_in, remap_edges,
 };
 #[cfg(test)]
 pub(crate) use queries::targets_sql;
