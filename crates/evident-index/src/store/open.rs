@@ -171,17 +171,35 @@ fn copy_pages(side: &Connection, live: &Path) -> Result<()> {
 }
 
 /// Whether SQLite's page-level check finds the file whole. Reads every
-/// page (about a second per GB), so it runs where a user asks (`status`)
-/// and where a run has its own reasons to suspect the file.
+/// page of every table and index (about a second per GB), so it runs where
+/// a user asks (`status`) and where a run has its own reasons to suspect
+/// the file. Table by table: over the whole file, SQLite (3.44 and later)
+/// also re-derives each full-text index from its documents, which took a
+/// minute on the Linux kernel's index and finds no damaged page the
+/// tables' own check (their shadow tables included) would miss.
 pub(crate) fn quick_check(conn: &Connection) -> Result<()> {
-    let mut stmt = conn.prepare("PRAGMA quick_check(3)")?;
-    let verdicts: Vec<String> = stmt
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM sqlite_schema
+             WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'",
+        )?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    if verdicts.len() == 1 && verdicts[0] == "ok" {
+    let mut damage = Vec::new();
+    for table in tables {
+        let mut stmt = conn.prepare(&format!("PRAGMA quick_check(\"{table}\")"))?;
+        let verdicts = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        for verdict in verdicts {
+            let verdict = verdict?;
+            if verdict != "ok" && damage.len() < 3 {
+                damage.push(verdict);
+            }
+        }
+    }
+    if damage.is_empty() {
         return Ok(());
     }
-    Err(Error::Damaged(DbError::message(&verdicts.join("; "))))
+    Err(Error::Damaged(DbError::message(&damage.join("; "))))
 }
 
 /// Records that a reader found the index at `root` damaged, so that the next
