@@ -20,6 +20,15 @@ def score(rows, with_guesses):
     return precision, recall, tp, fp, fn
 
 
+def misses(expected, found):
+    """What evident missed and got wrong against `expected`, as one line;
+    None when they agree (`found` carries the confidence last)."""
+    plain = {e[:-1] for e in found}
+    if plain == expected:
+        return None
+    return f"missed {sorted(expected - plain)} wrong {sorted(plain - expected)}"
+
+
 def report(rows, unit):
     """Prints each half's and both halves' figures; `rows` maps "A" and "B" to rows."""
     print(f"{'half':8}{unit:>6}  {'precision':>9} {'recall':>7}  (tp fp fn)   without name_only")

@@ -98,9 +98,9 @@ def main():
             expected = truth_edges(truth)
             mine = {e for e in found if e[0] == name}
             rows[half].append((expected, mine))
-            plain = {e[:4] for e in mine}
-            if args.verbose and plain != expected:
-                print(f"{truth.relative_to(suite)}: missed {sorted(expected - plain)} wrong {sorted(plain - expected)}")
+            missed = edge_scores.misses(expected, mine)
+            if args.verbose and missed:
+                print(f"{truth.relative_to(suite)}: {missed}")
     print(f"js-callgraph ground truth ({PACKAGE}): {sum(len(r) for r in rows.values())} files; {evident}")
     edge_scores.report(rows, "files")
 
