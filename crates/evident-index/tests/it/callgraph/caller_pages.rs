@@ -2,7 +2,9 @@
 //! line, the order the contract gives; every page is that list's slice,
 //! across files and targets.
 
-use evident_index::{index_repo, Index, IndexOptions, Page};
+use evident_index::Page;
+
+use super::indexed_files;
 
 /// Two functions named `hub`: one in `hub.c` (declared in `hub.h`), called
 /// from `a/x.c` and `c.c`, and a static one in `b.c`, called there. Each call
@@ -56,14 +58,9 @@ fn expected(root: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn every_page_is_the_slice_of_the_whole_list() {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files() {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
+    let files = files();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let (dir, index) = indexed_files(&files);
     let expected = expected(dir.path());
     assert!(expected.len() >= 9, "{expected:?}");
     let place = |e: &evident_index::Evidence| format!("{}:{}", e.path, e.start_line);

@@ -6,14 +6,10 @@
 //! as a declaration does. The forms come from half A
 //! of js-callgraph's ground truth (`bench/js_callgraph.py`).
 
-use evident_index::{index_repo, Index, IndexOptions};
-
-use super::{answers_at_word, edges};
+use super::{answers_at_word, edges, indexed_files};
 
 fn indexed(text: &str) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(dir.path(), &[("main.js", text)]);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let (dir, _) = indexed_files(&[("main.js", text)]);
     edges(dir.path())
 }
 
@@ -82,16 +78,10 @@ fn a_key_s_function_leaves_its_bare_name_to_the_module_binding() {
     const TEXT: &str = "var send = require('./send');\nvar res = {};\n\
         res.send = function send(body) {\n  return body;\n};\n\
         function stream(path) {\n  return send(path);\n}\n";
-    let dir = tempfile::tempdir().unwrap();
-    evident_testkit::fs::write_all(
-        dir.path(),
-        &[
-            ("main.js", TEXT),
-            ("send.js", "module.exports = function () {};\n"),
-        ],
-    );
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
-    let index = Index::open(dir.path()).unwrap();
+    let (_dir, index) = indexed_files(&[
+        ("main.js", TEXT),
+        ("send.js", "module.exports = function () {};\n"),
+    ]);
     assert_eq!(
         answers_at_word(&index, ("main.js", TEXT), 7, "send", 0),
         ["send.js:1 send"]

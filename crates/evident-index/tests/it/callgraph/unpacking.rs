@@ -7,17 +7,13 @@
 //! through its outer class. The forms come from the categories of half A of PyCG's
 //! micro-benchmark (`bench/pycg_micro.py`).
 
-use evident_index::{index_repo, IndexOptions};
-
-use super::edges;
+use super::{edges, indexed_files};
 
 const FUNCTIONS: &str = "def f1():\n    pass\n\n\ndef f2():\n    pass\n\n\ndef f3():\n    pass\n\n\ndef f4():\n    pass\n";
 
 fn indexed(body: &str) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
     let text = format!("{FUNCTIONS}\n\n{body}");
-    evident_testkit::fs::write_all(dir.path(), &[("main.py", text.as_str())]);
-    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let (dir, _) = indexed_files(&[("main.py", text.as_str())]);
     // Lines of `body` count from 1: the functions and two blank lines come first.
     edges(dir.path())
         .into_iter()
