@@ -138,7 +138,7 @@ pub fn embed_chunks(
         let written: Vec<(i64, Vec<u8>)> = (items.iter().zip(vectors))
             .filter_map(|((id, _, _), vector)| Some((*id, vector?)))
             .collect();
-        rows::insert_chunk_vectors(&tx, &model, &written)?;
+        rows::insert_chunk_vectors(&tx, &model, written)?;
         tx.commit()?;
         if let Some(p) = &progress {
             for chunk in batch {

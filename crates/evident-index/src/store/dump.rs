@@ -64,12 +64,7 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
             )));
         }
     }
-    let stray = super::vectors::stray_vectors(conn)?;
-    if stray != 0 {
-        return Err(Error::InvalidArgument(format!(
-            "inconsistent index: {stray} stored vectors belong to no chunk, or sit in another chunk's block"
-        )));
-    }
+    super::vectors::check_no_stray_vectors(conn)?;
     let mut rows = Vec::new();
     for sql in QUERIES {
         let mut stmt = conn.prepare(sql)?;

@@ -321,10 +321,5 @@ pub(crate) fn integrity_check(conn: &Connection) -> Result<()> {
             "PRAGMA integrity_check: {verdict}"
         )));
     }
-    match super::vectors::stray_vectors(conn)? {
-        0 => Ok(()),
-        n => Err(crate::error::Error::InvalidArgument(format!(
-            "{n} stored vectors belong to no chunk, or sit in another chunk's block"
-        ))),
-    }
+    super::vectors::check_no_stray_vectors(conn)
 }

@@ -5,7 +5,7 @@
 //! chunk. A block is the only place a chunk's vector is kept.
 //!
 //! The invariant: a block holds vectors of chunks that exist, each in the
-//! block of its id ([`stray_vectors`] counts those that do not). A chunk's
+//! block of its id ([`check_no_stray_vectors`]). A chunk's
 //! rows go with [`forget_chunks`]; vectors come with [`insert_chunk_vectors`].
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -152,17 +152,15 @@ fn write_block(tx: &Transaction, model: &str, block: i64, entries: &Entries) -> 
 pub(crate) fn insert_chunk_vectors(
     tx: &Transaction,
     model: &str,
-    vectors: &[(i64, Vec<u8>)],
+    vectors: Vec<(i64, Vec<u8>)>,
 ) -> Result<()> {
-    let mut by_block: std::collections::BTreeMap<i64, Vec<&(i64, Vec<u8>)>> = Default::default();
+    let mut by_block: std::collections::BTreeMap<i64, Vec<(i64, Vec<u8>)>> = Default::default();
     for entry in vectors {
         by_block.entry(block_of(entry.0)).or_default().push(entry);
     }
     for (block, new) in by_block {
         let mut entries = read_block(tx, model, block)?;
-        for (id, vector) in new {
-            entries.insert(*id, vector.clone());
-        }
+        entries.extend(new);
         write_block(tx, model, block, &entries)?;
     }
     Ok(())
@@ -277,9 +275,20 @@ fn for_each_entry(
     Ok(())
 }
 
+/// Fails when a stored vector belongs to no chunk or sits in another
+/// chunk's block ([`stray_vectors`]): the integrity check's rule.
+pub(crate) fn check_no_stray_vectors(conn: &Connection) -> Result<()> {
+    match stray_vectors(conn)? {
+        0 => Ok(()),
+        n => Err(crate::error::Error::InvalidArgument(format!(
+            "inconsistent index: {n} stored vectors belong to no chunk, or sit in another chunk's block"
+        ))),
+    }
+}
+
 /// Every block entry of every model whose chunk is not in `chunks`, or that
 /// sits in another chunk's block: the integrity check's count, which must be 0.
-pub(crate) fn stray_vectors(conn: &Connection) -> Result<u64> {
+fn stray_vectors(conn: &Connection) -> Result<u64> {
     let chunks: std::collections::HashSet<i64> = conn
         .prepare("SELECT id FROM chunks")?
         .query_map([], |r| r.get(0))?
