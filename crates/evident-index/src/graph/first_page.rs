@@ -42,11 +42,10 @@ impl Index {
                     if !page.contains(first + i) {
                         continue;
                     }
-                    let caller = match call.enclosing {
-                        Some(id) => Node::Definition(id),
-                        None => Node::Module(file),
-                    };
-                    let chain = [caller, Node::Definition(target.id)];
+                    let chain = [
+                        Node::caller(call.enclosing, file),
+                        Node::Definition(target.id),
+                    ];
                     let at = (file, call.line, call.call);
                     let site = call_site(&mut names, &mut reader, at, 1, &chain, &call.confidence)?;
                     out.sites.push(site);

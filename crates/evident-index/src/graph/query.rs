@@ -298,10 +298,7 @@ impl Index {
                 enclosing,
             } in rows
             {
-                let node = match enclosing {
-                    Some(id) => Node::Definition(id),
-                    None => Node::Module(file_id),
-                };
+                let node = Node::caller(enclosing, file_id);
                 let listed = walk.nodes.len() < limit;
                 let site_listed = sites.is_some_and(|page| page.contains(walk.site_count));
                 if sites.is_some() {
@@ -422,6 +419,14 @@ pub(super) fn call_site(
 pub(super) enum Node {
     Definition(i64),
     Module(i64),
+}
+
+impl Node {
+    /// What makes a call in `file`: its enclosing definition, else the
+    /// file's module-level code.
+    pub(super) fn caller(enclosing: Option<i64>, file: i64) -> Node {
+        enclosing.map_or(Node::Module(file), Node::Definition)
+    }
 }
 
 #[derive(Debug, Clone)]
