@@ -184,7 +184,7 @@ impl Index {
     }
 
     /// Whether the last indexing run finished (an interrupted one leaves
-    /// `run_state` at `running`; the next run resumes it).
+    /// `run_state` at `in_progress`; the next run resumes it).
     pub fn last_run_complete(&self) -> Result<bool> {
         Ok(crate::store::meta(&self.conn, "run_state")?.as_deref() == Some("complete"))
     }

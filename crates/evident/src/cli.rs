@@ -22,6 +22,10 @@ pub struct Cli {
     /// Print Evidence records as JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Answer in this process even when a daemon runs for the repository
+    /// (also: EVIDENT_NO_DAEMON=1).
+    #[arg(long, global = true)]
+    pub no_daemon: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -88,6 +92,10 @@ pub enum Command {
     },
     /// Serve the read-only tools to other agents (Claude Code, Cursor, Codex, Zed) over MCP on stdin/stdout.
     Mcp(McpArgs),
+    /// A resident process per repository that keeps its index open and
+    /// current as files change, and answers the query commands for them.
+    #[command(subcommand)]
+    Daemon(DaemonAction),
     /// Serve the index to a browser on this machine (127.0.0.1 only, read-only), until Ctrl-C.
     Serve(ServeArgs),
     /// Ask the model one tool question under each protocol and report which work (a connection and model check).
@@ -361,4 +369,23 @@ fn parse_kind(s: &str) -> Result<Kind, String> {
         let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
         format!("unknown kind {s:?}; one of: {}", kinds.join(", "))
     })
+}
+
+#[derive(Subcommand)]
+pub enum DaemonAction {
+    /// Start this repository's daemon in the background, unless one runs.
+    Start(DaemonRunArgs),
+    /// Run the daemon in the foreground, until it is idle or stopped.
+    Run(DaemonRunArgs),
+    /// Stop this repository's daemon.
+    Stop,
+    /// Whether a daemon runs for this repository, and what it has done.
+    Status,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct DaemonRunArgs {
+    /// Stop after this many seconds without a request.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub idle_timeout: u64,
 }

@@ -4,9 +4,12 @@
 //! 2: error, 130: interrupted; `ask` adds 3: round limit, 4: denied). It holds
 //! no indexing, query or agent logic of its own.
 
+#[macro_use]
+mod console;
 mod agent;
 mod cli;
 mod commands;
+mod daemon;
 mod model;
 mod picture;
 mod render;
@@ -43,7 +46,9 @@ fn use_mimalloc_for_tree_sitter() {
 fn main() -> ExitCode {
     use_mimalloc_for_tree_sitter();
     let cli = Cli::parse();
-    if writes_only_to_a_pipe(&cli.command) {
+    // Asked before SIGPIPE is restored below: a socket write must never raise it.
+    let answered = daemon::answer_through_daemon(&cli);
+    if answered.is_some() || writes_only_to_a_pipe(&cli.command) {
         // `evident def ... | head`: a reader that stops early ends the
         // command quietly, as for any Unix filter, instead of a panic in
         // `println!`. Only for commands that read the index and talk to no
@@ -53,41 +58,48 @@ fn main() -> ExitCode {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
+    if let Some(answered) = answered {
+        return answered.print();
+    }
     let started = std::time::Instant::now();
     let profile = std::env::var_os("EVIDENT_PROFILE").is_some();
     let repo = cli.repo.clone();
     let result = run(cli);
     if profile {
-        eprintln!(
+        errln!(
             "profile: command: {:.2} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            match e.downcast_ref::<Error>() {
-                Some(Error::Interrupted) => {
-                    eprintln!("evident: {e}");
-                    return ExitCode::from(130);
-                }
-                // Nothing found is exit 1, as for a query with no results.
-                Some(Error::NotFound(_)) => {
-                    eprintln!("evident: {e}");
-                    return ExitCode::from(1);
-                }
-                // The next `evident index` then checks the file and heals it.
-                Some(damage) if damage.is_damage() => {
-                    if let Ok(root) = query_root(&repo) {
-                        evident_index::store::mark_damaged(&root);
-                    }
-                }
-                _ => {}
-            }
-            eprintln!("evident: error: {}", render::error_text(&e));
-            ExitCode::from(2)
+    exit_code(result, &repo)
+}
+
+/// A command's result as its exit code, the error said on stderr.
+fn exit_code(result: Result<ExitCode>, repo: &Option<std::path::PathBuf>) -> ExitCode {
+    let e = match result {
+        Ok(code) => return code,
+        Err(e) => e,
+    };
+    match e.downcast_ref::<Error>() {
+        Some(Error::Interrupted) => {
+            errln!("evident: {e}");
+            return ExitCode::from(130);
         }
+        // Nothing found is exit 1, as for a query with no results.
+        Some(Error::NotFound(_)) => {
+            errln!("evident: {e}");
+            return ExitCode::from(1);
+        }
+        // The next `evident index` then checks the file and heals it.
+        Some(damage) if damage.is_damage() => {
+            if let Ok(root) = query_root(repo) {
+                evident_index::store::mark_damaged(&root);
+            }
+        }
+        _ => {}
     }
+    errln!("evident: error: {}", render::error_text(&e));
+    ExitCode::from(2)
 }
 
 /// Commands that only read the index and the repository and print.
@@ -140,5 +152,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Mcp(args) => mcp::serve(&query_root(repo)?, args),
         Command::Serve(args) => serve::serve(&query_root(repo)?, args),
         Command::Probe { model } => probe::probe(&model, &query_root(repo)?, json),
+        Command::Daemon(args) => daemon::command(repo, json, args),
     }
 }

@@ -263,7 +263,7 @@ fn default_static() -> Result<Option<ChosenEmbedder>> {
         if !teacher.join("model.safetensors").is_file() {
             return Ok(None);
         }
-        evident_embed::distill_once(&teacher, &dir, &mut |line| eprintln!("evident: {line}"))?;
+        evident_embed::distill_once(&teacher, &dir, &mut |line| errln!("evident: {line}"))?;
     }
     let table = evident_embed::StaticEmbedder::load(&dir)?;
     Ok(Some(ChosenEmbedder::Static(Box::new(table), dir)))
@@ -298,9 +298,9 @@ pub fn fetch_default_if_missing(args: &EmbedArgs, settings: &Settings) {
         return;
     }
     // Said even under --quiet and --json, as distilling is: a one-time download.
-    let mut say = |line: &str| eprintln!("evident: {line}");
+    let mut say = |line: &str| errln!("evident: {line}");
     if let Err(error) = evident_embed::fetch_teacher_once(&teacher, &mut say) {
-        eprintln!("warning: {error}; search ranks by BM25 until scripts/fetch-embed-model.sh or the next `evident index` fetches it");
+        errln!("warning: {error}; search ranks by BM25 until scripts/fetch-embed-model.sh or the next `evident index` fetches it");
     }
 }
 

@@ -41,7 +41,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         embed_after_index(&root, &args.embed, args.quiet || json, cancel)?
     };
     if json {
-        println!("{}", render::summary_json(&summary, embedding));
+        outln!("{}", render::summary_json(&summary, embedding));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -74,7 +74,7 @@ fn embed_after_index(
         Ok(Some(embedder)) => embedder,
         Ok(None) => return Ok(serde_json::json!({"skipped": model::NO_EMBEDDER})),
         Err(error) => {
-            eprintln!("warning: no vectors this run: the embedding model did not load ({error:#})");
+            errln!("warning: no vectors this run: the embedding model did not load ({error:#})");
             return Ok(serde_json::json!({"error": format!("{error:#}")}));
         }
     };
@@ -86,7 +86,7 @@ fn embed_after_index(
     match evident_index::embed_chunks(root, &embedder, &options) {
         Ok(summary) => {
             if !quiet && summary.embedded > 0 {
-                print!(
+                out!(
                     "{}",
                     render::embed_summary(&summary, embedder.model(), &embedder.location())
                 );
@@ -95,7 +95,7 @@ fn embed_after_index(
         }
         Err(evident_index::Error::Interrupted) => Err(evident_index::Error::Interrupted.into()),
         Err(error) => {
-            eprintln!(
+            errln!(
                 "warning: embedding stopped ({error}); search uses the vectors there are, and `evident embed` resumes"
             );
             Ok(serde_json::json!({"error": error.to_string(), "model": embedder.model()}))
@@ -120,9 +120,9 @@ pub fn embed(repo: Option<PathBuf>, json: bool, args: EmbedCommandArgs) -> Resul
     };
     let summary = evident_index::embed_chunks(&root, &embedder, &options)?;
     if json {
-        println!("{}", render::embed_summary_json(&summary, embedder.model()));
+        outln!("{}", render::embed_summary_json(&summary, embedder.model()));
     } else if !args.quiet {
-        print!(
+        out!(
             "{}",
             render::embed_summary(&summary, embedder.model(), &embedder.location())
         );

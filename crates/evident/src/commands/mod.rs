@@ -12,6 +12,7 @@ pub mod serve;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -54,7 +55,7 @@ pub fn stop_after_batch_on_ctrl_c() -> Arc<AtomicBool> {
         if handler_flag.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
+        errln!("\nstopping after the current batch (Ctrl-C again to stop now)…");
     });
     cancel
 }
@@ -70,7 +71,7 @@ pub fn profiled<T>(name: &str, step: impl FnOnce() -> T) -> T {
     let started = std::time::Instant::now();
     let result = step();
     if std::env::var_os("EVIDENT_PROFILE").is_some() {
-        eprintln!(
+        errln!(
             "profile: {name}: {:.2} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
@@ -87,7 +88,7 @@ pub fn timed<T>(
     let started = std::time::Instant::now();
     let result = query();
     if std::env::var_os("EVIDENT_PROFILE").is_some() {
-        eprintln!(
+        errln!(
             "profile: query {name}: {:.2} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
@@ -109,15 +110,19 @@ pub fn query_root(cli_repo: &Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-/// Opens the index for a query and warns on stderr when it is stale.
-pub fn open_index(root: &Path) -> Result<Index> {
-    let index = Index::open(root)?;
+/// Opens the index for a query and warns on stderr when it is stale. In the
+/// daemon, the index it holds open and keeps current (no stat walk).
+pub fn open_index(root: &Path) -> Result<Rc<Index>> {
+    if let Some(index) = crate::daemon::resident_index(root) {
+        return Ok(index);
+    }
+    let index = Rc::new(Index::open(root)?);
     if !index.last_run_complete()? {
-        eprintln!("warning: the last `evident index` run did not finish; run `evident index` to complete it");
+        errln!("warning: the last `evident index` run did not finish; run `evident index` to complete it");
     }
     let stale = index.staleness()?;
     if index.read_only_medium() {
-        eprintln!(
+        errln!(
             "note: the index is on a read-only file system: results are as of the last `evident index`{}",
             if stale.is_stale() { ", and files have changed since" } else { "" }
         );
@@ -130,7 +135,7 @@ pub fn open_index(root: &Path) -> Result<Index> {
             .next()
             .cloned()
             .unwrap_or_default();
-        eprintln!(
+        errln!(
             "warning: the index is stale: {} file(s) changed since it was built (e.g. {}); run `evident index`",
             stale.changed(),
             evident_index::printable(&example)
@@ -142,13 +147,13 @@ pub fn open_index(root: &Path) -> Result<Index> {
 pub fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<ExitCode> {
     if results.is_empty() {
         if json {
-            println!("[]");
+            outln!("[]");
         }
-        eprintln!("{empty_message}");
+        errln!("{empty_message}");
         return Ok(ExitCode::from(1));
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(results)?);
+        outln!("{}", serde_json::to_string_pretty(results)?);
     } else {
         render::print_text(&render::evidence_list(results));
     }

@@ -99,7 +99,7 @@ pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<
     let symbol = args.symbol;
     // Resolved and possible callers are counted apart: "none resolved" is not "none".
     if callers.total > 0 || callers.possible.total > 0 {
-        eprintln!(
+        errln!(
             "{} resolved call site(s){}{}",
             callers.total,
             render::page_shown(page, callers.sites.len(), callers.total),
@@ -130,7 +130,7 @@ pub fn callers(repo: &Option<PathBuf>, json: bool, args: CallersArgs) -> Result<
             roots: vec![symbol.clone()],
             edges,
         };
-        print!("{}", draw(args.format, &picture));
+        out!("{}", draw(args.format, &picture));
         return Ok(found_anything(!all.is_empty()));
     }
     emit(
@@ -162,7 +162,7 @@ pub fn impact(repo: &Option<PathBuf>, json: bool, args: ImpactArgs) -> Result<Ex
         )
     })?;
     let format = if json { GraphFormat::Json } else { args.format };
-    print!(
+    out!(
         "{}",
         match format {
             GraphFormat::Text => render::terminal_safe(&render::impact_text(&impact)),
@@ -186,9 +186,9 @@ pub fn diff(repo: &Option<PathBuf>, json: bool, args: DiffArgs) -> Result<ExitCo
         impact_depth: args.max_depth,
     })?;
     match (json, args.format) {
-        (true, _) | (false, GraphFormat::Json) => println!("{}", render::diff_json(&report)),
+        (true, _) | (false, GraphFormat::Json) => outln!("{}", render::diff_json(&report)),
         (false, format @ (GraphFormat::Dot | GraphFormat::Mermaid | GraphFormat::Svg)) => {
-            print!("{}", draw(format, &diff_picture(&report)));
+            out!("{}", draw(format, &diff_picture(&report)));
         }
         (false, GraphFormat::Text) => render::print_text(&render::diff_text(&report)),
     }
@@ -229,7 +229,7 @@ pub fn graph(
     let graph = index.call_graph(path)?;
     match if json { GraphFormat::Json } else { format } {
         GraphFormat::Json | GraphFormat::Text => {
-            println!("{}", serde_json::to_string_pretty(&graph)?)
+            outln!("{}", serde_json::to_string_pretty(&graph)?)
         }
         drawn => {
             let edges = graph
@@ -244,7 +244,7 @@ pub fn graph(
                 roots: Vec::new(),
                 edges,
             };
-            print!("{}", draw(drawn, &picture));
+            out!("{}", draw(drawn, &picture));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -299,7 +299,7 @@ fn draw(format: GraphFormat, picture: &Picture) -> String {
         _ => {
             let (svg, left_out) = crate::picture::svg(picture);
             if left_out > 0 {
-                eprintln!(
+                errln!(
                     "{left_out} node(s) left out: the {} nearest the roots are drawn",
                     crate::picture::MAX_NODES
                 );
@@ -315,7 +315,7 @@ pub fn status(repo: &Option<PathBuf>, json: bool) -> Result<ExitCode> {
     index.check_damage()?;
     let status = index.status()?;
     if json {
-        println!("{}", render::status_json(&status));
+        outln!("{}", render::status_json(&status));
     } else {
         render::print_text(&render::status(&status));
     }
@@ -331,7 +331,7 @@ pub fn sources(repo: &Option<PathBuf>, json: bool, name_contains: &str) -> Resul
     }
     render::print_text(&render::sources(&results));
     if results.is_empty() {
-        eprintln!("{empty}");
+        errln!("{empty}");
     }
     Ok(found_anything(!results.is_empty()))
 }

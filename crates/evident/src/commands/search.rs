@@ -79,11 +79,11 @@ pub fn search(repo: &Option<PathBuf>, json: bool, args: SearchArgs) -> Result<Ex
             } else {
                 step
             };
-            eprintln!("profile: {step}: {:.2} ms", took.as_secs_f64() * 1e3);
+            errln!("profile: {step}: {:.2} ms", took.as_secs_f64() * 1e3);
         }
     }
     for note in &answer.notes {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     let query = args.query;
     emit(json, &answer.results, &format!("nothing matches {query:?}"))

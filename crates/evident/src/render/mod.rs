@@ -13,7 +13,7 @@ use serde_json::json;
 /// Prints a text output with what a terminal would obey in it escaped
 /// (names and lines come from the repository); its own newlines stay.
 pub fn print_text(text: &str) {
-    print!("{}", terminal_safe(text));
+    out!("{}", terminal_safe(text));
 }
 
 /// `text`, each line through [`printable`].

@@ -3,6 +3,7 @@
 mod ask;
 mod callers_pages;
 mod cli;
+mod daemon;
 mod local_embed;
 mod mcp;
 mod mcp_escape;

@@ -1,0 +1,87 @@
+//! Where a command's text goes: the process's stdout and stderr, or, while
+//! the daemon answers a request, buffers that travel back to the client.
+//!
+//! Every command prints through [`out!`], [`outln!`] and [`errln!`], never
+//! `print!` itself: that is what makes the daemon's answer byte-identical to
+//! a one-shot run (the same code writes the same bytes, only the sink
+//! differs). The capture is per thread, and the daemon runs one request at a
+//! time on its worker thread.
+
+use std::cell::RefCell;
+use std::io::Write;
+
+/// What one captured command printed.
+#[derive(Default)]
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+thread_local! {
+    static CAPTURE: RefCell<Option<Captured>> = const { RefCell::new(None) };
+}
+
+/// Runs `command` with its output kept instead of printed.
+pub fn capture<T>(command: impl FnOnce() -> T) -> (T, Captured) {
+    /// Puts the outer sink back, also when `command` panics.
+    struct Restore(Option<Captured>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            CAPTURE.with(|c| *c.borrow_mut() = outer);
+        }
+    }
+    let restore = Restore(CAPTURE.with(|c| c.replace(Some(Captured::default()))));
+    let result = command();
+    let captured = CAPTURE.with(|c| c.take()).unwrap_or_default();
+    drop(restore);
+    (result, captured)
+}
+
+/// Standard output, or the capture.
+pub fn write_out(args: std::fmt::Arguments) {
+    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(captured) => {
+            let _ = captured.stdout.write_fmt(args);
+            true
+        }
+        None => false,
+    });
+    if !captured {
+        // As `print!`: a closed pipe ends the command (SIGPIPE), an error panics.
+        std::io::stdout()
+            .lock()
+            .write_fmt(args)
+            .expect("failed printing to stdout");
+    }
+}
+
+/// Standard error, or the capture.
+pub fn write_err(args: std::fmt::Arguments) {
+    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(captured) => {
+            let _ = captured.stderr.write_fmt(args);
+            true
+        }
+        None => false,
+    });
+    if !captured {
+        let _ = std::io::stderr().lock().write_fmt(args);
+    }
+}
+
+/// `print!`, through the console.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::console::write_out(format_args!($($arg)*)) };
+}
+
+/// `println!`, through the console.
+macro_rules! outln {
+    () => { $crate::console::write_out(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::console::write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `eprintln!`, through the console.
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::console::write_err(format_args!("{}\n", format_args!($($arg)*))) };
+}

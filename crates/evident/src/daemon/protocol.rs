@@ -1,0 +1,102 @@
+//! What client and daemon say to each other: one JSON line each way per
+//! connection (serde_json over a Unix socket; no framing of our own).
+
+use serde::{Deserialize, Serialize};
+
+/// A request, with the build of the evident that sends it: a daemon of
+/// another build refuses it and stops, so that a rebuilt evident never gets
+/// answers from old code.
+#[derive(Serialize, Deserialize)]
+pub struct Request {
+    pub build: String,
+    #[serde(flatten)]
+    pub ask: Ask,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "ask", rename_all = "snake_case")]
+pub enum Ask {
+    /// Run this command line as if in `cwd`, and send back what it printed.
+    Command {
+        root: String,
+        cwd: String,
+        /// The variables that can change what a command prints ([`forwarded_env`]).
+        env: Vec<(String, String)>,
+        args: Vec<String>,
+    },
+    Status,
+    Stop,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    Output {
+        stdout: String,
+        stderr: String,
+        code: u8,
+    },
+    /// Not answered here: the client answers in its own process, and starts
+    /// a daemon of its own build when `replace` is set.
+    Refused {
+        reason: String,
+        replace: bool,
+    },
+    Status(DaemonStatus),
+    Stopping,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+pub struct DaemonStatus {
+    pub pid: u32,
+    pub root: String,
+    pub build: String,
+    pub started_at: u64,
+    pub idle_timeout_s: u64,
+    /// Whether file events are watched; without them every request checks
+    /// the files' stat data first, as a one-shot command does.
+    pub watching: bool,
+    pub requests: u64,
+    /// Index runs the daemon made because files changed.
+    pub updates: u64,
+}
+
+/// This executable: its version, path, size and modification time. Another
+/// build (a rebuild in place included) has another identity.
+pub fn build_identity() -> String {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let (len, modified) = std::fs::metadata(&exe)
+        .map(|m| {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            (m.len(), modified)
+        })
+        .unwrap_or_default();
+    format!(
+        "{} {} {len} {modified}",
+        env!("CARGO_PKG_VERSION"),
+        exe.display()
+    )
+}
+
+/// The environment a command's output can depend on (settings, model
+/// servers, caches, profiling): a daemon answers only a client whose
+/// variables equal its own.
+pub fn forwarded_env() -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| {
+            ["EVIDENT_", "OLLAMA_", "OPENAI_", "XDG_"]
+                .iter()
+                .any(|prefix| k.starts_with(prefix))
+                || k == "HOME"
+                || k == "NO_COLOR"
+        })
+        .filter(|(k, _)| k != "EVIDENT_NO_DAEMON")
+        .collect();
+    env.sort();
+    env
+}

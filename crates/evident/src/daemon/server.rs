@@ -1,0 +1,373 @@
+//! The daemon itself: a socket accepted on a small tokio runtime, a file
+//! watcher, and one worker thread that owns the open index and runs the
+//! requests one at a time (a command's output capture and working directory
+//! are per process or per thread, so one at a time is what keeps them apart).
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use evident_index::Index;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::oneshot;
+
+use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
+use super::{lock_path, socket_path, with_resident};
+use crate::cli::Cli;
+
+/// File events this close together are one change: the index is brought up
+/// to date once they stop (or when a request comes first).
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// A request line longer than this is not ours.
+const MAX_REQUEST_BYTES: u64 = 1 << 20;
+
+enum Message {
+    /// Something under the root changed (or the watcher lost events).
+    Changed,
+    Request(Request, oneshot::Sender<Answer>),
+}
+
+/// `evident daemon run`: serves until idle, stopped, or replaced.
+pub fn run(root: &Path, idle: Duration) -> Result<ExitCode> {
+    std::fs::create_dir_all(root.join(".evident"))?;
+    let _lock = hold_lock(root)?;
+    let socket = socket_path(root);
+    let _ = std::fs::remove_file(&socket);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let listener = runtime
+        .block_on(async { tokio::net::UnixListener::bind(&socket) })
+        .with_context(|| format!("listening on {}", socket.display()))?;
+    let (messages, inbox) = mpsc::channel();
+    let (done, finished) = oneshot::channel();
+    let watcher_messages = messages.clone();
+    let watched_root = root.to_path_buf();
+    let worker = std::thread::spawn(move || {
+        let watcher = watch(&watched_root, watcher_messages);
+        Worker::new(watched_root, idle).serve(inbox, watcher.is_some());
+        drop(watcher);
+        let _ = done.send(());
+    });
+    eprintln!("daemon {} serving {}", std::process::id(), root.display());
+    runtime.block_on(accept(listener, messages, finished));
+    let _ = std::fs::remove_file(&socket);
+    let _ = worker.join();
+    eprintln!("daemon {} stopped", std::process::id());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One daemon per repository: an exclusive lock on `.evident/daemon.lock`,
+/// held for the process's life. Waits a little for one that is stopping.
+fn hold_lock(root: &Path) -> Result<std::fs::File> {
+    let file = std::fs::File::create(lock_path(root))?;
+    let started = Instant::now();
+    // SAFETY: flock on a descriptor this function owns.
+    while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        if started.elapsed() > Duration::from_secs(10) {
+            bail!("a daemon already runs for {}", root.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(file)
+}
+
+/// Accepts connections until the worker finishes, then lets the answers
+/// in flight be written.
+async fn accept(
+    listener: tokio::net::UnixListener,
+    messages: mpsc::Sender<Message>,
+    mut finished: oneshot::Receiver<()>,
+) {
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut finished => break,
+            accepted = listener.accept() => {
+                if let Ok((stream, _)) = accepted {
+                    connections.spawn(connection(stream, messages.clone()));
+                }
+            }
+        }
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+}
+
+/// One request line in, one answer line out.
+async fn connection(stream: tokio::net::UnixStream, messages: mpsc::Sender<Message>) {
+    let (read, mut write) = stream.into_split();
+    let mut line = String::new();
+    let mut reader = BufReader::new(tokio::io::AsyncReadExt::take(read, MAX_REQUEST_BYTES));
+    if reader.read_line(&mut line).await.is_err() {
+        return;
+    }
+    let answer = match serde_json::from_str::<Request>(&line) {
+        Ok(request) => {
+            let (reply, answered) = oneshot::channel();
+            if messages.send(Message::Request(request, reply)).is_err() {
+                return;
+            }
+            match answered.await {
+                Ok(answer) => answer,
+                Err(_) => return,
+            }
+        }
+        Err(e) => Answer::Refused {
+            reason: format!("not a request: {e}"),
+            replace: false,
+        },
+    };
+    let Ok(mut text) = serde_json::to_string(&answer) else {
+        return;
+    };
+    text.push('\n');
+    let _ = write.write_all(text.as_bytes()).await;
+    let _ = write.shutdown().await;
+}
+
+/// Watches the repository; every event outside `.evident/` and `.git/`
+/// says "changed". `None` when the system refuses (too many directories
+/// for its inotify limit, say): then each request checks stat data.
+fn watch(root: &Path, messages: mpsc::Sender<Message>) -> Option<notify::RecommendedWatcher> {
+    use notify::{Event, EventKind, Watcher};
+    let own = [root.join(".evident"), root.join(".git")];
+    let handler = move |event: notify::Result<Event>| {
+        let relevant = match &event {
+            Err(_) => true,
+            Ok(event) => {
+                event.need_rescan()
+                    || (!matches!(event.kind, EventKind::Access(_))
+                        && event
+                            .paths
+                            .iter()
+                            .any(|p| !own.iter().any(|o| p.starts_with(o))))
+            }
+        };
+        if relevant {
+            let _ = messages.send(Message::Changed);
+        }
+    };
+    let mut watcher = match notify::recommended_watcher(handler) {
+        Ok(watcher) => watcher,
+        Err(e) => {
+            eprintln!("not watching files ({e}): each request checks them");
+            return None;
+        }
+    };
+    match watcher.watch(root, notify::RecursiveMode::Recursive) {
+        Ok(()) => Some(watcher),
+        Err(e) => {
+            eprintln!("not watching files ({e}): each request checks them");
+            None
+        }
+    }
+}
+
+/// The request loop's state: the open index, and whether files changed since it was brought up to date.
+struct Worker {
+    root: PathBuf,
+    build: String,
+    env: Vec<(String, String)>,
+    idle: Duration,
+    started_at: u64,
+    index: Option<Rc<Index>>,
+    changed: bool,
+    last_change: Instant,
+    last_request: Instant,
+    requests: u64,
+    updates: u64,
+    watching: bool,
+}
+
+impl Worker {
+    fn new(root: PathBuf, idle: Duration) -> Worker {
+        Worker {
+            root,
+            build: build_identity(),
+            env: forwarded_env(),
+            idle,
+            started_at: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            index: None,
+            changed: true,
+            last_change: Instant::now(),
+            last_request: Instant::now(),
+            requests: 0,
+            updates: 0,
+            watching: false,
+        }
+    }
+
+    fn serve(mut self, inbox: mpsc::Receiver<Message>, watching: bool) {
+        self.watching = watching;
+        // Files may have changed before the watcher started.
+        self.bring_up_to_date();
+        loop {
+            let wait = if self.changed {
+                SETTLE
+            } else {
+                self.idle.saturating_sub(self.last_request.elapsed())
+            };
+            match inbox.recv_timeout(wait) {
+                Ok(Message::Changed) => {
+                    self.changed = true;
+                    self.last_change = Instant::now();
+                }
+                Ok(Message::Request(request, reply)) => {
+                    self.last_request = Instant::now();
+                    let (answer, stop) = self.answer(request);
+                    let _ = reply.send(answer);
+                    if stop {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.changed && self.last_change.elapsed() >= SETTLE {
+                        self.bring_up_to_date();
+                    }
+                    if self.last_request.elapsed() >= self.idle {
+                        eprintln!("idle for {} s: stopping", self.idle.as_secs());
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
+    /// The answer, and whether the daemon stops after sending it.
+    fn answer(&mut self, request: Request) -> (Answer, bool) {
+        // Status and stop are answered to any build; a command only to this one.
+        if request.build != self.build && matches!(request.ask, Ask::Command { .. }) {
+            eprintln!("a client of another build asked: stopping");
+            let refused = Answer::Refused {
+                reason: "the daemon is another build of evident".into(),
+                replace: true,
+            };
+            return (refused, true);
+        }
+        match request.ask {
+            Ask::Status => (Answer::Status(self.status()), false),
+            Ask::Stop => (Answer::Stopping, true),
+            Ask::Command {
+                root,
+                cwd,
+                env,
+                args,
+            } => (self.run_command(&root, &cwd, &env, args), false),
+        }
+    }
+
+    fn status(&self) -> DaemonStatus {
+        DaemonStatus {
+            pid: std::process::id(),
+            root: self.root.display().to_string(),
+            build: self.build.clone(),
+            started_at: self.started_at,
+            idle_timeout_s: self.idle.as_secs(),
+            watching: self.watching,
+            requests: self.requests,
+            updates: self.updates,
+        }
+    }
+
+    fn run_command(
+        &mut self,
+        root: &str,
+        cwd: &str,
+        env: &[(String, String)],
+        args: Vec<String>,
+    ) -> Answer {
+        let refuse = |reason: &str| Answer::Refused {
+            reason: reason.to_string(),
+            replace: false,
+        };
+        if Path::new(root) != self.root {
+            return refuse("the daemon serves another repository");
+        }
+        if env != self.env {
+            return refuse("the client's environment differs from the daemon's");
+        }
+        if std::env::set_current_dir(cwd).is_err() {
+            return refuse("the client's working directory is gone");
+        }
+        let Ok(cli) = Cli::try_parse_from(std::iter::once("evident".to_string()).chain(args))
+        else {
+            return refuse("the command line does not parse here");
+        };
+        if self.changed || !self.watching {
+            self.bring_up_to_date();
+        }
+        self.requests += 1;
+        let index = self.index.clone();
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::console::capture(|| {
+                with_resident(&self.root, index, || {
+                    let repo = cli.repo.clone();
+                    crate::exit_code(crate::run(cli), &repo)
+                })
+            })
+        }));
+        match ran {
+            Ok((code, printed)) => Answer::Output {
+                stdout: String::from_utf8_lossy(&printed.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&printed.stderr).into_owned(),
+                code: exit_code_number(code),
+            },
+            Err(_) => refuse("the command failed in the daemon"),
+        }
+    }
+
+    /// Indexes what changed (as `evident index --quiet` would), then holds
+    /// the index open. Without an index to open, requests open it themselves.
+    fn bring_up_to_date(&mut self) {
+        self.changed = false;
+        self.index = None;
+        let stale = match Index::open(&self.root) {
+            Ok(index) => {
+                !index.last_run_complete().unwrap_or(false)
+                    || index.staleness().map_or(true, |s| s.is_stale())
+            }
+            Err(_) => true,
+        };
+        if stale {
+            self.updates += 1;
+            let started = Instant::now();
+            let cli = Cli::parse_from([
+                "evident",
+                "--repo",
+                &self.root.to_string_lossy(),
+                "index",
+                "--quiet",
+            ]);
+            let (code, printed) =
+                crate::console::capture(|| crate::exit_code(crate::run(cli), &None));
+            let _ = std::io::stderr().write_all(&printed.stderr);
+            eprintln!(
+                "index brought up to date in {:.0} ms (exit {})",
+                started.elapsed().as_secs_f64() * 1e3,
+                exit_code_number(code)
+            );
+        }
+        self.index = Index::open(&self.root).ok().map(Rc::new);
+    }
+}
+
+/// `ExitCode` keeps its number to itself; the commands use 0 to 4 and 130.
+fn exit_code_number(code: ExitCode) -> u8 {
+    (0..=u8::MAX)
+        .find(|n| ExitCode::from(*n) == code)
+        .unwrap_or(2)
+}
