@@ -77,3 +77,4 @@ pub use store::parse_cache::ParseCacheSettings;
 pub use store::scip::ScipStatus;
 pub use walk::freshness::StatSnapshot;
 pub use walk::sandbox;
+pub use walk::WalkMemory;

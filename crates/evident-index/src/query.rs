@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rusqlite::Connection;
 
@@ -12,7 +13,7 @@ use crate::limits;
 use crate::snippet::{Budget, SnippetReader};
 use crate::store;
 use crate::store::reads::{self, ImportBinding, OutlineRow, SymbolFilter, SymbolMatch};
-use crate::walk;
+use crate::walk::{self, WalkMemory};
 
 /// The longest range `read` returns.
 pub const MAX_READ_LINES: u32 = 400;
@@ -489,7 +490,14 @@ impl Index {
     /// Files changed, added or deleted on disk since they were indexed
     /// (a stat pass; content is not read).
     pub fn staleness(&self) -> Result<Staleness> {
-        let walked = walk::walk(&self.root, &self.config);
+        self.staleness_with(None)
+    }
+
+    /// [`Index::staleness`], walking only what `memory` says changed since
+    /// its last walk, and remembering this walk for the next run or check.
+    pub fn staleness_with(&self, memory: Option<&Mutex<WalkMemory>>) -> Result<Staleness> {
+        let walked = walk::walk_with(&self.root, &self.config, memory);
+        walk::remember(memory, &self.config, &walked);
         let mut stored = reads::file_stats(&self.conn)?;
         let skipped = reads::skipped_paths(&self.conn)?;
         let mut s = Staleness::default();

@@ -4,7 +4,8 @@
 //! `OPENAI_API_KEY` are read by their clients); and the embedder and search
 //! service, flags over `[embed]` the same way.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::settings::Settings;
 use crate::settings::{ModelSettings, Provider};
@@ -135,7 +136,7 @@ pub enum ChosenEmbedder {
     /// A BERT-family model run on the CPU (all-MiniLM-L6-v2: `--embed-model minilm`).
     Local(Box<evident_embed::LocalEmbedder>, PathBuf),
     /// A static table (the default: distilled from all-MiniLM-L6-v2).
-    Static(Box<evident_embed::StaticEmbedder>, PathBuf),
+    Static(Arc<evident_embed::StaticEmbedder>, PathBuf),
 }
 
 impl ChosenEmbedder {
@@ -244,7 +245,7 @@ fn minilm_dir() -> Result<PathBuf> {
 /// A model directory: a static table (model2vec's layout) or a BERT-family model.
 fn load_dir(dir: PathBuf) -> Result<ChosenEmbedder> {
     Ok(if evident_embed::is_static_model(&dir) {
-        ChosenEmbedder::Static(Box::new(evident_embed::StaticEmbedder::load(&dir)?), dir)
+        ChosenEmbedder::Static(static_table(&dir)?, dir)
     } else {
         ChosenEmbedder::Local(Box::new(evident_embed::LocalEmbedder::load(&dir)?), dir)
     })
@@ -265,8 +266,28 @@ fn default_static() -> Result<Option<ChosenEmbedder>> {
         }
         evident_embed::distill_once(&teacher, &dir, &mut |line| errln!("evident: {line}"))?;
     }
-    let table = evident_embed::StaticEmbedder::load(&dir)?;
-    Ok(Some(ChosenEmbedder::Static(Box::new(table), dir)))
+    Ok(Some(ChosenEmbedder::Static(static_table(&dir)?, dir)))
+}
+
+/// The static table in `dir`, loaded once per process (the daemon embeds
+/// after every edit and searches with it; a load costs tens of ms). A table
+/// distilled again (the directory changed) is loaded again.
+fn static_table(dir: &Path) -> Result<Arc<evident_embed::StaticEmbedder>> {
+    type Key = (PathBuf, Option<std::time::SystemTime>);
+    static LOADED: Mutex<Option<(Key, Arc<evident_embed::StaticEmbedder>)>> = Mutex::new(None);
+    let key = (
+        dir.to_path_buf(),
+        std::fs::metadata(dir).and_then(|m| m.modified()).ok(),
+    );
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((held, table)) = loaded.as_ref() {
+        if *held == key {
+            return Ok(table.clone());
+        }
+    }
+    let table = Arc::new(evident_embed::StaticEmbedder::load(dir)?);
+    *loaded = Some((key, table.clone()));
+    Ok(table)
 }
 
 /// Whether the embedder in force is the default static table (nothing

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::store::parse_cache::ParseCacheSettings;
-use crate::walk::Skipped;
+use crate::walk::{Skipped, WalkMemory};
 
 /// Reports an indexing run's progress (a terminal progress bar, a log).
 pub trait Progress: Send + Sync {
@@ -40,6 +40,9 @@ pub struct IndexOptions {
     /// absolute); without one, the one an earlier run used, else
     /// `index.scip` at the root when there is one.
     pub scip: Option<PathBuf>,
+    /// A long-lived process's memory of the last walk and of what its file
+    /// watcher saw change since: the run walks only the changed paths.
+    pub walk_memory: Option<Arc<Mutex<WalkMemory>>>,
 }
 
 /// What a run did.

@@ -4,10 +4,13 @@
 mod format;
 pub mod freshness;
 pub mod git;
+mod memory;
 mod refusal;
 pub mod sandbox;
 
 pub use format::Format;
+pub use memory::WalkMemory;
+pub(crate) use memory::{remember, walk_with};
 pub use refusal::Refusal;
 
 use std::path::{Path, PathBuf};
@@ -62,7 +65,7 @@ impl Skipped {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Walk {
     /// Sorted by path.
     pub candidates: Vec<Candidate>,
@@ -73,9 +76,9 @@ pub struct Walk {
 /// `index.exclude`; hidden files and `.evident/` are never walked. Then the
 /// documents (only) of each `[docs] dirs` directory, under its `@NAME/`.
 pub fn walk(root: &Path, config: &Config) -> Walk {
-    let mut out = walk_dir(root, config, &config.exclude);
+    let mut out = walk_dir(root, config, &config.exclude, None);
     for dir in &config.docs_dirs {
-        let found = walk_dir(&dir.path, config, &[]);
+        let found = walk_dir(&dir.path, config, &[], None);
         let prefix = |rel: &str| format!("{}/{rel}", dir.mount);
         out.candidates.extend(
             found
@@ -98,7 +101,11 @@ pub fn walk(root: &Path, config: &Config) -> Walk {
     out
 }
 
-fn walk_dir(root: &Path, config: &Config, exclude: &[String]) -> Walk {
+/// Which directories and files under the root a walk enters, by their
+/// `/`-separated relative path (the root's is empty).
+type Keep = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+fn walk_dir(root: &Path, config: &Config, exclude: &[String], keep: Option<Keep>) -> Walk {
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
     for pattern in exclude {
         // Validated when the config was loaded.
@@ -117,7 +124,16 @@ fn walk_dir(root: &Path, config: &Config, exclude: &[String]) -> Walk {
                 .map_or(2, |n| n.get())
                 .min(4),
         )
-        .filter_entry(|e| e.file_name() != ".evident" && e.file_name() != ".git")
+        .filter_entry({
+            let root = root.to_path_buf();
+            move |e| {
+                e.file_name() != ".evident"
+                    && e.file_name() != ".git"
+                    && keep
+                        .as_ref()
+                        .is_none_or(|keep| keep(&relative(&root, e.path())))
+            }
+        })
         .build_parallel();
     let found = std::sync::Mutex::new(Walk::default());
     walker.run(|| {
@@ -147,14 +163,8 @@ fn classify(
     if file_type.is_dir() {
         return None;
     }
-    let rel = entry
-        .path()
-        .strip_prefix(root)
-        .ok()?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    entry.path().strip_prefix(root).ok()?;
+    let rel = relative(root, entry.path());
     let format = Format::for_path(&rel)?;
     let skip = |reason: String| {
         Some(Err(Skipped {
@@ -197,6 +207,16 @@ fn classify(
         format,
         rel,
     }))
+}
+
+/// `path` relative to `root`, `/`-separated (empty for the root itself).
+pub fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 pub fn mtime_ns(metadata: &std::fs::Metadata) -> i64 {

@@ -8,7 +8,7 @@ use crate::settings::Settings;
 use anyhow::{Context, Result};
 use evident_index::{Embedder, IndexOptions, ParseCacheSettings};
 
-use super::{progress_bar, stop_after_batch_on_ctrl_c};
+use super::{profiled, progress_bar, stop_after_batch_on_ctrl_c};
 use crate::cli::{EmbedCommandArgs, IndexArgs};
 use crate::{model, render};
 
@@ -30,15 +30,18 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         parse_cache: ParseCacheSettings::for_user(settings.index.cache.max_mib),
         // Named from the command line: relative to where it was typed.
         scip: args.scip.map(|p| std::path::absolute(&p).unwrap_or(p)),
+        walk_memory: crate::daemon::walk_memory(),
     };
-    let summary = evident_index::index_repo(&root, &options)?;
+    let summary = profiled("index run", || evident_index::index_repo(&root, &options))?;
     if !json && !args.quiet {
         render::print_text(&render::summary(&summary));
     }
     let embedding = if args.no_embed {
         serde_json::json!({"skipped": "--no-embed"})
     } else {
-        embed_after_index(&root, &args.embed, args.quiet || json, cancel)?
+        profiled("embed the new chunks", || {
+            embed_after_index(&root, &args.embed, args.quiet || json, cancel)
+        })?
     };
     if json {
         outln!("{}", render::summary_json(&summary, embedding));

@@ -18,9 +18,10 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
-use evident_index::Index;
+use evident_index::{Index, WalkMemory};
 
 use crate::cli::DaemonAction;
 use crate::commands::query_root;
@@ -54,6 +55,23 @@ pub fn resident_index(root: &Path) -> Option<Rc<Index>> {
         let root = root.canonicalize().ok()?;
         (root == *held).then(|| index.clone())
     })
+}
+
+thread_local! {
+    /// The daemon's memory of its last walk, while it runs `evident index`.
+    static WALK_MEMORY: RefCell<Option<Arc<Mutex<WalkMemory>>>> = const { RefCell::new(None) };
+}
+
+/// The walk memory an index run in the daemon starts from; `None` elsewhere.
+pub fn walk_memory() -> Option<Arc<Mutex<WalkMemory>>> {
+    WALK_MEMORY.with(|m| m.borrow().clone())
+}
+
+fn with_walk_memory<T>(memory: Option<Arc<Mutex<WalkMemory>>>, command: impl FnOnce() -> T) -> T {
+    WALK_MEMORY.with(|m| *m.borrow_mut() = memory);
+    let result = command();
+    WALK_MEMORY.with(|m| *m.borrow_mut() = None);
+    result
 }
 
 /// Runs `command` with `index` as the resident index of `root`.

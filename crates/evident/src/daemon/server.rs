@@ -9,16 +9,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use evident_index::Index;
+use evident_index::{Index, WalkMemory};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 
 use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
-use super::{lock_path, socket_path, with_resident};
+use super::{lock_path, socket_path, with_resident, with_walk_memory};
 use crate::cli::Cli;
 
 /// File events this close together are one change: the index is brought up
@@ -51,8 +52,10 @@ pub fn run(root: &Path, idle: Duration) -> Result<ExitCode> {
     let watcher_messages = messages.clone();
     let watched_root = root.to_path_buf();
     let worker = std::thread::spawn(move || {
-        let watcher = watch(&watched_root, watcher_messages);
-        Worker::new(watched_root, idle).serve(inbox, watcher.is_some());
+        let memory = Arc::new(Mutex::new(WalkMemory::default()));
+        let watcher = watch(&watched_root, memory.clone(), watcher_messages);
+        let worker = Worker::new(watched_root, idle, memory, watcher.is_some());
+        worker.serve(inbox);
         drop(watcher);
         let _ = done.send(());
     });
@@ -136,24 +139,40 @@ async fn connection(stream: tokio::net::UnixStream, messages: mpsc::Sender<Messa
     let _ = write.shutdown().await;
 }
 
-/// Watches the repository; every event outside `.evident/` and `.git/`
-/// says "changed". `None` when the system refuses (too many directories
-/// for its inotify limit, say): then each request checks stat data.
-fn watch(root: &Path, messages: mpsc::Sender<Message>) -> Option<notify::RecommendedWatcher> {
+/// Watches the repository: every event outside `.evident/` and `.git/`
+/// is noted in `memory` and says "changed". `None` when the system refuses
+/// (too many directories for its inotify limit, say): then each request
+/// checks the files' stat data.
+fn watch(
+    root: &Path,
+    memory: Arc<Mutex<WalkMemory>>,
+    messages: mpsc::Sender<Message>,
+) -> Option<notify::RecommendedWatcher> {
     use notify::{Event, EventKind, Watcher};
     let own = [root.join(".evident"), root.join(".git")];
+    let watched = root.to_path_buf();
     let handler = move |event: notify::Result<Event>| {
+        let mut memory = memory.lock().expect("walk memory");
         let relevant = match &event {
-            Err(_) => true,
-            Ok(event) => {
-                event.need_rescan()
-                    || (!matches!(event.kind, EventKind::Access(_))
-                        && event
-                            .paths
-                            .iter()
-                            .any(|p| !own.iter().any(|o| p.starts_with(o))))
+            Ok(event) if !event.need_rescan() => {
+                let mut relevant = false;
+                for path in &event.paths {
+                    if matches!(event.kind, EventKind::Access(_))
+                        || own.iter().any(|o| path.starts_with(o))
+                    {
+                        continue;
+                    }
+                    memory.changed(&evident_index::walk::relative(&watched, path));
+                    relevant = true;
+                }
+                relevant
+            }
+            _ => {
+                memory.lost_track();
+                true
             }
         };
+        drop(memory);
         if relevant {
             let _ = messages.send(Message::Changed);
         }
@@ -188,10 +207,18 @@ struct Worker {
     requests: u64,
     updates: u64,
     watching: bool,
+    /// The last walk (of a check or an index run), and the paths the
+    /// watcher saw change since: a check walks only those.
+    memory: Arc<Mutex<WalkMemory>>,
 }
 
 impl Worker {
-    fn new(root: PathBuf, idle: Duration) -> Worker {
+    fn new(
+        root: PathBuf,
+        idle: Duration,
+        memory: Arc<Mutex<WalkMemory>>,
+        watching: bool,
+    ) -> Worker {
         Worker {
             root,
             build: build_identity(),
@@ -206,13 +233,14 @@ impl Worker {
             last_request: Instant::now(),
             requests: 0,
             updates: 0,
-            watching: false,
+            watching,
+            memory,
         }
     }
 
-    fn serve(mut self, inbox: mpsc::Receiver<Message>, watching: bool) {
-        self.watching = watching;
-        // Files may have changed before the watcher started.
+    fn serve(mut self, inbox: mpsc::Receiver<Message>) {
+        // Files may have changed before the watcher started; and the check
+        // leaves the walk the next ones start from.
         self.bring_up_to_date();
         loop {
             let wait = if self.changed {
@@ -335,33 +363,41 @@ impl Worker {
     fn bring_up_to_date(&mut self) {
         self.changed = false;
         self.index = None;
-        let stale = match Index::open(&self.root) {
-            Ok(index) => {
-                !index.last_run_complete().unwrap_or(false)
-                    || index.staleness().map_or(true, |s| s.is_stale())
-            }
-            Err(_) => true,
-        };
-        if stale {
-            self.updates += 1;
-            let started = Instant::now();
-            let cli = Cli::parse_from([
-                "evident",
-                "--repo",
-                &self.root.to_string_lossy(),
-                "index",
-                "--quiet",
-            ]);
-            let (code, printed) =
-                crate::console::capture(|| crate::exit_code(crate::run(cli), &None));
-            let _ = std::io::stderr().write_all(&printed.stderr);
-            eprintln!(
-                "index brought up to date in {:.0} ms (exit {})",
-                started.elapsed().as_secs_f64() * 1e3,
-                exit_code_number(code)
-            );
+        if crate::commands::profiled("check for changes", || self.stale()) {
+            self.update();
         }
         self.index = Index::open(&self.root).ok().map(Rc::new);
+    }
+
+    /// Whether files changed since the index was written: the one-shot
+    /// check, over the paths the watcher named when it has a last walk.
+    fn stale(&self) -> bool {
+        let memory = self.watching.then_some(&*self.memory);
+        match Index::open(&self.root) {
+            Ok(index) => {
+                !index.last_run_complete().unwrap_or(false)
+                    || index.staleness_with(memory).map_or(true, |s| s.is_stale())
+            }
+            Err(_) => true,
+        }
+    }
+
+    fn update(&mut self) {
+        self.updates += 1;
+        let started = Instant::now();
+        let root = self.root.to_string_lossy().into_owned();
+        let cli = Cli::parse_from(["evident", "--repo", &root, "index", "--quiet"]);
+        // Without a watcher the memory knows of no change: the run walks all.
+        let memory = self.watching.then(|| self.memory.clone());
+        let (code, printed) = with_walk_memory(memory, || {
+            crate::console::capture(|| crate::exit_code(crate::run(cli), &None))
+        });
+        let code = exit_code_number(code);
+        let _ = std::io::stderr().write_all(&printed.stderr);
+        eprintln!(
+            "index brought up to date in {:.0} ms (exit {code})",
+            started.elapsed().as_secs_f64() * 1e3,
+        );
     }
 }
 
