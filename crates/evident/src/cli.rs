@@ -388,4 +388,7 @@ pub struct DaemonRunArgs {
     /// Stop after this many seconds without a request.
     #[arg(long, value_name = "SECS", default_value_t = 1800)]
     pub idle_timeout: u64,
+    /// Index changes without embedding their chunks (as `evident index --no-embed`).
+    #[arg(long)]
+    pub no_embed: bool,
 }

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 
 use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
 use super::{log_path, socket_path};
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, DaemonRunArgs};
 use crate::commands::query_root;
 
 /// What the daemon printed for a command, to print here.
@@ -68,16 +68,18 @@ pub fn answer_through_daemon(cli: &Cli) -> Option<Answered> {
             stderr,
             code,
         }),
-        Answer::Refused { replace: true, .. } => {
+        Answer::Refused {
+            replace: true,
+            run_args,
+            ..
+        } => {
             // The old daemon stops; one of this build answers next time.
-            let _ = spawn(&root, DEFAULT_IDLE_S);
+            let _ = spawn(&root, &run_args);
             None
         }
         _ => None,
     }
 }
-
-const DEFAULT_IDLE_S: u64 = 1800;
 
 /// The commands a daemon answers: those that read the index and print. Not
 /// `def --stdin` (it reads standard input) nor a search that reranks with a
@@ -128,7 +130,7 @@ fn exchange(root: &Path, ask: Ask) -> Option<Answer> {
 
 /// Starts a daemon for `root` in the background, in its own session, its
 /// output to `.evident/daemon.log`.
-fn spawn(root: &Path, idle_timeout: u64) -> Result<()> {
+fn spawn(root: &Path, run_args: &[String]) -> Result<()> {
     use std::os::unix::process::CommandExt;
     std::fs::create_dir_all(root.join(".evident"))?;
     let log = std::fs::File::create(log_path(root)).context("creating the daemon's log")?;
@@ -136,7 +138,8 @@ fn spawn(root: &Path, idle_timeout: u64) -> Result<()> {
     command
         .arg("--repo")
         .arg(root)
-        .args(["daemon", "run", "--idle-timeout", &idle_timeout.to_string()])
+        .args(["daemon", "run"])
+        .args(run_args)
         .stdin(std::process::Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
@@ -159,7 +162,7 @@ fn running(root: &Path) -> Option<DaemonStatus> {
 }
 
 /// `evident daemon start`: returns when the daemon answers.
-pub fn start(root: &Path, idle_timeout: u64) -> Result<ExitCode> {
+pub fn start(root: &Path, args: &DaemonRunArgs) -> Result<ExitCode> {
     if let Some(status) = running(root) {
         errln!(
             "a daemon already runs for {} (pid {})",
@@ -170,14 +173,15 @@ pub fn start(root: &Path, idle_timeout: u64) -> Result<ExitCode> {
     }
     // A daemon of another build stops when asked anything.
     let _ = exchange(root, Ask::Stop);
-    spawn(root, idle_timeout)?;
+    spawn(root, &super::run_args(args))?;
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(60) {
         if let Some(status) = running(root) {
             errln!(
-                "daemon started for {} (pid {}); it stops after {idle_timeout} s without a request, or with `evident daemon stop`",
+                "daemon started for {} (pid {}); it stops after {} s without a request, or with `evident daemon stop`",
                 root.display(),
-                status.pid
+                status.pid,
+                args.idle_timeout
             );
             return Ok(ExitCode::SUCCESS);
         }

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Result;
 use evident_index::{Index, WalkMemory};
 
-use crate::cli::DaemonAction;
+use crate::cli::{DaemonAction, DaemonRunArgs};
 use crate::commands::query_root;
 
 pub use client::answer_through_daemon;
@@ -82,14 +82,21 @@ fn with_resident<T>(root: &Path, index: Option<Rc<Index>>, command: impl FnOnce(
     result
 }
 
+/// `args` as `daemon run` options (what a replacement is started with).
+fn run_args(args: &DaemonRunArgs) -> Vec<String> {
+    let mut out = vec!["--idle-timeout".to_string(), args.idle_timeout.to_string()];
+    if args.no_embed {
+        out.push("--no-embed".into());
+    }
+    out
+}
+
 /// `evident daemon start|run|stop|status`.
 pub fn command(repo: &Option<PathBuf>, json: bool, action: DaemonAction) -> Result<ExitCode> {
     let root = query_root(repo)?.canonicalize()?;
     match action {
-        DaemonAction::Run(args) => {
-            server::run(&root, std::time::Duration::from_secs(args.idle_timeout))
-        }
-        DaemonAction::Start(args) => client::start(&root, args.idle_timeout),
+        DaemonAction::Run(args) => server::run(&root, &args),
+        DaemonAction::Start(args) => client::start(&root, &args),
         DaemonAction::Stop => client::stop(&root),
         DaemonAction::Status => client::status(&root, json),
     }

@@ -41,6 +41,9 @@ pub enum Answer {
     Refused {
         reason: String,
         replace: bool,
+        /// The refusing daemon's `daemon run` options, for its replacement.
+        #[serde(default)]
+        run_args: Vec<String>,
     },
     Status(DaemonStatus),
     Stopping,
@@ -53,6 +56,8 @@ pub struct DaemonStatus {
     pub build: String,
     pub started_at: u64,
     pub idle_timeout_s: u64,
+    /// Whether the daemon's index runs skip embedding (`--no-embed`).
+    pub no_embed: bool,
     /// Whether file events are watched; without them every request checks
     /// the files' stat data first, as a one-shot command does.
     pub watching: bool,

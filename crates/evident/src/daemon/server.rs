@@ -20,11 +20,15 @@ use tokio::sync::oneshot;
 
 use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
 use super::{lock_path, socket_path, with_resident, with_walk_memory};
-use crate::cli::Cli;
+use crate::cli::{Cli, DaemonRunArgs};
 
 /// File events this close together are one change: the index is brought up
 /// to date once they stop (or when a request comes first).
 const SETTLE: Duration = Duration::from_millis(200);
+
+/// The longest a request waits for an index run before it is answered
+/// from the index as it is (as a one-shot command would answer).
+const UPDATE_WAIT: Duration = Duration::from_secs(2);
 
 /// A request line longer than this is not ours.
 const MAX_REQUEST_BYTES: u64 = 1 << 20;
@@ -36,7 +40,7 @@ enum Message {
 }
 
 /// `evident daemon run`: serves until idle, stopped, or replaced.
-pub fn run(root: &Path, idle: Duration) -> Result<ExitCode> {
+pub fn run(root: &Path, args: &DaemonRunArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(root.join(".evident"))?;
     let _lock = hold_lock(root)?;
     let socket = socket_path(root);
@@ -51,10 +55,11 @@ pub fn run(root: &Path, idle: Duration) -> Result<ExitCode> {
     let (done, finished) = oneshot::channel();
     let watcher_messages = messages.clone();
     let watched_root = root.to_path_buf();
+    let args = args.clone();
     let worker = std::thread::spawn(move || {
         let memory = Arc::new(Mutex::new(WalkMemory::default()));
         let watcher = watch(&watched_root, memory.clone(), watcher_messages);
-        let worker = Worker::new(watched_root, idle, memory, watcher.is_some());
+        let worker = Worker::new(watched_root, args, memory, watcher.is_some());
         worker.serve(inbox);
         drop(watcher);
         let _ = done.send(());
@@ -129,6 +134,7 @@ async fn connection(stream: tokio::net::UnixStream, messages: mpsc::Sender<Messa
         Err(e) => Answer::Refused {
             reason: format!("not a request: {e}"),
             replace: false,
+            run_args: Vec::new(),
         },
     };
     let Ok(mut text) = serde_json::to_string(&answer) else {
@@ -199,6 +205,7 @@ struct Worker {
     build: String,
     env: Vec<(String, String)>,
     idle: Duration,
+    args: DaemonRunArgs,
     started_at: u64,
     index: Option<Rc<Index>>,
     changed: bool,
@@ -207,6 +214,8 @@ struct Worker {
     requests: u64,
     updates: u64,
     watching: bool,
+    /// The index run in progress: its end is heard here.
+    updating: Option<mpsc::Receiver<()>>,
     /// The last walk (of a check or an index run), and the paths the
     /// watcher saw change since: a check walks only those.
     memory: Arc<Mutex<WalkMemory>>,
@@ -215,7 +224,7 @@ struct Worker {
 impl Worker {
     fn new(
         root: PathBuf,
-        idle: Duration,
+        args: DaemonRunArgs,
         memory: Arc<Mutex<WalkMemory>>,
         watching: bool,
     ) -> Worker {
@@ -223,7 +232,8 @@ impl Worker {
             root,
             build: build_identity(),
             env: forwarded_env(),
-            idle,
+            idle: Duration::from_secs(args.idle_timeout),
+            args,
             started_at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -235,15 +245,16 @@ impl Worker {
             updates: 0,
             watching,
             memory,
+            updating: None,
         }
     }
 
     fn serve(mut self, inbox: mpsc::Receiver<Message>) {
         // Files may have changed before the watcher started; and the check
         // leaves the walk the next ones start from.
-        self.bring_up_to_date();
+        self.bring_up_to_date(Duration::ZERO);
         loop {
-            let wait = if self.changed {
+            let wait = if self.changed || self.updating.is_some() {
                 SETTLE
             } else {
                 self.idle.saturating_sub(self.last_request.elapsed())
@@ -262,8 +273,10 @@ impl Worker {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    if self.changed && self.last_change.elapsed() >= SETTLE {
-                        self.bring_up_to_date();
+                    if self.updating.is_some()
+                        || (self.changed && self.last_change.elapsed() >= SETTLE)
+                    {
+                        self.bring_up_to_date(Duration::ZERO);
                     }
                     if self.last_request.elapsed() >= self.idle {
                         eprintln!("idle for {} s: stopping", self.idle.as_secs());
@@ -283,6 +296,7 @@ impl Worker {
             let refused = Answer::Refused {
                 reason: "the daemon is another build of evident".into(),
                 replace: true,
+                run_args: super::run_args(&self.args),
             };
             return (refused, true);
         }
@@ -305,6 +319,7 @@ impl Worker {
             build: self.build.clone(),
             started_at: self.started_at,
             idle_timeout_s: self.idle.as_secs(),
+            no_embed: self.args.no_embed,
             watching: self.watching,
             requests: self.requests,
             updates: self.updates,
@@ -321,6 +336,7 @@ impl Worker {
         let refuse = |reason: &str| Answer::Refused {
             reason: reason.to_string(),
             replace: false,
+            run_args: Vec::new(),
         };
         if Path::new(root) != self.root {
             return refuse("the daemon serves another repository");
@@ -335,9 +351,11 @@ impl Worker {
         else {
             return refuse("the command line does not parse here");
         };
-        if self.changed || !self.watching {
-            self.bring_up_to_date();
+        if !self.watching {
+            self.index = None;
+            self.changed = true;
         }
+        self.bring_up_to_date(UPDATE_WAIT);
         self.requests += 1;
         let index = self.index.clone();
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -360,11 +378,27 @@ impl Worker {
 
     /// Indexes what changed (as `evident index --quiet` would), then holds
     /// the index open. Without an index to open, requests open it themselves.
-    fn bring_up_to_date(&mut self) {
-        self.changed = false;
-        self.index = None;
-        if crate::commands::profiled("check for changes", || self.stale()) {
-            self.update();
+    /// Holds the index open once it is up to date: indexes what changed
+    /// (as `evident index --quiet` would) on a thread of its own, and waits
+    /// for that run at most `wait` (a request: [`UPDATE_WAIT`]). A request
+    /// that comes while a run goes on is answered as a one-shot command
+    /// would answer it (from the index as it is, with its warnings).
+    fn bring_up_to_date(&mut self, wait: Duration) {
+        if self.updating.is_none() && !self.changed && self.index.is_some() {
+            return;
+        }
+        if self.updating.is_none() {
+            self.changed = false;
+            self.index = None;
+            if crate::commands::profiled("check for changes", || self.stale()) {
+                self.updating = Some(self.start_update());
+            }
+        }
+        if let Some(done) = &self.updating {
+            match done.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => return,
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => self.updating = None,
+            }
         }
         self.index = Index::open(&self.root).ok().map(Rc::new);
     }
@@ -382,22 +416,37 @@ impl Worker {
         }
     }
 
-    fn update(&mut self) {
+    /// `evident index --quiet` on its own thread; the receiver hears when it ends.
+    fn start_update(&mut self) -> mpsc::Receiver<()> {
         self.updates += 1;
-        let started = Instant::now();
-        let root = self.root.to_string_lossy().into_owned();
-        let cli = Cli::parse_from(["evident", "--repo", &root, "index", "--quiet"]);
+        let mut index = vec![
+            "evident".to_string(),
+            "--repo".into(),
+            self.root.to_string_lossy().into_owned(),
+            "index".into(),
+            "--quiet".into(),
+        ];
+        if self.args.no_embed {
+            index.push("--no-embed".into());
+        }
+        let cli = Cli::parse_from(index);
         // Without a watcher the memory knows of no change: the run walks all.
         let memory = self.watching.then(|| self.memory.clone());
-        let (code, printed) = with_walk_memory(memory, || {
-            crate::console::capture(|| crate::exit_code(crate::run(cli), &None))
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let (code, printed) = with_walk_memory(memory, || {
+                crate::console::capture(|| crate::exit_code(crate::run(cli), &None))
+            });
+            let _ = std::io::stderr().write_all(&printed.stderr);
+            eprintln!(
+                "index brought up to date in {:.0} ms (exit {})",
+                started.elapsed().as_secs_f64() * 1e3,
+                exit_code_number(code)
+            );
+            let _ = done.send(());
         });
-        let code = exit_code_number(code);
-        let _ = std::io::stderr().write_all(&printed.stderr);
-        eprintln!(
-            "index brought up to date in {:.0} ms (exit {code})",
-            started.elapsed().as_secs_f64() * 1e3,
-        );
+        finished
     }
 }
 
