@@ -76,5 +76,5 @@ pub use sources::{SourcePart, MAX_NAME_FILTER_CHARS};
 pub use store::parse_cache::ParseCacheSettings;
 pub use store::scip::ScipStatus;
 pub use walk::freshness::StatSnapshot;
+pub use walk::memory::WalkMemory;
 pub use walk::sandbox;
-pub use walk::WalkMemory;

@@ -13,7 +13,7 @@ use crate::limits;
 use crate::snippet::{Budget, SnippetReader};
 use crate::store;
 use crate::store::reads::{self, ImportBinding, OutlineRow, SymbolFilter, SymbolMatch};
-use crate::walk::{self, WalkMemory};
+use crate::walk::memory::{self, WalkMemory};
 
 /// The longest range `read` returns.
 pub const MAX_READ_LINES: u32 = 400;
@@ -496,8 +496,8 @@ impl Index {
     /// [`Index::staleness`], walking only what `memory` says changed since
     /// its last walk, and remembering this walk for the next run or check.
     pub fn staleness_with(&self, memory: Option<&Mutex<WalkMemory>>) -> Result<Staleness> {
-        let walked = walk::walk_with(&self.root, &self.config, memory);
-        walk::remember(memory, &self.config, &walked);
+        let walked = memory::walk_with(&self.root, &self.config, memory);
+        memory::remember(memory, &self.config, &walked);
         let mut stored = reads::file_stats(&self.conn)?;
         let skipped = reads::skipped_paths(&self.conn)?;
         let mut s = Staleness::default();

@@ -13,6 +13,7 @@ mod daemon;
 mod model;
 mod picture;
 mod render;
+mod resident;
 mod settings;
 
 use std::process::ExitCode;
@@ -63,15 +64,20 @@ fn main() -> ExitCode {
     }
     let started = std::time::Instant::now();
     let profile = std::env::var_os("EVIDENT_PROFILE").is_some();
-    let repo = cli.repo.clone();
-    let result = run(cli);
+    let code = execute(cli);
     if profile {
         errln!(
             "profile: command: {:.2} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    exit_code(result, &repo)
+    code
+}
+
+/// Runs a command line to its exit code (what the daemon runs for a client).
+fn execute(cli: Cli) -> ExitCode {
+    let repo = cli.repo.clone();
+    exit_code(run(cli), &repo)
 }
 
 /// A command's result as its exit code, the error said on stderr.
@@ -152,6 +158,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Mcp(args) => mcp::serve(&query_root(repo)?, args),
         Command::Serve(args) => serve::serve(&query_root(repo)?, args),
         Command::Probe { model } => probe::probe(&model, &query_root(repo)?, json),
-        Command::Daemon(args) => daemon::command(repo, json, args),
+        Command::Daemon(args) => daemon::command(repo, json, args, execute),
     }
 }

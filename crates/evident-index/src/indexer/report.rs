@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::store::parse_cache::ParseCacheSettings;
-use crate::walk::{Skipped, WalkMemory};
+use crate::walk::memory::WalkMemory;
+use crate::walk::Skipped;
 
 /// Reports an indexing run's progress (a terminal progress bar, a log).
 pub trait Progress: Send + Sync {

@@ -4,13 +4,11 @@
 mod format;
 pub mod freshness;
 pub mod git;
-mod memory;
+pub mod memory;
 mod refusal;
 pub mod sandbox;
 
 pub use format::Format;
-pub use memory::WalkMemory;
-pub(crate) use memory::{remember, walk_with};
 pub use refusal::Refusal;
 
 use std::path::{Path, PathBuf};

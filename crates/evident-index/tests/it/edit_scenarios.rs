@@ -301,6 +301,19 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a removed name held by locals, one returned to another file",
+        files: &[
+            ("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n\n\ndef make():\n    return Engine()\n"),
+            ("mid.py", "from lib import make\n\n\ndef build():\n    e = make()\n    f = e\n    return f\n\n\ndef use():\n    p = make()\n    p.run()\n    g = make\n    g().run()\n"),
+            ("app.py", "from mid import build\n\n\ndef go():\n    build().run()\n"),
+        ],
+        edits: &[
+            Write("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n"),
+            Write("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n\n\ndef make():\n    return Other()\n"),
+            Write("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n\n\ndef make():\n    return Engine()\n"),
+        ],
+    },
+    Scenario {
         name: "c: a header's bodies edited, a prototype made inline, variants swapped",
         files: &[
             ("util.h", HEADER),
@@ -410,5 +423,46 @@ fn a_header_body_edit_resolves_only_calls_into_its_duplicates() {
     assert!(
         summary.resolved_calls >= 3 * includers as u64,
         "{summary:?}"
+    );
+}
+
+/// A removed name that importers hold only in locals (`parts = split(x)`)
+/// changes their own calls, not what other files read of them: their
+/// importers keep their edges. One that returns such a local passes it on.
+#[test]
+fn a_removed_name_held_only_by_locals_does_not_flow_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let lib = "def split(x):\n    return [x]\n\n\ndef join(x):\n    return x\n";
+    write_in(root, "lib.py", lib);
+    write_in(root, "holder.py", "from lib import split\n\n\ndef tidy(x):\n    parts = split(x)\n    parts.sort()\n    return 1\n");
+    let dependants = 20;
+    for i in 0..dependants {
+        let text =
+            format!("import holder\n\n\ndef use_{i}():\n    holder.tidy(1)\n    holder.tidy(2)\n");
+        write_in(root, &format!("dep_{i}.py"), &text);
+    }
+    index_repo(root, &IndexOptions::default()).unwrap();
+    write_in(root, "lib.py", "def join(x):\n    return x\n");
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a function only a local held removed");
+    assert!(
+        summary.resolved_calls < dependants as u64,
+        "the dependants' calls were resolved again: {summary:?}"
+    );
+    // Returned, the local tells the dependants what `tidy` gives them.
+    write_in(root, "lib.py", lib);
+    write_in(
+        root,
+        "holder.py",
+        "from lib import split\n\n\ndef tidy(x):\n    parts = split(x)\n    return parts\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    write_in(root, "lib.py", "def join(x):\n    return x\n");
+    let summary = index_repo(root, &IndexOptions::default()).unwrap();
+    assert_equals_rebuild(root, "a function a returned local held removed");
+    assert!(
+        summary.resolved_calls >= 2 * dependants as u64,
+        "a returned local passes the change on: {summary:?}"
     );
 }

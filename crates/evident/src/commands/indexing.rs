@@ -30,7 +30,7 @@ pub fn index(repo: Option<PathBuf>, json: bool, args: IndexArgs) -> Result<ExitC
         parse_cache: ParseCacheSettings::for_user(settings.index.cache.max_mib),
         // Named from the command line: relative to where it was typed.
         scip: args.scip.map(|p| std::path::absolute(&p).unwrap_or(p)),
-        walk_memory: crate::daemon::walk_memory(),
+        walk_memory: crate::resident::walk_memory(),
     };
     let summary = profiled("index run", || evident_index::index_repo(&root, &options))?;
     if !json && !args.quiet {

@@ -113,7 +113,7 @@ pub fn query_root(cli_repo: &Option<PathBuf>) -> Result<PathBuf> {
 /// Opens the index for a query and warns on stderr when it is stale. In the
 /// daemon, the index it holds open and keeps current (no stat walk).
 pub fn open_index(root: &Path) -> Result<Rc<Index>> {
-    if let Some(index) = crate::daemon::resident_index(root) {
+    if let Some(index) = crate::resident::index_for(root) {
         return Ok(index);
     }
     let index = Rc::new(Index::open(root)?);

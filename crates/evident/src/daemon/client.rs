@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
-use super::{log_path, socket_path};
+use super::protocol::{
+    build_identity, forwarded_env, log_path, run_args, socket_path, Answer, Ask, DaemonStatus,
+    Request,
+};
 use crate::cli::{Cli, Command, DaemonRunArgs};
 use crate::commands::query_root;
 
@@ -173,7 +175,7 @@ pub fn start(root: &Path, args: &DaemonRunArgs) -> Result<ExitCode> {
     }
     // A daemon of another build stops when asked anything.
     let _ = exchange(root, Ask::Stop);
-    spawn(root, &super::run_args(args))?;
+    spawn(root, &run_args(args))?;
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(60) {
         if let Some(status) = running(root) {

@@ -14,88 +14,27 @@ mod client;
 mod protocol;
 mod server;
 
-use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
-use evident_index::{Index, WalkMemory};
 
-use crate::cli::{DaemonAction, DaemonRunArgs};
+use crate::cli::DaemonAction;
 use crate::commands::query_root;
 
 pub use client::answer_through_daemon;
-
-/// The socket a repository's daemon listens on.
-pub fn socket_path(root: &Path) -> PathBuf {
-    root.join(".evident").join("daemon.sock")
-}
-
-fn log_path(root: &Path) -> PathBuf {
-    root.join(".evident").join("daemon.log")
-}
-
-fn lock_path(root: &Path) -> PathBuf {
-    root.join(".evident").join("daemon.lock")
-}
-
-thread_local! {
-    /// The index the daemon vouches is current, while it runs a request.
-    static RESIDENT: RefCell<Option<(PathBuf, Rc<Index>)>> = const { RefCell::new(None) };
-}
-
-/// The daemon's open index for `root`, while it answers a request and
-/// knows no file changed since the index was brought up to date.
-pub fn resident_index(root: &Path) -> Option<Rc<Index>> {
-    RESIDENT.with(|r| {
-        let resident = r.borrow();
-        let (held, index) = resident.as_ref()?;
-        let root = root.canonicalize().ok()?;
-        (root == *held).then(|| index.clone())
-    })
-}
-
-thread_local! {
-    /// The daemon's memory of its last walk, while it runs `evident index`.
-    static WALK_MEMORY: RefCell<Option<Arc<Mutex<WalkMemory>>>> = const { RefCell::new(None) };
-}
-
-/// The walk memory an index run in the daemon starts from; `None` elsewhere.
-pub fn walk_memory() -> Option<Arc<Mutex<WalkMemory>>> {
-    WALK_MEMORY.with(|m| m.borrow().clone())
-}
-
-fn with_walk_memory<T>(memory: Option<Arc<Mutex<WalkMemory>>>, command: impl FnOnce() -> T) -> T {
-    WALK_MEMORY.with(|m| *m.borrow_mut() = memory);
-    let result = command();
-    WALK_MEMORY.with(|m| *m.borrow_mut() = None);
-    result
-}
-
-/// Runs `command` with `index` as the resident index of `root`.
-fn with_resident<T>(root: &Path, index: Option<Rc<Index>>, command: impl FnOnce() -> T) -> T {
-    RESIDENT.with(|r| *r.borrow_mut() = index.map(|i| (root.to_path_buf(), i)));
-    let result = command();
-    RESIDENT.with(|r| *r.borrow_mut() = None);
-    result
-}
-
-/// `args` as `daemon run` options (what a replacement is started with).
-fn run_args(args: &DaemonRunArgs) -> Vec<String> {
-    let mut out = vec!["--idle-timeout".to_string(), args.idle_timeout.to_string()];
-    if args.no_embed {
-        out.push("--no-embed".into());
-    }
-    out
-}
+pub use protocol::Execute;
 
 /// `evident daemon start|run|stop|status`.
-pub fn command(repo: &Option<PathBuf>, json: bool, action: DaemonAction) -> Result<ExitCode> {
+pub fn command(
+    repo: &Option<PathBuf>,
+    json: bool,
+    action: DaemonAction,
+    execute: Execute,
+) -> Result<ExitCode> {
     let root = query_root(repo)?.canonicalize()?;
     match action {
-        DaemonAction::Run(args) => server::run(&root, &args),
+        DaemonAction::Run(args) => server::run(&root, &args, execute),
         DaemonAction::Start(args) => client::start(&root, &args),
         DaemonAction::Stop => client::stop(&root),
         DaemonAction::Status => client::status(&root, json),

@@ -1,7 +1,13 @@
-//! What client and daemon say to each other: one JSON line each way per
-//! connection (serde_json over a Unix socket; no framing of our own).
+//! What client and daemon share: where the socket is, and what they say to
+//! each other, one JSON line each way per connection (serde_json over a
+//! Unix socket; no framing of our own).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
+
+use crate::cli::DaemonRunArgs;
 
 /// A request, with the build of the evident that sends it: a daemon of
 /// another build refuses it and stops, so that a rebuilt evident never gets
@@ -104,4 +110,31 @@ pub fn forwarded_env() -> Vec<(String, String)> {
         .collect();
     env.sort();
     env
+}
+
+/// The socket a repository's daemon listens on.
+pub fn socket_path(root: &Path) -> PathBuf {
+    root.join(".evident").join("daemon.sock")
+}
+
+pub fn log_path(root: &Path) -> PathBuf {
+    root.join(".evident").join("daemon.log")
+}
+
+pub fn lock_path(root: &Path) -> PathBuf {
+    root.join(".evident").join("daemon.lock")
+}
+
+/// Runs a parsed command line to its exit code, printing through the
+/// console: `main`'s own dispatch, handed in so the daemon runs the very
+/// same code.
+pub type Execute = fn(crate::cli::Cli) -> ExitCode;
+
+/// `args` as `daemon run` options (what a replacement is started with).
+pub fn run_args(args: &DaemonRunArgs) -> Vec<String> {
+    let mut out = vec!["--idle-timeout".to_string(), args.idle_timeout.to_string()];
+    if args.no_embed {
+        out.push("--no-embed".into());
+    }
+    out
 }

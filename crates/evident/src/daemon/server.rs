@@ -18,9 +18,12 @@ use evident_index::{Index, WalkMemory};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 
-use super::protocol::{build_identity, forwarded_env, Answer, Ask, DaemonStatus, Request};
-use super::{lock_path, socket_path, with_resident, with_walk_memory};
+use super::protocol::{
+    build_identity, forwarded_env, lock_path, run_args, socket_path, Answer, Ask, DaemonStatus,
+    Execute, Request,
+};
 use crate::cli::{Cli, DaemonRunArgs};
+use crate::resident::{with_index, with_walk_memory};
 
 /// File events this close together are one change: the index is brought up
 /// to date once they stop (or when a request comes first).
@@ -40,7 +43,7 @@ enum Message {
 }
 
 /// `evident daemon run`: serves until idle, stopped, or replaced.
-pub fn run(root: &Path, args: &DaemonRunArgs) -> Result<ExitCode> {
+pub fn run(root: &Path, args: &DaemonRunArgs, execute: Execute) -> Result<ExitCode> {
     std::fs::create_dir_all(root.join(".evident"))?;
     let _lock = hold_lock(root)?;
     let socket = socket_path(root);
@@ -59,7 +62,7 @@ pub fn run(root: &Path, args: &DaemonRunArgs) -> Result<ExitCode> {
     let worker = std::thread::spawn(move || {
         let memory = Arc::new(Mutex::new(WalkMemory::default()));
         let watcher = watch(&watched_root, memory.clone(), watcher_messages);
-        let worker = Worker::new(watched_root, args, memory, watcher.is_some());
+        let worker = Worker::new(watched_root, args, memory, watcher.is_some(), execute);
         worker.serve(inbox);
         drop(watcher);
         let _ = done.send(());
@@ -214,6 +217,7 @@ struct Worker {
     requests: u64,
     updates: u64,
     watching: bool,
+    execute: Execute,
     /// The index run in progress: its end is heard here.
     updating: Option<mpsc::Receiver<()>>,
     /// The last walk (of a check or an index run), and the paths the
@@ -227,6 +231,7 @@ impl Worker {
         args: DaemonRunArgs,
         memory: Arc<Mutex<WalkMemory>>,
         watching: bool,
+        execute: Execute,
     ) -> Worker {
         Worker {
             root,
@@ -246,6 +251,7 @@ impl Worker {
             watching,
             memory,
             updating: None,
+            execute,
         }
     }
 
@@ -296,7 +302,7 @@ impl Worker {
             let refused = Answer::Refused {
                 reason: "the daemon is another build of evident".into(),
                 replace: true,
-                run_args: super::run_args(&self.args),
+                run_args: run_args(&self.args),
             };
             return (refused, true);
         }
@@ -359,12 +365,7 @@ impl Worker {
         self.requests += 1;
         let index = self.index.clone();
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::console::capture(|| {
-                with_resident(&self.root, index, || {
-                    let repo = cli.repo.clone();
-                    crate::exit_code(crate::run(cli), &repo)
-                })
-            })
+            crate::console::capture(|| with_index(&self.root, index, || (self.execute)(cli)))
         }));
         match ran {
             Ok((code, printed)) => Answer::Output {
@@ -433,11 +434,11 @@ impl Worker {
         // Without a watcher the memory knows of no change: the run walks all.
         let memory = self.watching.then(|| self.memory.clone());
         let (done, finished) = mpsc::channel();
+        let execute = self.execute;
         std::thread::spawn(move || {
             let started = Instant::now();
-            let (code, printed) = with_walk_memory(memory, || {
-                crate::console::capture(|| crate::exit_code(crate::run(cli), &None))
-            });
+            let (code, printed) =
+                with_walk_memory(memory, || crate::console::capture(|| execute(cli)));
             let _ = std::io::stderr().write_all(&printed.stderr);
             eprintln!(
                 "index brought up to date in {:.0} ms (exit {})",

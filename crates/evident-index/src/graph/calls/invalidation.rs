@@ -89,10 +89,7 @@ fn flow_facts(facts: &crate::lang::extract::FileFacts) -> Vec<String> {
     let mut out = Vec::new();
     for a in &facts.assignments {
         let scope = a.enclosing.and_then(|i| facts.definitions.get(i));
-        let exported = scope.is_none_or(|d| d.kind.is_class_like())
-            || a.name == "return"
-            || a.name.contains('.');
-        if exported {
+        if crate::lang::extract::is_exported_binding(scope.map(|d| d.kind), &a.name) {
             let owner = scope.map_or("", |d| d.qualified_name.as_str());
             out.push(format!("{owner}\t{}\t{}", a.name, a.value));
         }

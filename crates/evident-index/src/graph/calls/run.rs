@@ -112,10 +112,11 @@ pub(crate) fn resolve_calls(
 fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     // A definition added or removed changes only the files that see it
     // and spell its name; what they tell the types that flow may change.
-    let (spelling, leaking) = rows::importers_spelling(conn, &invalid.names_changed)?;
+    let spellers = rows::importers_spelling(conn, &invalid.names_changed)?;
     // A changed type flows on through every file that imports the
     // changed one, however indirectly: all their calls are resolved again.
-    let flowing = rows::importers_closure(conn, invalid.flow_changed_paths().chain(&leaking))?;
+    let flowing =
+        rows::importers_closure(conn, invalid.flow_changed_paths().chain(&spellers.leaking))?;
     let calls = rows::call_count(conn)?;
     // Most files resolve again: marking their calls one by one costs more.
     if calls > EVERYTHING_FLOOR && flowing.len() * EVERYTHING_PAST > rows::file_count(conn)? {
@@ -131,15 +132,21 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     // its ancestors' (subclass dispatch looks that far down).
     let ancestry =
         rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
-    let others = || flowing.iter().chain(&spelling).chain(&ancestry);
-    let paths = invalid
-        .changed_paths
-        .iter()
-        .chain(others())
+    let paths = (invalid.changed_paths.iter())
+        .chain(&flowing)
+        .chain(&spellers.all)
+        .chain(&ancestry)
         .flat_map(|p| with_dir(p));
-    // A body edit changes nothing its importers read (rule (c) of `Invalidation`).
+    // A body edit changes nothing its importers read (rule (c) of
+    // `Invalidation`). A file that spells a name changes what its importers
+    // read only when it leaks it, and then they are all `flowing`; one
+    // that imports the name passes it to the importers that spell it,
+    // which `spellers.all` holds.
     let reshaped = (invalid.changed_paths.iter()).filter(|p| !invalid.surface_kept.contains(*p));
-    let importees = reshaped.chain(others()).flat_map(|p| with_dir(p));
+    let importees = reshaped
+        .chain(&flowing)
+        .chain(&ancestry)
+        .flat_map(|p| with_dir(p));
     let marked = rows::mark_dirty_calls(
         conn,
         invalid.dirty_names(),
@@ -152,7 +159,7 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
              or removed name, {} in class ancestry; {} changed only by names, {} dirty names",
             invalid.changed_paths.len(),
             flowing.len(),
-            spelling.len(),
+            spellers.all.len(),
             ancestry.len(),
             invalid.names_changed.len(),
             invalid.dirty_names().count()

@@ -176,6 +176,13 @@ pub struct Assignment {
     pub enclosing: Option<usize>,
 }
 
+/// Whether other files read a binding (the types that flow): one at the
+/// top level (`scope` none) or in a class body, a return, or an attribute
+/// (`self.x`, `exports.f`). A function's locals matter to its file only.
+pub fn is_exported_binding(scope: Option<crate::evidence::Kind>, name: &str) -> bool {
+    scope.is_none_or(|k| k.is_class_like()) || name == "return" || name.contains('.')
+}
+
 /// What one file contributes to the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {

@@ -119,11 +119,8 @@ pub(crate) fn flow_facts_of(conn: &Connection, file_id: i64) -> Result<Vec<Strin
     while let Some(r) = rows.next()? {
         let (owner, kind, name, value): (String, Option<String>, String, String) =
             (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
-        let class_like = kind
-            .as_deref()
-            .and_then(crate::evidence::Kind::parse)
-            .is_some_and(|k| k.is_class_like());
-        if kind.is_none() || class_like || name == "return" || name.contains('.') {
+        let scope = kind.as_deref().and_then(crate::evidence::Kind::parse);
+        if crate::lang::extract::is_exported_binding(scope, &name) {
             out.push(format!("{owner}\t{name}\t{value}"));
         }
     }

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, Connection};
 
 use crate::error::Result;
+use crate::lang::extract::is_exported_binding;
 
 /// The files that import any of `paths` or share a package with one,
 /// directly or through other such files, `paths` themselves left out.
@@ -33,8 +34,7 @@ pub(crate) fn importers_closure<'a>(
 }
 
 /// The files that see a definition a changed file added or removed and
-/// spell its name as a word, per `(changed file, names)`: `(all, leaking)`,
-/// where `leaking` are those that spell it where other files read them too.
+/// spell its name as a word, per `(changed file, names)`.
 /// What an import brings in, by name or by glob (`from .a import *`,
 /// `export * from`, `use a::*`), is seen by what sees the importer, however
 /// deep. A file resolves only through what its own rows spell, so one that
@@ -43,7 +43,7 @@ pub(crate) fn importers_closure<'a>(
 pub(crate) fn importers_spelling(
     conn: &Connection,
     changed: &HashMap<String, HashSet<String>>,
-) -> Result<(Vec<String>, Vec<String>)> {
+) -> Result<Spellers> {
     let mut seeing = Seeing::new(conn);
     let mut found: HashMap<String, Spelling> = HashMap::new();
     for (path, names) in changed {
@@ -63,19 +63,27 @@ pub(crate) fn importers_spelling(
             }
         }
     }
-    let mut all: Vec<String> = found
-        .iter()
-        .filter(|(_, how)| **how != Spelling::None)
-        .map(|(path, _)| path.clone())
-        .collect();
-    let mut leaking: Vec<String> = found
-        .into_iter()
-        .filter(|(_, how)| *how == Spelling::Leaking)
-        .map(|(path, _)| path)
-        .collect();
-    all.sort();
-    leaking.sort();
-    Ok((all, leaking))
+    let at_least = |least: Spelling| -> Vec<String> {
+        let mut paths: Vec<String> = (found.iter())
+            .filter(|(_, how)| **how >= least)
+            .map(|(path, _)| path.clone())
+            .collect();
+        paths.sort();
+        paths
+    };
+    Ok(Spellers {
+        all: at_least(Spelling::InCalls),
+        leaking: at_least(Spelling::Leaking),
+    })
+}
+
+/// The files [`importers_spelling`] found.
+pub(crate) struct Spellers {
+    /// Every file that spells a name: its own calls resolve again.
+    pub all: Vec<String>,
+    /// Those that spell one where other files read them: what the types
+    /// that flow tell their importers may change.
+    pub leaking: Vec<String>,
 }
 
 /// `(lang, "d:" directory or "m:" module)` → the files there, `(path, id)`.
@@ -178,23 +186,26 @@ enum Spelling {
     Leaking,
 }
 
+/// Whether `text` spells any of `names` as a whole word.
+fn spells(text: &str, names: &HashSet<String>) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|word| names.contains(word))
+}
+
 /// How `file_id`'s rows that resolution reads spell any of `names`.
 fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<Spelling> {
-    let spells = |text: &str| {
-        text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-            .any(|word| names.contains(word))
-    };
     let read = |sql: &str| -> Result<bool> {
         let mut stmt = conn.prepare_cached(sql)?;
         let mut rows = stmt.query([file_id])?;
         while let Some(r) = rows.next()? {
-            if spells(&r.get::<_, String>(0)?) {
+            if spells(&r.get::<_, String>(0)?, names) {
                 return Ok(true);
             }
         }
         Ok(false)
     };
-    let leaking = read("SELECT name || ' ' || value FROM assignments WHERE file_id = ?1")?
+    let bindings = bindings_spelling(conn, file_id, names)?;
+    let leaking = bindings == Some(true)
         || read(
             "SELECT name || ' ' || signature || ' ' || coalesce(bases, '')
              FROM symbols WHERE file_id = ?1",
@@ -209,10 +220,63 @@ fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<
         Spelling::Leaking
     } else if imported()? {
         Spelling::Imported
-    } else if read("SELECT callee || ' ' || coalesce(arguments, '') FROM calls WHERE file_id = ?1")?
+    } else if bindings.is_some()
+        || read("SELECT callee || ' ' || coalesce(arguments, '') FROM calls WHERE file_id = ?1")?
     {
         Spelling::InCalls
     } else {
         Spelling::None
+    })
+}
+
+/// How `file_id`'s bindings spell `names`: `Some(true)` when a binding other
+/// files read ([`is_exported_binding`]) does, directly or through locals
+/// that hold one (`p = partition(x)` … `return p`); `Some(false)` when only
+/// locals do (what they hold matters to the file's own calls); `None` when
+/// none does. A local is any function's of that name: one function's `p`
+/// taints another's, which is more than is needed, never less.
+fn bindings_spelling(
+    conn: &Connection,
+    file_id: i64,
+    names: &HashSet<String>,
+) -> Result<Option<bool>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT a.name, a.value, e.kind FROM assignments a
+         LEFT JOIN symbols e ON e.id = a.enclosing_id WHERE a.file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    let (mut exported, mut locals) = (Vec::new(), Vec::new());
+    while let Some(r) = rows.next()? {
+        let (name, value): (String, String) = (r.get(0)?, r.get(1)?);
+        let scope = r
+            .get::<_, Option<String>>(2)?
+            .as_deref()
+            .and_then(crate::evidence::Kind::parse);
+        let text = format!("{name} {value}");
+        if is_exported_binding(scope, &name) {
+            if spells(&text, names) {
+                return Ok(Some(true));
+            }
+            exported.push(text);
+        } else {
+            locals.push((name, value));
+        }
+    }
+    let mut holding: HashSet<String> = HashSet::new();
+    loop {
+        let before = holding.len();
+        for (name, value) in &locals {
+            if !holding.contains(name) && (spells(value, names) || spells(value, &holding)) {
+                holding.insert(name.clone());
+            }
+        }
+        if holding.len() == before {
+            break;
+        }
+    }
+    Ok(if holding.is_empty() {
+        None
+    } else {
+        Some(exported.iter().any(|text| spells(text, &holding)))
     })
 }
