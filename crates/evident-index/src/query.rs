@@ -497,7 +497,17 @@ impl Index {
     /// its last walk, and remembering this walk for the next run or check.
     pub fn staleness_with(&self, memory: Option<&Mutex<WalkMemory>>) -> Result<Staleness> {
         let walked = memory::walk_with(&self.root, &self.config, memory);
-        memory::remember(memory, &self.config, &walked);
+        // The memory knows the walk the index holds: no stored stats to read.
+        if let Some(changes) = walked.since_indexed {
+            let stale = Staleness {
+                modified: changes.modified,
+                added: changes.added,
+                deleted: changes.deleted,
+            };
+            memory::remember(memory, &self.config, &walked.walk, !stale.is_stale());
+            return Ok(stale);
+        }
+        let walked = walked.walk;
         let mut stored = reads::file_stats(&self.conn)?;
         let skipped = reads::skipped_paths(&self.conn)?;
         let mut s = Staleness::default();
@@ -512,6 +522,7 @@ impl Index {
         }
         s.deleted = stored.into_keys().collect();
         s.deleted.sort();
+        memory::remember(memory, &self.config, &walked, !s.is_stale());
         Ok(s)
     }
 

@@ -166,7 +166,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         exclude_from_git(&root);
     }
     compile_queries_meanwhile(&conn)?;
-    let walked = walk::memory::walk_with(&root, &config, options.walk_memory.as_deref());
+    let walked = walk::memory::walk_with(&root, &config, options.walk_memory.as_deref()).walk;
     profile.phase("walk");
     let stored = files::stored_files(&conn)?;
     profile.phase("read stored files");
@@ -240,7 +240,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         store::clear_damage_mark(&root);
         profile.phase("swap the rebuilt index in");
     }
-    walk::memory::remember(options.walk_memory.as_deref(), &config, &walked);
+    walk::memory::remember(options.walk_memory.as_deref(), &config, &walked, true);
     summary.skipped = walked.skipped;
     summary.skipped.extend(failed);
     summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));

@@ -3,11 +3,11 @@
 //! given one walks again only the directories on the way to a changed path,
 //! under the same rules as a whole walk, instead of every directory.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::{walk, walk_dir, Walk};
+use super::{walk, walk_dir, Candidate, Walk};
 use crate::config::Config;
 
 /// Files whose change can move any path in or out of the walk: then the
@@ -16,11 +16,34 @@ const RULE_FILES: &[&str] = &[".gitignore", ".ignore", crate::settings::CONFIG_F
 
 #[derive(Default)]
 pub struct WalkMemory {
-    /// The last run's walk, and the configuration it was walked under.
-    last: Option<(Walk, String)>,
+    last: Option<Last>,
     /// Repository-relative paths (files or directories) changed since
     /// `last`; `None`: not known (events were lost), so everything.
     changed: Option<BTreeSet<String>>,
+}
+
+/// A walk, the configuration it was walked under, and whether the index
+/// holds exactly its files (as a finished run or a check that found
+/// nothing stale left it).
+struct Last {
+    walk: Walk,
+    config: String,
+    indexed: bool,
+}
+
+/// A walk, and what changed since the walk the index holds when the memory
+/// knows it (then no stored stat data need be read to tell).
+pub(crate) struct Walked {
+    pub walk: Walk,
+    pub since_indexed: Option<Changes>,
+}
+
+/// Candidates modified, added and deleted between two walks, each sorted.
+#[derive(Default)]
+pub(crate) struct Changes {
+    pub modified: Vec<String>,
+    pub added: Vec<String>,
+    pub deleted: Vec<String>,
 }
 
 impl WalkMemory {
@@ -40,32 +63,53 @@ impl WalkMemory {
 /// The walk of `root`: from `memory` and the changed paths when it holds a
 /// walk under the same configuration, else a whole walk. Events that come
 /// in while the run goes on are kept for the next one.
-pub(crate) fn walk_with(root: &Path, config: &Config, memory: Option<&Mutex<WalkMemory>>) -> Walk {
+pub(crate) fn walk_with(
+    root: &Path,
+    config: &Config,
+    memory: Option<&Mutex<WalkMemory>>,
+) -> Walked {
+    let whole = || Walked {
+        walk: walk(root, config),
+        since_indexed: None,
+    };
     let Some(memory) = memory else {
-        return walk(root, config);
+        return whole();
     };
     let (last, changed) = {
         let mut memory = memory.lock().expect("walk memory");
         let changed = memory.changed.replace(BTreeSet::new());
         (memory.last.take(), changed)
     };
-    let signature = format!("{config:?}");
     match (last, changed) {
-        (Some((last, walked_under)), Some(changed))
-            if walked_under == signature
+        (Some(last), Some(changed))
+            if last.config == format!("{config:?}")
                 && config.docs_dirs.is_empty()
                 && !changed.iter().any(|p| changes_rules(p)) =>
         {
-            walk_changed(root, config, last, &changed)
+            let (walk, changes) = walk_changed(root, config, last.walk, &changed);
+            Walked {
+                walk,
+                since_indexed: last.indexed.then_some(changes),
+            }
         }
-        _ => walk(root, config),
+        _ => whole(),
     }
 }
 
-/// After a run that finished: its walk is what the next one starts from.
-pub(crate) fn remember(memory: Option<&Mutex<WalkMemory>>, config: &Config, walked: &Walk) {
+/// The walk the next run or check starts from; `indexed`: the index holds
+/// exactly its files.
+pub(crate) fn remember(
+    memory: Option<&Mutex<WalkMemory>>,
+    config: &Config,
+    walked: &Walk,
+    indexed: bool,
+) {
     if let Some(memory) = memory {
-        memory.lock().expect("walk memory").last = Some((walked.clone(), format!("{config:?}")));
+        memory.lock().expect("walk memory").last = Some(Last {
+            walk: walked.clone(),
+            config: format!("{config:?}"),
+            indexed,
+        });
     }
 }
 
@@ -82,8 +126,14 @@ fn changes_rules(rel: &str) -> bool {
             .any(|f| rel.rsplit('/').next() == Some(*f))
 }
 
-/// `last` with every path at or under a changed one walked again.
-fn walk_changed(root: &Path, config: &Config, last: Walk, changed: &BTreeSet<String>) -> Walk {
+/// `last` with every path at or under a changed one walked again, and
+/// how its candidates there differ from the new ones.
+fn walk_changed(
+    root: &Path,
+    config: &Config,
+    last: Walk,
+    changed: &BTreeSet<String>,
+) -> (Walk, Changes) {
     let changed: Arc<Vec<String>> = Arc::new(changed.iter().cloned().collect());
     let under = {
         let changed = changed.clone();
@@ -94,25 +144,50 @@ fn walk_changed(root: &Path, config: &Config, last: Walk, changed: &BTreeSet<Str
         move |rel: &str| rel.is_empty() || under(rel) || changed.iter().any(|c| at_or_under(c, rel))
     };
     let again = walk_dir(root, config, &config.exclude, Some(Arc::new(on_the_way)));
+    let (before, mut candidates): (Vec<_>, Vec<_>) =
+        last.candidates.into_iter().partition(|c| under(&c.rel));
+    let now: Vec<Candidate> = (again.candidates.into_iter())
+        .filter(|c| under(&c.rel))
+        .collect();
+    let changes = compare(&before, &now);
+    candidates.extend(now);
     let mut out = Walk {
-        candidates: last
-            .candidates
-            .into_iter()
-            .filter(|c| !under(&c.rel))
-            .collect(),
+        candidates,
         skipped: last
             .skipped
             .into_iter()
             .filter(|s| !under(&s.rel))
             .collect(),
     };
-    out.candidates
-        .extend(again.candidates.into_iter().filter(|c| under(&c.rel)));
     out.skipped
         .extend(again.skipped.into_iter().filter(|s| under(&s.rel)));
     out.candidates.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
+    (out, changes)
+}
+
+/// What differs between two sets of candidates (by path, size and mtime).
+fn compare(before: &[Candidate], now: &[Candidate]) -> Changes {
+    let stat: HashMap<&str, (u64, i64)> = (before.iter())
+        .map(|c| (c.rel.as_str(), (c.size, c.mtime_ns)))
+        .collect();
+    let mut changes = Changes::default();
+    for c in now {
+        match stat.get(c.rel.as_str()) {
+            Some(&(size, mtime)) if size == c.size && mtime == c.mtime_ns => {}
+            Some(_) => changes.modified.push(c.rel.clone()),
+            None => changes.added.push(c.rel.clone()),
+        }
+    }
+    let present: HashSet<&str> = now.iter().map(|c| c.rel.as_str()).collect();
+    changes.deleted = (before.iter())
+        .filter(|c| !present.contains(c.rel.as_str()))
+        .map(|c| c.rel.clone())
+        .collect();
+    changes.modified.sort();
+    changes.added.sort();
+    changes.deleted.sort();
+    changes
 }
 
 #[cfg(test)]
@@ -151,8 +226,8 @@ mod tests {
         write(&root, "pkg/mod.py", "z = 3\n");
         let config = Config::default();
         let memory = Mutex::new(WalkMemory::default());
-        let first = walk_with(&root, &config, Some(&memory));
-        remember(Some(&memory), &config, &first);
+        let first = walk_with(&root, &config, Some(&memory)).walk;
+        remember(Some(&memory), &config, &first, true);
         assert_eq!(listed(&first), listed(&walk(&root, &config)));
 
         type Change = (&'static [&'static str], fn(&Path));
@@ -172,28 +247,67 @@ mod tests {
             (&[".gitignore"], |r| write(r, ".gitignore", "new/\n")),
         ];
         for (paths, change) in changes {
+            let before = walk(&root, &config);
             change(&root);
             for path in paths {
                 memory.lock().unwrap().changed(path);
             }
             let walked = walk_with(&root, &config, Some(&memory));
-            assert_eq!(
-                listed(&walked),
-                listed(&walk(&root, &config)),
-                "after {paths:?}"
-            );
-            remember(Some(&memory), &config, &walked);
+            let after = walk(&root, &config);
+            assert_eq!(listed(&walked.walk), listed(&after), "after {paths:?}");
+            // What changed, as two whole walks differ.
+            if let Some(changes) = walked.since_indexed {
+                assert_eq!(
+                    (changes.modified, changes.added, changes.deleted),
+                    differences(&before, &after),
+                    "after {paths:?}"
+                );
+            } else {
+                assert_eq!(paths, &[".gitignore"], "only a rule file walks everything");
+            }
+            remember(Some(&memory), &config, &walked.walk, true);
         }
         // Only the changed paths are walked: a file no event named is not seen.
         write(&root, "unseen.py", "u = 1\n");
         memory.lock().unwrap().changed("a.py");
-        let walked = walk_with(&root, &config, Some(&memory));
+        let walked = walk_with(&root, &config, Some(&memory)).walk;
         assert!(!listed(&walked).iter().any(|l| l.starts_with("unseen.py")));
-        remember(Some(&memory), &config, &walked);
+        // A walk the index does not hold tells nothing of what changed since.
+        remember(Some(&memory), &config, &walked, false);
+        memory.lock().unwrap().changed("a.py");
+        assert!(walk_with(&root, &config, Some(&memory))
+            .since_indexed
+            .is_none());
         // Events lost: everything is walked.
         write(&root, "lost.py", "l = 1\n");
         memory.lock().unwrap().lost_track();
-        let walked = walk_with(&root, &config, Some(&memory));
+        let walked = walk_with(&root, &config, Some(&memory)).walk;
         assert!(listed(&walked).iter().any(|l| l.starts_with("lost.py")));
+    }
+
+    /// Paths modified, added and deleted from one walk to another, by their
+    /// size and mtime.
+    fn differences(before: &Walk, after: &Walk) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let stats = |w: &Walk| -> std::collections::BTreeMap<String, (u64, i64)> {
+            (w.candidates.iter())
+                .map(|c| (c.rel.clone(), (c.size, c.mtime_ns)))
+                .collect()
+        };
+        let (old, new) = (stats(before), stats(after));
+        let modified = (new.iter())
+            .filter(|(p, s)| old.get(*p).is_some_and(|o| o != *s))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let added = new
+            .keys()
+            .filter(|p| !old.contains_key(*p))
+            .cloned()
+            .collect();
+        let deleted = old
+            .keys()
+            .filter(|p| !new.contains_key(*p))
+            .cloned()
+            .collect();
+        (modified, added, deleted)
     }
 }

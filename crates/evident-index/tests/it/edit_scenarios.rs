@@ -306,6 +306,9 @@ const SCENARIOS: &[Scenario] = &[
             ("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n\n\ndef make():\n    return Engine()\n"),
             ("mid.py", "from lib import make\n\n\ndef build():\n    e = make()\n    f = e\n    return f\n\n\ndef use():\n    p = make()\n    p.run()\n    g = make\n    g().run()\n"),
             ("app.py", "from mid import build\n\n\ndef go():\n    build().run()\n"),
+            // A closure returns its outer function's local.
+            ("closure.py", "from lib import make\n\n\ndef build():\n    e = make()\n\n    def inner():\n        return e\n\n    return inner\n"),
+            ("app2.py", "from closure import build\n\n\ndef go():\n    build()().run()\n"),
         ],
         edits: &[
             Write("lib.py", "class Engine:\n    def run(self):\n        pass\n\n\nclass Other:\n    def run(self):\n        pass\n"),
@@ -435,7 +438,8 @@ fn a_removed_name_held_only_by_locals_does_not_flow_on() {
     let root = dir.path();
     let lib = "def split(x):\n    return [x]\n\n\ndef join(x):\n    return x\n";
     write_in(root, "lib.py", lib);
-    write_in(root, "holder.py", "from lib import split\n\n\ndef tidy(x):\n    parts = split(x)\n    parts.sort()\n    return 1\n");
+    // Another function's local of the same name, returned, holds no `split`.
+    write_in(root, "holder.py", "from lib import split\n\n\ndef tidy(x):\n    parts = split(x)\n    parts.sort()\n    return 1\n\n\ndef other():\n    parts = []\n    return parts\n");
     let dependants = 20;
     for i in 0..dependants {
         let text =

@@ -231,52 +231,102 @@ fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<
 
 /// How `file_id`'s bindings spell `names`: `Some(true)` when a binding other
 /// files read ([`is_exported_binding`]) does, directly or through locals
-/// that hold one (`p = partition(x)` … `return p`); `Some(false)` when only
-/// locals do (what they hold matters to the file's own calls); `None` when
-/// none does. A local is any function's of that name: one function's `p`
-/// taints another's, which is more than is needed, never less.
+/// of its function that hold one (`p = partition(x)` … `return p`);
+/// `Some(false)` when only locals do (what they hold matters to the file's
+/// own calls); `None` when none does. A function's locals are seen by the
+/// functions nested in it, so locals are kept per outermost function.
 fn bindings_spelling(
     conn: &Connection,
     file_id: i64,
     names: &HashSet<String>,
 ) -> Result<Option<bool>> {
+    let scopes = FunctionScopes::of(conn, file_id)?;
     let mut stmt = conn.prepare_cached(
-        "SELECT a.name, a.value, e.kind FROM assignments a
-         LEFT JOIN symbols e ON e.id = a.enclosing_id WHERE a.file_id = ?1",
+        "SELECT a.name, a.value, a.enclosing_id FROM assignments a WHERE a.file_id = ?1",
     )?;
     let mut rows = stmt.query([file_id])?;
-    let (mut exported, mut locals) = (Vec::new(), Vec::new());
+    // Per outermost function: its exported bindings' text, and its locals.
+    let mut functions: HashMap<i64, FunctionBindings> = HashMap::new();
     while let Some(r) = rows.next()? {
-        let (name, value): (String, String) = (r.get(0)?, r.get(1)?);
-        let scope = r
-            .get::<_, Option<String>>(2)?
-            .as_deref()
-            .and_then(crate::evidence::Kind::parse);
+        let (name, value, enclosing): (String, String, Option<i64>) =
+            (r.get(0)?, r.get(1)?, r.get(2)?);
         let text = format!("{name} {value}");
-        if is_exported_binding(scope, &name) {
+        let function = enclosing.and_then(|id| scopes.outermost_function(id));
+        if is_exported_binding(enclosing.and_then(|id| scopes.kind(id)), &name) {
             if spells(&text, names) {
                 return Ok(Some(true));
             }
-            exported.push(text);
-        } else {
-            locals.push((name, value));
+            if let Some(function) = function {
+                functions.entry(function).or_default().0.push(text);
+            }
+        } else if let Some(function) = function {
+            functions.entry(function).or_default().1.push((name, value));
         }
     }
+    let mut spelled = None;
+    for (exported, locals) in functions.values() {
+        let holding = locals_holding(locals, names);
+        if !holding.is_empty() {
+            if exported.iter().any(|text| spells(text, &holding)) {
+                return Ok(Some(true));
+            }
+            spelled = Some(false);
+        }
+    }
+    Ok(spelled)
+}
+
+/// A function's exported bindings (`name value`) and its locals (`(name, value)`).
+type FunctionBindings = (Vec<String>, Vec<(String, String)>);
+
+/// The locals that hold one of `names`, directly or through another local.
+fn locals_holding(locals: &[(String, String)], names: &HashSet<String>) -> HashSet<String> {
     let mut holding: HashSet<String> = HashSet::new();
     loop {
         let before = holding.len();
-        for (name, value) in &locals {
+        for (name, value) in locals {
             if !holding.contains(name) && (spells(value, names) || spells(value, &holding)) {
                 holding.insert(name.clone());
             }
         }
         if holding.len() == before {
-            break;
+            return holding;
         }
     }
-    Ok(if holding.is_empty() {
-        None
-    } else {
-        Some(exported.iter().any(|text| spells(text, &holding)))
-    })
+}
+
+/// A file's definitions: kind and parent, to find a binding's function.
+struct FunctionScopes(HashMap<i64, (Option<crate::evidence::Kind>, Option<i64>)>);
+
+impl FunctionScopes {
+    fn of(conn: &Connection, file_id: i64) -> Result<FunctionScopes> {
+        let mut stmt =
+            conn.prepare_cached("SELECT id, kind, parent_id FROM symbols WHERE file_id = ?1")?;
+        let rows = stmt.query_map([file_id], |r| {
+            let kind: String = r.get(1)?;
+            Ok((r.get(0)?, (crate::evidence::Kind::parse(&kind), r.get(2)?)))
+        })?;
+        Ok(FunctionScopes(rows.collect::<rusqlite::Result<_>>()?))
+    }
+
+    fn kind(&self, id: i64) -> Option<crate::evidence::Kind> {
+        self.0.get(&id).and_then(|(kind, _)| *kind)
+    }
+
+    /// The outermost definition, from `id` up, with no class between: the
+    /// function whose locals `id`'s bindings can see. `None` for a class.
+    fn outermost_function(&self, id: i64) -> Option<i64> {
+        let class_like = |id: i64| self.kind(id).is_some_and(|k| k.is_class_like());
+        if class_like(id) {
+            return None;
+        }
+        let mut function = id;
+        while let Some(parent) = self.0.get(&function).and_then(|(_, p)| *p) {
+            if class_like(parent) {
+                break;
+            }
+            function = parent;
+        }
+        Some(function)
+    }
 }
