@@ -371,6 +371,29 @@ fn parse_kind(s: &str) -> Result<Kind, String> {
     })
 }
 
+impl Command {
+    /// The commands that only read the index and the repository and print:
+    /// no model or server, and no input but `def --stdin`'s.
+    pub fn only_reads_the_index(&self) -> bool {
+        matches!(
+            self,
+            Command::Symbol(_)
+                | Command::Read(_)
+                | Command::Importers { .. }
+                | Command::Outline { .. }
+                | Command::Status
+                | Command::Def { .. }
+                | Command::Callers(_)
+                | Command::Callees { .. }
+                | Command::Impact(_)
+                | Command::Diff(_)
+                | Command::Graph { .. }
+                | Command::Sources { .. }
+                | Command::Source(_)
+        )
+    }
+}
+
 #[derive(Subcommand)]
 pub enum DaemonAction {
     /// Start this repository's daemon in the background, unless one runs.

@@ -49,7 +49,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Asked before SIGPIPE is restored below: a socket write must never raise it.
     let answered = daemon::answer_through_daemon(&cli);
-    if answered.is_some() || writes_only_to_a_pipe(&cli.command) {
+    if answered.is_some() || cli.command.only_reads_the_index() {
         // `evident def ... | head`: a reader that stops early ends the
         // command quietly, as for any Unix filter, instead of a panic in
         // `println!`. Only for commands that read the index and talk to no
@@ -106,26 +106,6 @@ fn exit_code(result: Result<ExitCode>, repo: &Option<std::path::PathBuf>) -> Exi
     }
     errln!("evident: error: {}", render::error_text(&e));
     ExitCode::from(2)
-}
-
-/// Commands that only read the index and the repository and print.
-fn writes_only_to_a_pipe(command: &Command) -> bool {
-    matches!(
-        command,
-        Command::Symbol(_)
-            | Command::Read(_)
-            | Command::Importers { .. }
-            | Command::Outline { .. }
-            | Command::Status
-            | Command::Def { .. }
-            | Command::Callers(_)
-            | Command::Callees { .. }
-            | Command::Impact(_)
-            | Command::Diff(_)
-            | Command::Graph { .. }
-            | Command::Sources { .. }
-            | Command::Source(_)
-    )
 }
 
 /// Runs one command; each arm hands its arguments to the command's function.

@@ -88,21 +88,9 @@ pub fn answer_through_daemon(cli: &Cli) -> Option<Answered> {
 /// model (it would hold the daemon for seconds).
 fn answered_by_daemon(command: &Command) -> bool {
     match command {
-        Command::Symbol(_)
-        | Command::Read(_)
-        | Command::Importers { .. }
-        | Command::Outline { .. }
-        | Command::Status
-        | Command::Callers(_)
-        | Command::Callees { .. }
-        | Command::Impact(_)
-        | Command::Diff(_)
-        | Command::Graph { .. }
-        | Command::Sources { .. }
-        | Command::Source(_) => true,
         Command::Def { stdin, .. } => !stdin,
         Command::Search(args) => !args.rerank,
-        _ => false,
+        command => command.only_reads_the_index(),
     }
 }
 
