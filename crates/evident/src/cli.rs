@@ -406,10 +406,13 @@ pub enum DaemonAction {
     Status,
 }
 
+/// How long a daemon waits for a request before it stops, unless told.
+pub const DAEMON_IDLE_S: u64 = 1800;
+
 #[derive(clap::Args, Clone)]
 pub struct DaemonRunArgs {
     /// Stop after this many seconds without a request.
-    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    #[arg(long, value_name = "SECS", default_value_t = DAEMON_IDLE_S)]
     pub idle_timeout: u64,
     /// Index changes without embedding their chunks (as `evident index --no-embed`).
     #[arg(long)]

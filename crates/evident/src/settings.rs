@@ -32,6 +32,8 @@ struct ToolsFile {
     embed: ModelSettings,
     #[serde(default)]
     agent: AgentSettings,
+    #[serde(default)]
+    daemon: DaemonSettings,
     #[serde(rename = "index")]
     _index: Option<toml::Value>,
     #[serde(rename = "secrets")]
@@ -94,6 +96,25 @@ impl ModelSettings {
     }
 }
 
+/// `[daemon]`: whether a query command that finds no daemon for its
+/// repository starts one (`EVIDENT_DAEMON=auto` when no file says).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonSettings {
+    pub auto_start: Option<bool>,
+    /// The idle timeout of a daemon started so.
+    pub idle_timeout_s: Option<u64>,
+}
+
+impl DaemonSettings {
+    pub fn overlay(self, weaker: DaemonSettings) -> DaemonSettings {
+        DaemonSettings {
+            auto_start: self.auto_start.or(weaker.auto_start),
+            idle_timeout_s: self.idle_timeout_s.or(weaker.idle_timeout_s),
+        }
+    }
+}
+
 /// `[agent]`: the limits and approvals of `ask` and `chat`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,6 +159,7 @@ pub struct Settings {
     pub model: ModelSettings,
     pub embed: ModelSettings,
     pub agent: AgentSettings,
+    pub daemon: DaemonSettings,
 }
 
 impl Settings {
@@ -174,6 +196,10 @@ impl Settings {
                 .overlay(user.embed)
                 .overlay(from_env("EVIDENT_EMBED_MODEL")),
             agent: repo.agent.overlay(user.agent),
+            daemon: repo.daemon.overlay(user.daemon).overlay(DaemonSettings {
+                auto_start: env("EVIDENT_DAEMON").map(|v| v == "auto"),
+                idle_timeout_s: None,
+            }),
         })
     }
 }

@@ -13,7 +13,7 @@ use super::protocol::{
     build_identity, forwarded_env, log_path, run_args, socket_path, Answer, Ask, DaemonStatus,
     Request,
 };
-use crate::cli::{Cli, Command, DaemonRunArgs};
+use crate::cli::{Cli, Command, DaemonRunArgs, DAEMON_IDLE_S};
 use crate::commands::query_root;
 
 /// What the daemon printed for a command, to print here.
@@ -60,7 +60,11 @@ pub fn answer_through_daemon(cli: &Cli) -> Option<Answered> {
         env: forwarded_env(),
         args,
     };
-    match exchange(&root, ask)? {
+    let Some(answer) = exchange(&root, ask) else {
+        start_on_demand(&root);
+        return None;
+    };
+    match answer {
         Answer::Output {
             stdout,
             stderr,
@@ -80,6 +84,25 @@ pub fn answer_through_daemon(cli: &Cli) -> Option<Answered> {
             None
         }
         _ => None,
+    }
+}
+
+/// Starts a daemon in the background when the settings ask for one
+/// (`[daemon] auto_start`, `EVIDENT_DAEMON=auto`) and the repository has an
+/// index; this command answers itself meanwhile.
+fn start_on_demand(root: &Path) {
+    let Ok(settings) = crate::settings::Settings::load(root) else {
+        return;
+    };
+    if settings.daemon.auto_start == Some(true)
+        && evident_index::store::index_path(root).is_file()
+        && !socket_path(root).exists()
+    {
+        let args = DaemonRunArgs {
+            idle_timeout: settings.daemon.idle_timeout_s.unwrap_or(DAEMON_IDLE_S),
+            no_embed: false,
+        };
+        let _ = spawn(root, &run_args(&args));
     }
 }
 

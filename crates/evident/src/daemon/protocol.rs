@@ -106,7 +106,7 @@ pub fn forwarded_env() -> Vec<(String, String)> {
                 || k == "HOME"
                 || k == "NO_COLOR"
         })
-        .filter(|(k, _)| k != "EVIDENT_NO_DAEMON")
+        .filter(|(k, _)| k != "EVIDENT_NO_DAEMON" && k != "EVIDENT_DAEMON")
         .collect();
     env.sort();
     env

@@ -319,3 +319,34 @@ fn a_daemon_killed_while_it_indexes_leaves_an_index_the_next_run_completes() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(kept, dump(&root));
 }
+
+#[test]
+fn a_query_starts_the_daemon_when_the_settings_ask() {
+    let (_tmp, root) = indexed_fixture();
+    std::fs::write(
+        root.join("evident.toml"),
+        "[daemon]\nauto_start = true\nidle_timeout_s = 120\n",
+    )
+    .unwrap();
+    let _daemon = Daemon {
+        bin: BIN.into(),
+        root: root.clone(),
+    };
+    let expected = outcome(&cli::run(BIN, &root, &["--no-daemon", "symbol", "main"]));
+    // No daemon yet: this command answers itself, and starts one.
+    assert_eq!(
+        outcome(&cli::run(BIN, &root, &["symbol", "main"])),
+        expected
+    );
+    let started = wait_for(Duration::from_secs(30), || {
+        let status = daemon_status(&root);
+        (status["running"] == true).then_some(status)
+    })
+    .expect("a daemon started");
+    assert_eq!(started["idle_timeout_s"], 120);
+    assert_eq!(
+        outcome(&cli::run(BIN, &root, &["symbol", "main"])),
+        expected
+    );
+    assert_eq!(requests(&root), 1, "the daemon answered");
+}
