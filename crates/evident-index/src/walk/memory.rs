@@ -54,6 +54,11 @@ impl WalkMemory {
         }
     }
 
+    /// Whether a path changed since the last walk (or events were lost).
+    pub fn has_changes(&self) -> bool {
+        self.changed.as_ref().is_none_or(|c| !c.is_empty())
+    }
+
     /// Events were lost (the watcher's queue overflowed, say).
     pub fn lost_track(&mut self) {
         self.changed = None;

@@ -13,6 +13,7 @@
 mod client;
 mod protocol;
 mod server;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -70,6 +70,10 @@ pub struct DaemonStatus {
     pub requests: u64,
     /// Index runs the daemon made because files changed.
     pub updates: u64,
+    /// Requests for which the watcher did not confirm in time that it had
+    /// noted every earlier change (they checked the files' stat data).
+    #[serde(default)]
+    pub unconfirmed: u64,
 }
 
 /// This executable: its version, path, size and modification time. Another

@@ -22,6 +22,7 @@ use super::protocol::{
     build_identity, forwarded_env, lock_path, run_args, socket_path, Answer, Ask, DaemonStatus,
     Execute, Request,
 };
+use super::watch::Watch;
 use crate::cli::{Cli, DaemonRunArgs};
 use crate::resident::{with_index, with_walk_memory};
 
@@ -32,6 +33,10 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// The longest a request waits for an index run before it is answered
 /// from the index as it is (as a one-shot command would answer).
 const UPDATE_WAIT: Duration = Duration::from_secs(2);
+
+/// The longest a request waits for the watcher to note the changes made
+/// before it; past that, the request checks the files' stat data.
+const CATCH_UP: Duration = Duration::from_millis(200);
 
 /// A request line longer than this is not ours.
 const MAX_REQUEST_BYTES: u64 = 1 << 20;
@@ -61,10 +66,11 @@ pub fn run(root: &Path, args: &DaemonRunArgs, execute: Execute) -> Result<ExitCo
     let args = args.clone();
     let worker = std::thread::spawn(move || {
         let memory = Arc::new(Mutex::new(WalkMemory::default()));
-        let watcher = watch(&watched_root, memory.clone(), watcher_messages);
-        let worker = Worker::new(watched_root, args, memory, watcher.is_some(), execute);
+        let watch = Watch::start(&watched_root, memory.clone(), move || {
+            let _ = watcher_messages.send(Message::Changed);
+        });
+        let worker = Worker::new(watched_root, args, memory, watch, execute);
         worker.serve(inbox);
-        drop(watcher);
         let _ = done.send(());
     });
     eprintln!("daemon {} serving {}", std::process::id(), root.display());
@@ -148,60 +154,6 @@ async fn connection(stream: tokio::net::UnixStream, messages: mpsc::Sender<Messa
     let _ = write.shutdown().await;
 }
 
-/// Watches the repository: every event outside `.evident/` and `.git/`
-/// is noted in `memory` and says "changed". `None` when the system refuses
-/// (too many directories for its inotify limit, say): then each request
-/// checks the files' stat data.
-fn watch(
-    root: &Path,
-    memory: Arc<Mutex<WalkMemory>>,
-    messages: mpsc::Sender<Message>,
-) -> Option<notify::RecommendedWatcher> {
-    use notify::{Event, EventKind, Watcher};
-    let own = [root.join(".evident"), root.join(".git")];
-    let watched = root.to_path_buf();
-    let handler = move |event: notify::Result<Event>| {
-        let mut memory = memory.lock().expect("walk memory");
-        let relevant = match &event {
-            Ok(event) if !event.need_rescan() => {
-                let mut relevant = false;
-                for path in &event.paths {
-                    if matches!(event.kind, EventKind::Access(_))
-                        || own.iter().any(|o| path.starts_with(o))
-                    {
-                        continue;
-                    }
-                    memory.changed(&evident_index::walk::relative(&watched, path));
-                    relevant = true;
-                }
-                relevant
-            }
-            _ => {
-                memory.lost_track();
-                true
-            }
-        };
-        drop(memory);
-        if relevant {
-            let _ = messages.send(Message::Changed);
-        }
-    };
-    let mut watcher = match notify::recommended_watcher(handler) {
-        Ok(watcher) => watcher,
-        Err(e) => {
-            eprintln!("not watching files ({e}): each request checks them");
-            return None;
-        }
-    };
-    match watcher.watch(root, notify::RecursiveMode::Recursive) {
-        Ok(()) => Some(watcher),
-        Err(e) => {
-            eprintln!("not watching files ({e}): each request checks them");
-            None
-        }
-    }
-}
-
 /// The request loop's state: the open index, and whether files changed since it was brought up to date.
 struct Worker {
     root: PathBuf,
@@ -216,8 +168,10 @@ struct Worker {
     last_request: Instant,
     requests: u64,
     updates: u64,
+    unconfirmed: u64,
     watching: bool,
     execute: Execute,
+    watch: Option<Watch>,
     /// The index run in progress: its end is heard here.
     updating: Option<mpsc::Receiver<()>>,
     /// The last walk (of a check or an index run), and the paths the
@@ -230,7 +184,7 @@ impl Worker {
         root: PathBuf,
         args: DaemonRunArgs,
         memory: Arc<Mutex<WalkMemory>>,
-        watching: bool,
+        watch: Option<Watch>,
         execute: Execute,
     ) -> Worker {
         Worker {
@@ -248,7 +202,9 @@ impl Worker {
             last_request: Instant::now(),
             requests: 0,
             updates: 0,
-            watching,
+            unconfirmed: 0,
+            watching: watch.is_some(),
+            watch,
             memory,
             updating: None,
             execute,
@@ -329,6 +285,7 @@ impl Worker {
             watching: self.watching,
             requests: self.requests,
             updates: self.updates,
+            unconfirmed: self.unconfirmed,
         }
     }
 
@@ -357,7 +314,10 @@ impl Worker {
         else {
             return refuse("the command line does not parse here");
         };
-        if !self.watching {
+        // What changed before the request is noted before it is answered.
+        let caught_up = self.watch.as_mut().is_some_and(|w| w.catch_up(CATCH_UP));
+        self.unconfirmed += u64::from(self.watching && !caught_up);
+        if !caught_up || self.memory.lock().is_ok_and(|m| m.has_changes()) {
             self.index = None;
             self.changed = true;
         }

@@ -176,6 +176,18 @@ fn the_daemon_keeps_the_index_current_as_files_change() {
     assert!(stdout(&out).contains("added_later"), "{}", stdout(&out));
     assert!(daemon_status(&root)["updates"].as_u64().unwrap() >= 1);
 
+    // A command run right after a write sees it: the daemon waits for its
+    // watcher to note every earlier change.
+    for i in 0..8 {
+        let name = format!("quick_{i}");
+        let text =
+            std::fs::read_to_string(&main).unwrap() + &format!("\n\ndef {name}():\n    return 1\n");
+        std::fs::write(&main, text).unwrap();
+        let out = cli::run(BIN, &root, &["symbol", &name]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+    }
+    assert_eq!(daemon_status(&root)["unconfirmed"], 0);
+
     // What it wrote is what a rebuild writes.
     let kept = dump(&root);
     let out = cli::run(

@@ -1,0 +1,116 @@
+//! The daemon's file watcher (notify, inotify underneath): every changed
+//! path outside `.evident/` and `.git/` goes into the walk memory, and a
+//! request can wait until each change made before it has been noted. For
+//! that the daemon writes a marker file and waits for its event: one inotify
+//! queue keeps its order, so the events of earlier writes came first.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use evident_index::WalkMemory;
+use notify::{Event, EventKind, Watcher};
+
+/// How many of the marker's writes the watcher has seen.
+type Seen = Arc<(Mutex<u64>, Condvar)>;
+
+pub struct Watch {
+    _watcher: notify::RecommendedWatcher,
+    marker: PathBuf,
+    seen: Seen,
+    written: u64,
+}
+
+impl Watch {
+    /// Watches `root`; `on_change` is called after each change is noted.
+    /// `None` when the system refuses (too many directories for its inotify
+    /// limit, say): then each request checks the files' stat data.
+    pub fn start(
+        root: &Path,
+        memory: Arc<Mutex<WalkMemory>>,
+        on_change: impl Fn() + Send + 'static,
+    ) -> Option<Watch> {
+        let marker = root.join(".evident").join("daemon.marker");
+        let seen: Seen = Arc::default();
+        let handler = {
+            let (root, marker, seen) = (root.to_path_buf(), marker.clone(), seen.clone());
+            move |event: notify::Result<Event>| {
+                if note(&root, &marker, &memory, &seen, event) {
+                    on_change();
+                }
+            }
+        };
+        let started = notify::recommended_watcher(handler).and_then(|mut watcher| {
+            watcher.watch(root, notify::RecursiveMode::Recursive)?;
+            Ok(watcher)
+        });
+        match started {
+            Ok(watcher) => Some(Watch {
+                _watcher: watcher,
+                marker,
+                seen,
+                written: 0,
+            }),
+            Err(e) => {
+                eprintln!("not watching files ({e}): each request checks them");
+                None
+            }
+        }
+    }
+
+    /// Returns once every change made before the call has been noted, or
+    /// after `limit`; `false` then.
+    pub fn catch_up(&mut self, limit: Duration) -> bool {
+        self.written += 1;
+        if std::fs::write(&self.marker, self.written.to_string()).is_err() {
+            return false;
+        }
+        let (count, arrived) = &*self.seen;
+        let count = count.lock().unwrap_or_else(|e| e.into_inner());
+        let written = self.written;
+        arrived
+            .wait_timeout_while(count, limit, |seen| *seen < written)
+            .is_ok_and(|(_, waited)| !waited.timed_out())
+    }
+}
+
+/// Notes one event; `true` when it changed something that may be indexed.
+fn note(
+    root: &Path,
+    marker: &Path,
+    memory: &Mutex<WalkMemory>,
+    seen: &Seen,
+    event: notify::Result<Event>,
+) -> bool {
+    let own = [root.join(".evident"), root.join(".git")];
+    let mut memory = memory.lock().unwrap_or_else(|e| e.into_inner());
+    let event = match event {
+        Ok(event) if !event.need_rescan() => event,
+        _ => {
+            memory.lost_track();
+            return true;
+        }
+    };
+    let mut changed = false;
+    for path in &event.paths {
+        if path == marker {
+            if matches!(
+                event.kind,
+                EventKind::Access(notify::event::AccessKind::Close(
+                    notify::event::AccessMode::Write
+                ))
+            ) {
+                let (count, arrived) = &**seen;
+                *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                arrived.notify_all();
+            }
+            continue;
+        }
+        if matches!(event.kind, EventKind::Access(_)) || own.iter().any(|o| path.starts_with(o)) {
+            continue;
+        }
+        memory.changed(&evident_index::walk::relative(root, path));
+        changed = true;
+    }
+    changed
+}
