@@ -267,5 +267,11 @@ pub fn status(root: &Path, json: bool) -> Result<ExitCode> {
         "updates:   {} index run(s) after file changes",
         status.updates
     );
+    if status.unconfirmed > 0 {
+        outln!(
+            "late:      {} request(s) checked the files' stat data: the watcher was late",
+            status.unconfirmed
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
