@@ -2,8 +2,8 @@
 //! every call a model proposes, output budgets, skills, grounded-citation
 //! checks, the session state machine that ties them to a model, and the one
 //! search service (embedding, BM25 fallback, rerank) every door uses, and
-//! what a long-running door (MCP, the web page) needs to keep the index fresh:
-//! the `Refresher` and its `Log`.
+//! what a long-running door (MCP, the web page, the daemon) needs to keep
+//! the index fresh: the `Refresher`, its `Log`, and the file `Watch`.
 //!
 //! The principal type is [`Session`]: built from a model client, the
 //! [`Registry`] of tools (`Registry::read_only(&[])`) and a [`ToolContext`]
@@ -33,6 +33,7 @@ pub mod session;
 pub mod skills;
 pub mod strict_json;
 pub mod tools;
+pub mod watch;
 
 pub use grounding::{Citation, Support};
 pub use refresh::{stale_note, Freshness, Log, ProgressSink, Refresher};

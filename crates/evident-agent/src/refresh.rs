@@ -11,8 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::watch::Watch;
 use crate::EmbedderHandle;
-use evident_index::{embed_chunks, index_repo, EmbedOptions, IndexOptions, Progress, StatSnapshot};
+use evident_index::{
+    embed_chunks, index_repo, EmbedOptions, IndexOptions, Progress, StatSnapshot, WalkMemory,
+};
 use tokio::sync::watch;
 
 /// How the index stood when a call was answered.
@@ -124,7 +127,15 @@ pub struct Refresher {
     interval: Duration,
     log: Log,
     state: Mutex<State>,
+    /// The files' watcher, when the system gives one: a call then asks it
+    /// what changed instead of a stat pass, and a run walks only that.
+    watch: Option<Mutex<Watch>>,
+    memory: Arc<Mutex<WalkMemory>>,
 }
+
+/// The longest a call waits for the watcher to note the changes made
+/// before it; past that, it takes the stat pass.
+const CATCH_UP: Duration = Duration::from_millis(200);
 
 impl Refresher {
     pub fn new(
@@ -135,6 +146,16 @@ impl Refresher {
         log: Log,
     ) -> Arc<Refresher> {
         let has_index = evident_index::store::index_path(&root).exists();
+        let memory = Arc::new(Mutex::new(WalkMemory::default()));
+        let watch = match Watch::start(&root, memory.clone(), || {}) {
+            Ok(watch) => Some(Mutex::new(watch)),
+            Err(e) => {
+                log.line(&format!(
+                    "not watching files ({e}): each call takes a stat pass"
+                ));
+                None
+            }
+        };
         Arc::new(Refresher {
             root,
             embedder,
@@ -145,6 +166,8 @@ impl Refresher {
                 has_index,
                 ..State::default()
             }),
+            watch,
+            memory,
         })
     }
 
@@ -173,6 +196,9 @@ impl Refresher {
             let since_check = state.last_check.map(|t| t.elapsed());
             match &state.snapshot {
                 _ if state.running.is_some() => None,
+                // With a watcher, every call asks it (no interval: it costs
+                // a marker file's write).
+                Some(_) if self.watch.is_some() => None,
                 Some(snapshot) if since_check.is_none_or(|t| t >= self.interval) => {
                     let snapshot = snapshot.clone();
                     state.last_check = Some(Instant::now());
@@ -187,19 +213,26 @@ impl Refresher {
                 _ => None,
             }
         };
-        if let Some(snapshot) = snapshot {
-            let changed = tokio::task::spawn_blocking(move || {
-                snapshot.changed().map(|p| p.display().to_string())
-            })
-            .await
-            .ok()
-            .flatten();
-            if let Some(path) = changed {
-                let mut state = self.lock();
-                if state.running.is_none() {
-                    self.clone()
-                        .spawn_run(&mut state, format!("{path} changed"));
-                }
+        let watched = self.lock().snapshot.is_some() && self.watch.is_some();
+        let changed = if watched {
+            let refresher = self.clone();
+            tokio::task::spawn_blocking(move || refresher.changes_seen())
+                .await
+                .ok()
+                .flatten()
+        } else if let Some(snapshot) = snapshot {
+            tokio::task::spawn_blocking(move || snapshot.changed().map(|p| p.display().to_string()))
+                .await
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
+        if let Some(path) = changed {
+            let mut state = self.lock();
+            if state.running.is_none() {
+                self.clone()
+                    .spawn_run(&mut state, format!("{path} changed"));
             }
         }
         let (mut finished, run_progress, reason, has_index) = {
@@ -240,6 +273,31 @@ impl Refresher {
         }
     }
 
+    /// A path the watcher saw change since the index was written, checked
+    /// against the stat data of the changed paths only; without the
+    /// watcher's word that it caught up, the stat pass answers.
+    fn changes_seen(&self) -> Option<String> {
+        let caught_up = (self.watch.as_ref()).is_some_and(|w| {
+            w.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .catch_up(CATCH_UP)
+        });
+        if !caught_up {
+            let snapshot = self.lock().snapshot.clone()?;
+            return snapshot.changed().map(|p| p.display().to_string());
+        }
+        if !self.memory.lock().is_ok_and(|m| m.has_changes()) {
+            return None;
+        }
+        let index = evident_index::Index::open(&self.root).ok()?;
+        let stale = index.staleness_with(Some(&self.memory)).ok()?;
+        (stale.modified.iter())
+            .chain(&stale.added)
+            .chain(&stale.deleted)
+            .next()
+            .cloned()
+    }
+
     fn settled(&self, state: &State) -> Freshness {
         match &state.last_error {
             Some(error) => Freshness::Failed(error.clone()),
@@ -267,6 +325,7 @@ impl Refresher {
             let options = IndexOptions {
                 progress: Some(progress),
                 parse_cache,
+                walk_memory: self.watch.is_some().then(|| self.memory.clone()),
                 ..IndexOptions::default()
             };
             // A panic must not leave the run marked as running forever.

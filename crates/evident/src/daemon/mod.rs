@@ -13,7 +13,6 @@
 mod client;
 mod protocol;
 mod server;
-mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use evident_agent::watch::Watch;
 use evident_index::{Index, WalkMemory};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
@@ -22,7 +23,6 @@ use super::protocol::{
     build_identity, forwarded_env, lock_path, run_args, socket_path, Answer, Ask, DaemonStatus,
     Execute, Request,
 };
-use super::watch::Watch;
 use crate::cli::{Cli, DaemonRunArgs};
 use crate::resident::{with_index, with_walk_memory};
 
@@ -68,7 +68,9 @@ pub fn run(root: &Path, args: &DaemonRunArgs, execute: Execute) -> Result<ExitCo
         let memory = Arc::new(Mutex::new(WalkMemory::default()));
         let watch = Watch::start(&watched_root, memory.clone(), move || {
             let _ = watcher_messages.send(Message::Changed);
-        });
+        })
+        .inspect_err(|e| eprintln!("not watching files ({e}): each request checks them"))
+        .ok();
         let worker = Worker::new(watched_root, args, memory, watch, execute);
         worker.serve(inbox);
         let _ = done.send(());

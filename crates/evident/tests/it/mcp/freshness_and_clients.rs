@@ -442,3 +442,23 @@ fn python_sdk_client() {
         .collect();
     assert_eq!(listed, Value::Array(expected));
 }
+
+/// With the file watcher, a call made right after an edit sees it: no stat
+/// pass interval to wait out (calls within 250 ms of each other would
+/// otherwise share one pass).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_right_after_each_edit_sees_it() {
+    let repo = fixture();
+    let (session, _) = connect(repo.path(), &["--refresh-wait", "60000"]).await;
+    call(&session, "find_symbol", json!({"name": "ingest"})).await;
+    for i in 0..5 {
+        let name = format!("made_now_{i}");
+        std::fs::write(
+            repo.path().join(format!("made_{i}.py")),
+            format!("def {name}():\n    return {i}\n"),
+        )
+        .unwrap();
+        let found = call(&session, "find_symbol", json!({"name": name})).await;
+        assert_eq!(evidence_paths(&found), [format!("made_{i}.py")], "{name}");
+    }
+}

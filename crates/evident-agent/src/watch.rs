@@ -1,8 +1,9 @@
-//! The daemon's file watcher (notify, inotify underneath): every changed
-//! path outside `.evident/` and `.git/` goes into the walk memory, and a
-//! request can wait until each change made before it has been noted. For
-//! that the daemon writes a marker file and waits for its event: one inotify
-//! queue keeps its order, so the events of earlier writes came first.
+//! A repository's file watcher for long-running processes (the daemon,
+//! MCP, the web page; notify, inotify underneath): every changed path
+//! outside `.evident/` and `.git/` goes into the walk memory, and a request
+//! can wait until each change made before it has been noted. For that the
+//! watcher writes a marker file and waits for its event: one inotify queue
+//! keeps its order, so the events of earlier writes came first.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -14,6 +15,8 @@ use notify::{Event, EventKind, Watcher};
 /// How many of the marker's writes the watcher has seen.
 type Seen = Arc<(Mutex<u64>, Condvar)>;
 
+/// A watch on a repository, and the marker file it catches up with (one
+/// per process, removed when the watch ends).
 pub struct Watch {
     _watcher: notify::RecommendedWatcher,
     marker: PathBuf,
@@ -23,14 +26,16 @@ pub struct Watch {
 
 impl Watch {
     /// Watches `root`; `on_change` is called after each change is noted.
-    /// `None` when the system refuses (too many directories for its inotify
-    /// limit, say): then each request checks the files' stat data.
+    /// An error when the system refuses (too many directories for its
+    /// inotify limit, say): the caller then checks the files' stat data.
     pub fn start(
         root: &Path,
         memory: Arc<Mutex<WalkMemory>>,
         on_change: impl Fn() + Send + 'static,
-    ) -> Option<Watch> {
-        let marker = root.join(".evident").join("daemon.marker");
+    ) -> Result<Watch, notify::Error> {
+        let marker = root
+            .join(".evident")
+            .join(format!("watch.{}", std::process::id()));
         let seen: Seen = Arc::default();
         let handler = {
             let (root, marker, seen) = (root.to_path_buf(), marker.clone(), seen.clone());
@@ -44,24 +49,19 @@ impl Watch {
             watcher.watch(root, notify::RecursiveMode::Recursive)?;
             Ok(watcher)
         });
-        match started {
-            Ok(watcher) => Some(Watch {
-                _watcher: watcher,
-                marker,
-                seen,
-                written: 0,
-            }),
-            Err(e) => {
-                eprintln!("not watching files ({e}): each request checks them");
-                None
-            }
-        }
+        Ok(Watch {
+            _watcher: started?,
+            marker,
+            seen,
+            written: 0,
+        })
     }
 
     /// Returns once every change made before the call has been noted, or
     /// after `limit`; `false` then.
     pub fn catch_up(&mut self, limit: Duration) -> bool {
         self.written += 1;
+        let _ = std::fs::create_dir_all(self.marker.parent().unwrap_or(Path::new(".")));
         if std::fs::write(&self.marker, self.written.to_string()).is_err() {
             return false;
         }
@@ -113,4 +113,10 @@ fn note(
         changed = true;
     }
     changed
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.marker);
+    }
 }
