@@ -40,14 +40,7 @@ pub fn capture<T>(command: impl FnOnce() -> T) -> (T, Captured) {
 
 /// Standard output, or the capture.
 pub fn write_out(args: std::fmt::Arguments) {
-    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
-        Some(captured) => {
-            let _ = captured.stdout.write_fmt(args);
-            true
-        }
-        None => false,
-    });
-    if !captured {
+    if !into_capture(args, |c| &mut c.stdout) {
         // As `print!`: a closed pipe ends the command (SIGPIPE), an error panics.
         std::io::stdout()
             .lock()
@@ -58,16 +51,20 @@ pub fn write_out(args: std::fmt::Arguments) {
 
 /// Standard error, or the capture.
 pub fn write_err(args: std::fmt::Arguments) {
-    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+    if !into_capture(args, |c| &mut c.stderr) {
+        let _ = std::io::stderr().lock().write_fmt(args);
+    }
+}
+
+/// Writes `args` to the capture's stream; `false` when nothing captures.
+fn into_capture(args: std::fmt::Arguments, stream: fn(&mut Captured) -> &mut Vec<u8>) -> bool {
+    CAPTURE.with(|c| match c.borrow_mut().as_mut() {
         Some(captured) => {
-            let _ = captured.stderr.write_fmt(args);
+            let _ = stream(captured).write_fmt(args);
             true
         }
         None => false,
-    });
-    if !captured {
-        let _ = std::io::stderr().lock().write_fmt(args);
-    }
+    })
 }
 
 /// `print!`, through the console.

@@ -1,7 +1,9 @@
-//! What a long-lived process (the daemon) remembers between indexing runs:
-//! the last run's walk, and the paths a file watcher saw change since. A run
-//! given one walks again only the directories on the way to a changed path,
-//! under the same rules as a whole walk, instead of every directory.
+//! What a long-lived process (the daemon, `mcp`, `serve`) remembers between
+//! indexing runs and checks: the last walk, and the paths a file watcher saw
+//! change since. A run or a check given one walks again only the
+//! directories on the way to a changed path, under the same rules as a
+//! whole walk, instead of every directory; and when the index holds that
+//! last walk, the changed paths' stats alone say what is stale.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
