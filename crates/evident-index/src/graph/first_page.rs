@@ -17,9 +17,9 @@ pub(super) struct FirstLevel {
 }
 
 impl Index {
-    /// The direct callers' page: per target, the files that call it by
-    /// path with their counts, and the calls of the files that overlap
-    /// `page` only.
+    /// The direct callers' page: per target, its count; for the targets the
+    /// page reaches, the files that call it by path with their counts, and
+    /// the calls of the files that overlap `page` only.
     pub(super) fn first_level_page(&self, targets: &[Target], page: Page) -> Result<FirstLevel> {
         let conn = self.connection();
         let mut names = Names::new(conn);
@@ -29,10 +29,17 @@ impl Index {
             total: 0,
         };
         for target in targets {
+            // A target the page does not reach is only counted.
+            let start = out.total;
+            out.total += rows::incoming_count(conn, target.id)?;
+            if !overlaps(page, start, out.total) {
+                continue;
+            }
+            let mut end = start;
             for (_, file, count) in rows::incoming_files(conn, target.id)? {
-                let first = out.total;
-                out.total += count;
-                if !overlaps(page, first, out.total) {
+                let first = end;
+                end += count;
+                if !overlaps(page, first, end) {
                     continue;
                 }
                 for (i, call) in rows::incoming_in_file(conn, target.id, file)?

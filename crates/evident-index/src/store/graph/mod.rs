@@ -25,8 +25,9 @@ pub(crate) use changes::{
 pub(crate) use queries::targets_sql;
 pub(crate) use queries::{
     call_text, calls_inside, class_of_constructor, declarations_of, definition, definition_summary,
-    edges_under, file_path_and_module, incoming_calls, incoming_files, incoming_in_file,
-    last_segment, names_like, targets, unresolved_calls_named, NAMED_OR_QUALIFIED,
+    edges_under, file_path_and_module, incoming_calls, incoming_count, incoming_files,
+    incoming_in_file, last_segment, names_like, targets, unresolved_calls_named,
+    NAMED_OR_QUALIFIED,
 };
 pub use rows::Target;
 pub(crate) use rows::{

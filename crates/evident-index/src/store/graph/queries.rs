@@ -145,6 +145,14 @@ pub(crate) fn incoming_files(conn: &Connection, callee: i64) -> Result<Vec<(Stri
     Ok(files)
 }
 
+/// How many resolved calls reach `callee` (the sum of [`incoming_files`]'
+/// counts: every edge's file is indexed), from the covering index alone.
+pub(crate) fn incoming_count(conn: &Connection, callee: i64) -> Result<usize> {
+    let mut stmt = conn.prepare_cached("SELECT count(*) FROM edges WHERE callee_id = ?1")?;
+    let n: i64 = stmt.query_row([callee], |r| r.get(0))?;
+    Ok(n as usize)
+}
+
 /// The calls of one file that reach `callee`, in [`incoming_calls`]' order.
 pub(crate) fn incoming_in_file(
     conn: &Connection,
