@@ -35,15 +35,14 @@ fn stored_hashes(root: &Path) -> Vec<(String, String)> {
     rows
 }
 
-/// Sets every indexed file's mtime forward, content unchanged.
-fn touch_all(root: &Path) {
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+/// Sets every indexed file's mtime to `at`, content unchanged.
+fn touch_all(root: &Path, at: std::time::SystemTime) {
     for (path, _) in stored_hashes(root) {
         let file = std::fs::File::options()
             .write(true)
             .open(root.join(path))
             .unwrap();
-        file.set_modified(later).unwrap();
+        file.set_modified(at).unwrap();
     }
 }
 
@@ -102,16 +101,29 @@ fn identities_are_gits_blob_ids_and_vouched_files_are_not_read() {
     }
 
     // New mtimes, same bytes, git's index refreshed: nothing is read.
-    touch_all(&root);
+    let second = std::time::UNIX_EPOCH
+        + std::time::Duration::from_secs(
+            (std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs(),
+        );
+    touch_all(&root, second + std::time::Duration::from_millis(100));
     git(&root, &["update-index", "-q", "--refresh"]);
     let after_refresh = index(&root);
     assert_eq!((after_refresh.read, after_refresh.parsed), (0, 0));
 
-    // New mtimes git has not seen: git compares the content itself, and
+    // New mtimes git does not tell apart (git compares whole seconds): git
     // still vouches for every file.
-    touch_all(&root);
+    touch_all(&root, second + std::time::Duration::from_millis(600));
     let untold = index(&root);
     assert_eq!((untold.read, untold.parsed), (0, 0));
+
+    // New mtimes git has not seen: it names every file, so each is read
+    // and hashed again, and none is parsed (its id is the same).
+    touch_all(&root, second + std::time::Duration::from_secs(10));
+    let moved = index(&root);
+    assert_eq!((moved.read, moved.parsed), (moved.files, 0));
 
     // An edit git has not staged, and an untracked file: read, parsed, and
     // identified as `git hash-object` would.
