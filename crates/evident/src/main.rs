@@ -1,8 +1,9 @@
 //! `evident`: the command-line edge. Parses arguments (`cli.rs`), runs one
-//! command (`commands/`, `agent.rs`), renders Evidence as text or JSON
-//! (`render.rs`), and maps errors to exit codes (0: results, 1: no results,
-//! 2: error, 130: interrupted; `ask` adds 3: round limit, 4: denied). It holds
-//! no indexing, query or agent logic of its own.
+//! command (`commands/`, `agent.rs`), or has the repository's daemon run it
+//! (`daemon/`), renders Evidence as text or JSON (`render.rs`) through the
+//! console (`console.rs`), and maps errors to exit codes (0: results, 1: no
+//! results, 2: error, 130: interrupted; `ask` adds 3: round limit, 4:
+//! denied). It holds no indexing, query or agent logic of its own.
 
 #[macro_use]
 mod console;
