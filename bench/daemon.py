@@ -9,6 +9,11 @@ medians: `--no-daemon` (the one-shot baseline) against the same command
 answered by the daemon. The symbols: the definition with the most resolved
 callers (found with sqlite3 in the index, not with evident), and fixed names.
 
+The kernel edit (with --kernel): one statement added to the body of
+`arch_slab_minalign()` in include/linux/slab.h, which thousands of files
+include; one-shot `evident index --no-embed` against the daemon (started
+with --no-embed) until `outline` of the header through it answers.
+
 Edits (Django), the kinds of bench/edits.py on its modules: the baseline is
 the one-shot `evident index` after the edit (what edits.py times). With the
 daemon running, the time from the file's write until a query shows the edit:
@@ -145,6 +150,47 @@ def edits(evident, corpus, runs):
     print("(one-shot: `evident index` after the edit; daemon: the edit until `outline` through the daemon shows it)")
 
 
+# The kernel edit: one statement added to the body of a static inline
+# function of a header many files include (found by its text, not by evident).
+KERNEL_HEADER = "include/linux/slab.h"
+KERNEL_BODY = "static inline unsigned int arch_slab_minalign(void)\n{\n"
+
+
+def kernel_edit(evident, runs):
+    """The header body edit: one-shot `evident index --no-embed`, then the
+    daemon (started with --no-embed) until `outline` through it answers."""
+    path = KERNEL / KERNEL_HEADER
+    original = path.read_text()
+    if KERNEL_BODY not in original:
+        sys.exit(f"{KERNEL_HEADER} has no {KERNEL_BODY!r}")
+    text = original.replace(KERNEL_BODY, KERNEL_BODY + "\tbarrier();\n", 1)
+    times = {"one-shot": [], "daemon": [], "daemon's index run": []}
+    try:
+        run([evident, "daemon", "stop"], KERNEL, check=False)
+        for _ in range(runs):
+            path.write_text(text)
+            times["one-shot"].append(wall([evident, "index", "--quiet", "--no-embed"], KERNEL)[0] * 1000)
+            path.write_text(original)
+            run([evident, "index", "--quiet", "--no-embed"], KERNEL)
+        run([evident, "daemon", "start", "--no-embed"], KERNEL)
+        for _ in range(runs):
+            logged = len(daemon_log_times(KERNEL))
+            path.write_text(text)
+            time.sleep(0.02)
+            times["daemon"].append(wall([evident, "outline", KERNEL_HEADER], KERNEL)[0] * 1000)
+            times["daemon's index run"].extend(daemon_log_times(KERNEL)[logged:])
+            path.write_text(original)
+            time.sleep(0.02)
+            run([evident, "outline", KERNEL_HEADER], KERNEL, check=False)
+    finally:
+        path.write_text(original)
+        run([evident, "daemon", "stop"], KERNEL, check=False)
+        run([evident, "index", "--quiet", "--no-embed"], KERNEL)
+    print(f"\nkernel: a body edit of {KERNEL_HEADER}, medians in ms")
+    for what, values in times.items():
+        print(f"{what:40}{statistics.median(values):9.0f}")
+
+
 def main():
     def configure(parser):
         parser.add_argument("--kernel", action="store_true", help="also the Linux tree of bench/kernel.py")
@@ -190,6 +236,7 @@ def main():
             print_queries("Linux 6.1 (bench/kernel.py's tree)", queries(evident, KERNEL, commands, args.runs))
         finally:
             run([evident, "daemon", "stop"], KERNEL, check=False)
+        kernel_edit(evident, args.runs)
 
 
 if __name__ == "__main__":
