@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -17,11 +17,12 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::calls::{self, Invalidation};
 use crate::lang;
-use crate::lang::imports::Resolver;
+use crate::lang::imports::{DeclaredPackages, Resolver};
 use crate::store;
 use crate::store::files::{self, StoredFile};
 use crate::store::parse_cache::ParseCache;
 use crate::walk::git::GitIdentities;
+use crate::walk::memory::WalkMemory;
 use crate::walk::{self, Candidate, Format, Skipped};
 
 /// Git's index is asked for file identities when more files than this moved.
@@ -166,16 +167,16 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         exclude_from_git(&root);
     }
     compile_queries_meanwhile(&conn)?;
-    let walked = walk::memory::walk_with(&root, &config, options.walk_memory.as_deref()).walk;
+    let memory = options.walk_memory.as_deref();
+    let walked = walk::memory::walk_with(&root, &config, memory).walk;
     profile.phase("walk");
     let stored = files::stored_files(&conn)?;
     profile.phase("read stored files");
     let failed_before = store::meta(&conn, FAILED_CANDIDATES)?.unwrap_or_default();
     let compared = compare(&root, &walked, &stored, &failed_before);
-    // The packages files declared when last read; `settle` resolves again
-    // if the files read in this run changed them.
+    // As last read; `settle` resolves again if this run's files changed them.
     let declared = files::declared_packages(&conn)?;
-    let resolver = Resolver::new(compared.present.iter().copied(), &root, declared);
+    let resolver = resolver_for(&root, &compared.present, declared, memory);
     profile.phase("compare (and git's identities), resolver");
     let fallbacks = fallback_languages_present(&walked.candidates);
     // Rust qualified names start with the crate's name from its Cargo.toml,
@@ -185,11 +186,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     // Whether a `.h` with syntax errors is tried as C++ depends on whether the
     // repository has C++ files: when that changes, so may every header.
     // So do other extraction rules (another build of evident).
-    let layout = format!(
-        "{}\nfallbacks {fallbacks}\nrules {}",
-        resolver.layout_signature(),
-        crate::lang::rules_signature()
-    );
+    let layout = layout_of(&resolver, &fallbacks);
     if store::meta(&conn, "layout")?.unwrap_or_default() != layout {
         if !created && !options.rebuild {
             drop(conn);
@@ -240,12 +237,37 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         store::clear_damage_mark(&root);
         profile.phase("swap the rebuilt index in");
     }
-    walk::memory::remember(options.walk_memory.as_deref(), &config, &walked, true);
+    walk::memory::remember_run(memory, &config, &walked, resolver);
     summary.skipped = walked.skipped;
     summary.skipped.extend(failed);
     summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// What every stored name and import depends on besides the files: the
+/// project's module layout, the fallback languages, the extraction rules.
+fn layout_of(resolver: &Resolver, fallbacks: &str) -> String {
+    format!(
+        "{}\nfallbacks {fallbacks}\nrules {}",
+        resolver.layout_signature(),
+        crate::lang::rules_signature()
+    )
+}
+
+/// The resolver over `present`: a long-lived process's last one while only
+/// sources changed, else a new one.
+fn resolver_for(
+    root: &Path,
+    present: &HashSet<&str>,
+    declared: DeclaredPackages,
+    memory: Option<&Mutex<WalkMemory>>,
+) -> Resolver {
+    let kept = memory.and_then(|m| m.lock().ok()?.take_resolver(present));
+    match kept {
+        Some(kept) => kept.into_declared(declared),
+        None => Resolver::new(present.iter().copied(), root, declared),
+    }
 }
 
 /// The root, canonical, when it is a directory.

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{walk, walk_dir, Candidate, Walk};
 use crate::config::Config;
+use crate::lang::imports::Resolver;
 
 /// Files whose change can move any path in or out of the walk: then the
 /// next run walks everything.
@@ -22,6 +23,10 @@ pub struct WalkMemory {
     /// Repository-relative paths (files or directories) changed since
     /// `last`; `None`: not known (events were lost), so everything.
     changed: Option<BTreeSet<String>>,
+    /// The import resolver of the last run that finished, and the paths
+    /// changed since it was made (`None`: not known).
+    resolver: Option<Resolver>,
+    since_resolver: Option<BTreeSet<String>>,
 }
 
 /// A walk, the configuration it was walked under, and whether the index
@@ -51,9 +56,23 @@ pub(crate) struct Changes {
 impl WalkMemory {
     /// A watcher saw `rel` (relative to the root, `/`-separated) change.
     pub fn changed(&mut self, rel: &str) {
-        if let Some(changed) = &mut self.changed {
+        for changed in [&mut self.changed, &mut self.since_resolver]
+            .into_iter()
+            .flatten()
+        {
             changed.insert(rel.to_string());
         }
+    }
+
+    /// The last run's resolver when it still holds for `present` (the same
+    /// files, and only indexed files other than project files changed
+    /// since); the changes a later one is judged by are counted from now.
+    pub(crate) fn take_resolver(&mut self, present: &HashSet<&str>) -> Option<Resolver> {
+        let resolver = self.resolver.take();
+        let since = self.since_resolver.replace(BTreeSet::new());
+        let only_sources =
+            (since?.iter()).all(|p| present.contains(p.as_str()) && !Resolver::reads(p));
+        resolver.filter(|r| only_sources && r.holds_exactly(present))
     }
 
     /// Whether a path changed since the last walk (or events were lost).
@@ -64,6 +83,7 @@ impl WalkMemory {
     /// Events were lost (the watcher's queue overflowed, say).
     pub fn lost_track(&mut self) {
         self.changed = None;
+        self.since_resolver = None;
     }
 }
 
@@ -117,6 +137,20 @@ pub(crate) fn remember(
             config: format!("{config:?}"),
             indexed,
         });
+    }
+}
+
+/// After a run that finished: its walk (the index holds it) and its
+/// resolver are what the next run starts from.
+pub(crate) fn remember_run(
+    memory: Option<&Mutex<WalkMemory>>,
+    config: &Config,
+    walked: &Walk,
+    resolver: Resolver,
+) {
+    remember(memory, config, walked, true);
+    if let Some(memory) = memory {
+        memory.lock().expect("walk memory").resolver = Some(resolver);
     }
 }
 

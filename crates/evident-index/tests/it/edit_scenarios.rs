@@ -470,3 +470,60 @@ fn a_removed_name_held_only_by_locals_does_not_flow_on() {
         "a returned local passes the change on: {summary:?}"
     );
 }
+
+/// Runs given a walk memory (a long-lived process's: the last walk, the
+/// import resolver, and the paths a watcher named) equal a rebuild, also
+/// when the file that says where an alias leads changes: the resolver is
+/// kept only while sources alone change.
+#[test]
+fn runs_given_a_walk_memory_equal_a_rebuild() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let tsconfig = |to: &str| {
+        format!(r#"{{"compilerOptions":{{"baseUrl":".","paths":{{"@lib/*":["src/{to}/*"]}}}}}}"#)
+    };
+    write_in(root, "tsconfig.json", &tsconfig("a"));
+    write_in(
+        root,
+        "src/a/util.ts",
+        "export function helper() { return 1; }\n",
+    );
+    write_in(
+        root,
+        "src/b/util.ts",
+        "export function helper() { return 2; }\n",
+    );
+    write_in(
+        root,
+        "main.ts",
+        "import { helper } from '@lib/util';\nhelper();\n",
+    );
+    let memory = Arc::new(Mutex::new(evident_index::WalkMemory::default()));
+    let options = IndexOptions {
+        walk_memory: Some(memory.clone()),
+        ..IndexOptions::default()
+    };
+    index_repo(root, &options).unwrap();
+    let main_twice = "import { helper } from '@lib/util';\nhelper();\nhelper();\n";
+    let steps: [(&str, String); 4] = [
+        // A source edit: the resolver is kept.
+        ("main.ts", main_twice.to_string()),
+        // The alias now leads elsewhere: a kept resolver would say `src/a`.
+        ("tsconfig.json", tsconfig("b")),
+        (
+            "src/b/more.ts",
+            "export function extra() { return 3; }\n".to_string(),
+        ),
+        (
+            "main.ts",
+            format!("{main_twice}import {{ extra }} from '@lib/more';\nextra();\n"),
+        ),
+    ];
+    for (path, text) in steps {
+        write_in(root, path, &text);
+        memory.lock().unwrap().changed(path);
+        index_repo(root, &options).unwrap();
+        assert_equals_rebuild(root, &format!("after writing {path}"));
+    }
+}

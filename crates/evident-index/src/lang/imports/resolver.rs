@@ -76,6 +76,33 @@ impl Resolver {
         &self.declared
     }
 
+    /// Whether a resolver reads the file at `rel`, or may (a `tsconfig.json`
+    /// extends another JSON file): a change to one makes a new resolver.
+    pub fn reads(rel: &str) -> bool {
+        const READ: &[&str] = &[
+            "go.mod",
+            "Cargo.toml",
+            "package.json",
+            "tsconfig.json",
+            "jsconfig.json",
+            "composer.json",
+            "compile_commands.json",
+        ];
+        READ.contains(&rel.rsplit('/').next().unwrap_or("")) || rel.ends_with(".json")
+    }
+
+    /// Whether the resolver's files are exactly `paths`.
+    pub fn holds_exactly(&self, paths: &HashSet<&str>) -> bool {
+        self.files.len() == paths.len() && paths.iter().all(|p| self.files.contains(*p))
+    }
+
+    /// This resolver, with the packages as the files now declare them.
+    pub fn into_declared(mut self, mut declared: DeclaredPackages) -> Resolver {
+        declared.retain(|p| self.holds(p));
+        self.declared = declared;
+        self
+    }
+
     /// Whether `path` is one of the resolver's files.
     pub fn holds(&self, path: &str) -> bool {
         self.files.contains(path)
