@@ -104,11 +104,12 @@ pub fn forwarded_env() -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| {
-            ["EVIDENT_", "OLLAMA_", "OPENAI_", "XDG_"]
+            ["EVIDENT_", "OLLAMA_", "OPENAI_"]
                 .iter()
                 .any(|prefix| k.starts_with(prefix))
-                || k == "HOME"
-                || k == "NO_COLOR"
+                // Not the session's own (`XDG_SESSION_ID`, `XDG_RUNTIME_DIR`):
+                // another terminal may ask the same daemon.
+                || ["HOME", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].contains(&k.as_str())
         })
         .filter(|(k, _)| k != "EVIDENT_NO_DAEMON" && k != "EVIDENT_DAEMON")
         .collect();

@@ -153,6 +153,14 @@ fn every_query_command_prints_the_same_through_the_daemon() {
         stderr(&out)
     );
     assert_eq!(requests(&root), before, "answered in the client");
+    // Another terminal's session is the same environment for a command.
+    let out = cli::command(BIN, &root)
+        .env("XDG_SESSION_ID", "42")
+        .args(["symbol", "get_collection_name"])
+        .output()
+        .unwrap();
+    assert_eq!(outcome(&out), one_shot[0]);
+    assert_eq!(requests(&root), before + 1, "answered by the daemon");
 }
 
 #[test]
