@@ -6,6 +6,7 @@
 //! keeps its order, so the events of earlier writes came first.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -15,13 +16,16 @@ use notify::{Event, EventKind, Watcher};
 /// How many of the marker's writes the watcher has seen.
 type Seen = Arc<(Mutex<u64>, Condvar)>;
 
+/// How many times the marker was written.
+type Written = Arc<AtomicU64>;
+
 /// A watch on a repository, and the marker file it catches up with (one
 /// per process, removed when the watch ends).
 pub struct Watch {
     _watcher: notify::RecommendedWatcher,
     marker: PathBuf,
     seen: Seen,
-    written: u64,
+    written: Written,
 }
 
 impl Watch {
@@ -36,11 +40,15 @@ impl Watch {
         let marker = root
             .join(".evident")
             .join(format!("watch.{}", std::process::id()));
-        let seen: Seen = Arc::default();
+        // Its directory is there before the watch starts, so that no event
+        // of the marker is lost to a directory the watch has not yet joined.
+        let _ = std::fs::create_dir_all(root.join(".evident"));
+        let (seen, written): (Seen, Written) = (Arc::default(), Arc::default());
         let handler = {
-            let (root, marker, seen) = (root.to_path_buf(), marker.clone(), seen.clone());
+            let (root, marker) = (root.to_path_buf(), marker.clone());
+            let (seen, written) = (seen.clone(), written.clone());
             move |event: notify::Result<Event>| {
-                if note(&root, &marker, &memory, &seen, event) {
+                if note(&root, &marker, &memory, (&seen, &written), event) {
                     on_change();
                 }
             }
@@ -53,21 +61,19 @@ impl Watch {
             _watcher: started?,
             marker,
             seen,
-            written: 0,
+            written,
         })
     }
 
     /// Returns once every change made before the call has been noted, or
     /// after `limit`; `false` then.
     pub fn catch_up(&mut self, limit: Duration) -> bool {
-        self.written += 1;
-        let _ = std::fs::create_dir_all(self.marker.parent().unwrap_or(Path::new(".")));
-        if std::fs::write(&self.marker, self.written.to_string()).is_err() {
+        let written = self.written.fetch_add(1, Ordering::SeqCst) + 1;
+        if std::fs::write(&self.marker, written.to_string()).is_err() {
             return false;
         }
         let (count, arrived) = &*self.seen;
         let count = count.lock().unwrap_or_else(|e| e.into_inner());
-        let written = self.written;
         arrived
             .wait_timeout_while(count, limit, |seen| *seen < written)
             .is_ok_and(|(_, waited)| !waited.timed_out())
@@ -79,7 +85,7 @@ fn note(
     root: &Path,
     marker: &Path,
     memory: &Mutex<WalkMemory>,
-    seen: &Seen,
+    (seen, written): (&Seen, &Written),
     event: notify::Result<Event>,
 ) -> bool {
     let own = [root.join(".evident"), root.join(".git")];
@@ -87,7 +93,12 @@ fn note(
     let event = match event {
         Ok(event) if !event.need_rescan() => event,
         _ => {
+            // Events were lost, the marker's perhaps too: everything counts
+            // as changed, and every write so far as seen.
             memory.lost_track();
+            let (count, arrived) = &**seen;
+            *count.lock().unwrap_or_else(|e| e.into_inner()) = written.load(Ordering::SeqCst);
+            arrived.notify_all();
             return true;
         }
     };
