@@ -171,7 +171,6 @@ struct Worker {
     requests: u64,
     updates: u64,
     unconfirmed: u64,
-    watching: bool,
     execute: Execute,
     watch: Option<Watch>,
     /// The index run in progress: its end is heard here.
@@ -205,7 +204,6 @@ impl Worker {
             requests: 0,
             updates: 0,
             unconfirmed: 0,
-            watching: watch.is_some(),
             watch,
             memory,
             updating: None,
@@ -284,7 +282,7 @@ impl Worker {
             started_at: self.started_at,
             idle_timeout_s: self.idle.as_secs(),
             no_embed: self.args.no_embed,
-            watching: self.watching,
+            watching: self.watch.is_some(),
             requests: self.requests,
             updates: self.updates,
             unconfirmed: self.unconfirmed,
@@ -318,7 +316,7 @@ impl Worker {
         };
         // What changed before the request is noted before it is answered.
         let caught_up = self.watch.as_mut().is_some_and(|w| w.catch_up(CATCH_UP));
-        self.unconfirmed += u64::from(self.watching && !caught_up);
+        self.unconfirmed += u64::from(self.watch.is_some() && !caught_up);
         if !caught_up || self.memory.lock().is_ok_and(|m| m.has_changes()) {
             self.index = None;
             self.changed = true;
@@ -369,7 +367,7 @@ impl Worker {
     /// Whether files changed since the index was written: the one-shot
     /// check, over the paths the watcher named when it has a last walk.
     fn stale(&self) -> bool {
-        let memory = self.watching.then_some(&*self.memory);
+        let memory = self.watch.is_some().then_some(&*self.memory);
         match Index::open(&self.root) {
             Ok(index) => {
                 !index.last_run_complete().unwrap_or(false)
@@ -394,7 +392,7 @@ impl Worker {
         }
         let cli = Cli::parse_from(index);
         // Without a watcher the memory knows of no change: the run walks all.
-        let memory = self.watching.then(|| self.memory.clone());
+        let memory = self.watch.is_some().then(|| self.memory.clone());
         let (done, finished) = mpsc::channel();
         let execute = self.execute;
         std::thread::spawn(move || {
