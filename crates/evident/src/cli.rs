@@ -12,7 +12,10 @@ use crate::model::{EmbedArgs, ModelArgs};
 #[derive(Parser)]
 #[command(
     name = "evident",
-    version,
+    version = env!("EVIDENT_LONG_VERSION"),
+    // The daemon's client states the colour it resolved ahead of the user's
+    // own flags: the last one given wins.
+    args_override_self = true,
     about = "Local-first, read-only code intelligence: answers about your code, with evidence."
 )]
 pub struct Cli {
@@ -26,6 +29,10 @@ pub struct Cli {
     /// (also: EVIDENT_NO_DAEMON=1).
     #[arg(long, global = true)]
     pub no_daemon: bool,
+    /// Colour the text output: auto (when it goes to a terminal and NO_COLOR
+    /// is not set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -102,6 +109,14 @@ pub enum Command {
     Probe {
         #[command(flatten)]
         model: ModelArgs,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Write man pages (evident.1 and one per command) into DIR.
+    #[command(hide = true)]
+    Man {
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
     },
     /// Export the resolved call graph.
     Graph {
@@ -329,6 +344,13 @@ pub struct ServeArgs {
     pub model: ModelArgs,
     #[command(flatten)]
     pub embed: EmbedArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

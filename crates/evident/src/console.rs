@@ -7,8 +7,10 @@
 //! differs). The capture is per thread, and the daemon runs one request at a
 //! time on its worker thread.
 
-use std::cell::RefCell;
-use std::io::Write;
+use std::cell::{Cell, RefCell};
+use std::io::{IsTerminal, Write};
+
+use crate::cli::ColorWhen;
 
 /// What one captured command printed.
 #[derive(Default)]
@@ -19,6 +21,34 @@ pub struct Captured {
 
 thread_local! {
     static CAPTURE: RefCell<Option<Captured>> = const { RefCell::new(None) };
+    static PAINT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether `when` colours this process's standard output: `auto` does for
+/// a terminal, unless NO_COLOR is set (<https://no-color.org>) or TERM is
+/// `dumb`. The daemon's client decides this for its own terminal and sends
+/// `always` or `never`.
+pub fn colours(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            let set = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+            std::io::stdout().is_terminal()
+                && !set("NO_COLOR")
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+        }
+    }
+}
+
+/// Colours the text output of the commands this thread runs next.
+pub fn set_paint(on: bool) {
+    PAINT.with(|p| p.set(on));
+}
+
+/// Whether text output is coloured (see [`set_paint`]).
+pub fn paint() -> bool {
+    PAINT.with(Cell::get)
 }
 
 /// Runs `command` with its output kept instead of printed.

@@ -20,11 +20,11 @@ mod settings;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use evident_index::Error;
 
 use cli::{Cli, Command};
-use commands::{indexing, mcp, probe, query, query_root, search, serve};
+use commands::{indexing, mcp, probe, query, query_root, search, serve, shell};
 
 // Indexing allocates and frees millions of small tree nodes; mimalloc does that
 // markedly faster than glibc (see BENCHMARKS.md).
@@ -47,7 +47,7 @@ fn use_mimalloc_for_tree_sitter() {
 
 fn main() -> ExitCode {
     use_mimalloc_for_tree_sitter();
-    let cli = Cli::parse();
+    let cli = parse_command_line();
     // Asked before SIGPIPE is restored below: a socket write must never raise it.
     let answered = daemon::answer_through_daemon(&cli);
     if answered.is_some() || cli.command.only_reads_the_index() {
@@ -75,8 +75,21 @@ fn main() -> ExitCode {
     code
 }
 
+/// The command line, with clap's own help and errors coloured as `--color`
+/// says (it is read before clap parses anything).
+fn parse_command_line() -> Cli {
+    let choice = match shell::color_flag(std::env::args_os()) {
+        Some(cli::ColorWhen::Always) => clap::ColorChoice::Always,
+        Some(cli::ColorWhen::Never) => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    };
+    let matches = Cli::command().color(choice).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 /// Runs a command line to its exit code (what the daemon runs for a client).
 fn execute(cli: Cli) -> ExitCode {
+    console::set_paint(console::colours(cli.color));
     let repo = cli.repo.clone();
     exit_code(run(cli), &repo)
 }
@@ -140,5 +153,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => serve::serve(&query_root(repo)?, args),
         Command::Probe { model } => probe::probe(&model, &query_root(repo)?, json),
         Command::Daemon(args) => daemon::command(repo, json, args, execute),
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man { out_dir } => shell::man_pages(&out_dir),
     }
 }

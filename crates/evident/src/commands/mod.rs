@@ -8,6 +8,7 @@ pub mod probe;
 pub mod query;
 pub mod search;
 pub mod serve;
+pub mod shell;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -155,7 +156,10 @@ pub fn emit(json: bool, results: &[Evidence], empty_message: &str) -> Result<Exi
     if json {
         outln!("{}", serde_json::to_string_pretty(results)?);
     } else {
-        render::print_text(&render::evidence_list(results));
+        out!(
+            "{}",
+            render::evidence_list(results, render::Paint(crate::console::paint()))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

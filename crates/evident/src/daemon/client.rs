@@ -49,9 +49,16 @@ pub fn answer_through_daemon(cli: &Cli) -> Option<Answered> {
         return None;
     }
     let root = query_root(&cli.repo).ok()?.canonicalize().ok()?;
-    let args = std::env::args_os()
-        .skip(1)
-        .map(|a| a.into_string().ok())
+    // Colour is this terminal's to decide, not the daemon's: said first,
+    // so that a `--color` of the user's own, later, still wins.
+    let colour = if crate::console::colours(cli.color) {
+        "always"
+    } else {
+        "never"
+    };
+    let args = std::iter::once(format!("--color={colour}"))
+        .map(Some)
+        .chain(std::env::args_os().skip(1).map(|a| a.into_string().ok()))
         .collect::<Option<Vec<String>>>()?;
     let cwd = std::env::current_dir().ok()?.to_str()?.to_string();
     let ask = Ask::Command {

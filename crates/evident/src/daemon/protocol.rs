@@ -109,7 +109,7 @@ pub fn forwarded_env() -> Vec<(String, String)> {
                 .any(|prefix| k.starts_with(prefix))
                 // Not the session's own (`XDG_SESSION_ID`, `XDG_RUNTIME_DIR`):
                 // another terminal may ask the same daemon.
-                || ["HOME", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].contains(&k.as_str())
+                || ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].contains(&k.as_str())
         })
         .filter(|(k, _)| k != "EVIDENT_NO_DAEMON" && k != "EVIDENT_DAEMON")
         .collect();

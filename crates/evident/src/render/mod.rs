@@ -1,6 +1,9 @@
 //! Human and JSON renderings of what the library returns.
 
+mod paint;
 mod scip;
+
+pub use paint::Paint;
 
 use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -88,8 +91,9 @@ pub fn probe_json(results: &[evident_llm::ProbeResult]) -> String {
     serde_json::to_string_pretty(&rows).unwrap_or_default()
 }
 
-/// `path:start-end  kind  name`, then the numbered snippet.
-pub fn evidence_list(results: &[Evidence]) -> String {
+/// `path:start-end  kind  name`, then the numbered snippet; printable
+/// throughout, coloured when `paint` says so.
+pub fn evidence_list(results: &[Evidence], paint: Paint) -> String {
     let mut out = String::new();
     for (i, ev) in results.iter().enumerate() {
         if i > 0 {
@@ -99,32 +103,34 @@ pub fn evidence_list(results: &[Evidence]) -> String {
         let _ = write!(
             out,
             "{}  {}  {}",
-            printable(&ev.location()),
-            ev.kind,
-            printable(shown_name)
+            paint.path(&ev.location()),
+            paint.kind(&ev.kind.to_string()),
+            paint.name(shown_name)
         );
         if let Some(reason) = &ev.reason {
-            let _ = write!(out, "  ({reason})");
+            let _ = write!(out, "  ({})", printable(reason));
         }
         out.push('\n');
-        out += &numbered(ev);
+        out += &numbered(ev, paint);
     }
     out
 }
 
 /// Snippet lines with their line numbers; an omission marker is shown unnumbered
 /// and the numbering resumes after the omitted lines.
-fn numbered(ev: &Evidence) -> String {
+fn numbered(ev: &Evidence, paint: Paint) -> String {
     let width = ev.end_line.to_string().len();
     let mut line = ev.start_line as usize;
     let mut out = String::new();
     for text in ev.snippet.split('\n') {
+        let shown = printable(text);
         if let Some(omitted) = omitted_count(text) {
-            let _ = writeln!(out, "{:>width$}  {text}", "");
+            let _ = writeln!(out, "{:>width$}  {shown}", "");
             line += omitted;
             continue;
         }
-        let _ = writeln!(out, "{line:>width$}  {text}");
+        let number = paint.line_number(&format!("{line:>width$}"));
+        let _ = writeln!(out, "{number}  {shown}");
         line += 1;
     }
     out
@@ -683,7 +689,7 @@ mod tests {
             "f",
             "def f():\n[... 9 lines omitted: evident read a.py 11 19 ...]\n    return 1",
         );
-        let text = numbered(&ev);
+        let text = numbered(&ev, Paint(false));
         assert!(text.contains("10  def f():"), "{text}");
         assert!(text.contains("20      return 1"), "{text}");
     }

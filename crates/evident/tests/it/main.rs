@@ -11,3 +11,4 @@ mod possible_callers;
 mod probe;
 mod rerank;
 mod search_doors;
+mod shell;
