@@ -110,6 +110,10 @@ pub enum Command {
         #[command(flatten)]
         model: ModelArgs,
     },
+    /// Add this repository's MCP server to an agent client's configuration
+    /// (claude-code, cursor, vscode, zed, codex, continue, windsurf, gemini,
+    /// opencode); without CLIENT, list them and whether each is set up.
+    Setup(SetupArgs),
     /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
     /// Write man pages (evident.1 and one per command) into DIR.
@@ -296,6 +300,23 @@ pub struct EmbedCommandArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct SetupArgs {
+    /// The client to configure; omit it (or pass --list) to list them.
+    pub client: Option<String>,
+    /// List the clients, their configuration files and whether this
+    /// repository's server is in each.
+    #[arg(long, conflicts_with = "client")]
+    pub list: bool,
+    /// Print the change as a unified diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The server's name in the client (default: `evident`, or
+    /// `evident-DIRNAME` in a file every repository shares).
+    #[arg(long)]
+    pub name: Option<String>,
 }
 
 #[derive(clap::Args)]

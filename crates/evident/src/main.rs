@@ -24,7 +24,7 @@ use clap::{CommandFactory, FromArgMatches};
 use evident_index::Error;
 
 use cli::{Cli, Command};
-use commands::{indexing, mcp, probe, query, query_root, search, serve, shell};
+use commands::{indexing, mcp, probe, query, query_root, search, serve, setup, shell};
 
 // Indexing allocates and frees millions of small tree nodes; mimalloc does that
 // markedly faster than glibc (see BENCHMARKS.md).
@@ -153,6 +153,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => serve::serve(&query_root(repo)?, args),
         Command::Probe { model } => probe::probe(&model, &query_root(repo)?, json),
         Command::Daemon(args) => daemon::command(repo, json, args, execute),
+        Command::Setup(args) => setup::setup(repo, json, args),
         Command::Completions { shell } => shell::completions(shell),
         Command::Man { out_dir } => shell::man_pages(&out_dir),
     }

@@ -8,6 +8,7 @@ pub mod probe;
 pub mod query;
 pub mod search;
 pub mod serve;
+pub mod setup;
 pub mod shell;
 
 use std::io::IsTerminal;

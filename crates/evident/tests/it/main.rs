@@ -11,4 +11,5 @@ mod possible_callers;
 mod probe;
 mod rerank;
 mod search_doors;
+mod setup;
 mod shell;
