@@ -58,6 +58,7 @@ pub use config::Config;
 pub use diff::{Change, DiffReport, DiffRequest, Touched};
 pub use error::{Error, Result};
 pub use evidence::{Evidence, Kind};
+pub use graph::map::{DependencyMap, HotDefinition, MapEdge, MapLevel, MapNode, HOT_DEFINITIONS};
 pub use graph::query::{
     CallGraph, Callers, GraphEdge, GraphNode, Impact, Page, Possible, Target, DEFAULT_IMPACT_DEPTH,
     MAX_CALLERS_DEPTH, MAX_IMPACT_DEPTH, MAX_POSSIBLE,

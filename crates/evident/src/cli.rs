@@ -122,14 +122,36 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: PathBuf,
     },
-    /// Export the resolved call graph.
-    Graph {
-        /// Only calls made from files under this path.
-        #[arg(long)]
-        path: Option<String>,
-        #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
-        format: GraphFormat,
-    },
+    /// Export the resolved call graph, or (with --level) a map of the
+    /// repository: packages or files, their imports and calls, cycles and
+    /// the most-called definitions.
+    Graph(GraphArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GraphArgs {
+    /// Only calls made from files under this path; for a map, only the
+    /// packages, files or definitions under it.
+    #[arg(long)]
+    pub path: Option<String>,
+    /// `text` summarises a map (largest nodes, heaviest dependencies,
+    /// cycles, most called); `svg` draws it.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Json)]
+    pub format: GraphFormat,
+    /// A map instead of the call edges: packages (directories), files, or
+    /// the definitions of the files under --path.
+    #[arg(long, value_enum)]
+    pub level: Option<MapLevelArg>,
+    /// Packages cut to their first N directory parts (`django/db`).
+    #[arg(long, value_name = "N", requires = "level", value_parser = parse_limit)]
+    pub depth: Option<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MapLevelArg {
+    Package,
+    File,
+    Definition,
 }
 
 #[derive(clap::Args)]

@@ -141,7 +141,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Callees { symbol, path } => query::callees(repo, json, &symbol, path.as_deref()),
         Command::Impact(args) => query::impact(repo, json, args),
         Command::Diff(args) => query::diff(repo, json, args),
-        Command::Graph { path, format } => query::graph(repo, json, path.as_deref(), format),
+        Command::Graph(args) => query::graph(repo, json, args),
         Command::Sources { name_contains } => query::sources(repo, json, &name_contains),
         Command::Source(args) => query::source(repo, json, args),
         Command::Search(args) => search::search(repo, json, args),

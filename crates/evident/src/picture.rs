@@ -132,6 +132,76 @@ pub fn svg(picture: &Picture) -> (String, usize) {
     (out, left_out)
 }
 
+/// The most nodes a map's picture draws: a layered layout of a dense graph
+/// costs far more than of a tree.
+pub const MAP_MAX_NODES: usize = 40;
+/// The most edges leaving one node of a map's picture (its heaviest).
+const MAP_MAX_EDGES_OUT: usize = 3;
+
+/// The map's edges between drawn nodes: each node's heaviest few.
+fn heaviest_edges<'a, T>(
+    map: &'a evident_index::DependencyMap,
+    drawn: &HashMap<&str, T>,
+) -> Vec<&'a evident_index::MapEdge> {
+    let mut edges: Vec<&evident_index::MapEdge> = map
+        .edges
+        .iter()
+        .filter(|e| drawn.contains_key(e.from.as_str()) && drawn.contains_key(e.to.as_str()))
+        .collect();
+    edges.sort_by_key(|e| std::cmp::Reverse(e.imports + e.calls));
+    let mut out_of: HashMap<&str, usize> = HashMap::new();
+    edges.retain(|e| {
+        let n = out_of.entry(e.from.as_str()).or_default();
+        *n += 1;
+        *n <= MAP_MAX_EDGES_OUT
+    });
+    edges
+}
+
+/// A dependency map as SVG: the [`MAP_MAX_NODES`] largest nodes (by
+/// definitions, then calls in), cycles red, nodes holding most-called
+/// definitions bold, callees outside the files asked about grey; and how
+/// many nodes it left out.
+pub fn map_svg(map: &evident_index::DependencyMap) -> (String, usize) {
+    let mut ranked: Vec<&evident_index::MapNode> = map.nodes.iter().collect();
+    ranked.sort_by_key(|n| std::cmp::Reverse((n.definitions, n.called)));
+    ranked.truncate(MAP_MAX_NODES);
+    let left_out = map.nodes.len() - ranked.len();
+    if ranked.is_empty() {
+        return (empty_svg("nothing to draw"), 0);
+    }
+    let mut graph = VisualGraph::new(Orientation::LeftToRight);
+    let mut handles = HashMap::new();
+    for node in &ranked {
+        let label = crate::render::map_node_label(map.level, node).replace('\n', ": ");
+        let shape = ShapeKind::new_box(&label);
+        let mut look = StyleAttr::simple();
+        if node.hot > 0 {
+            look.line_width = 3;
+        }
+        if node.in_cycle {
+            look.line_color = Color::fast("red");
+        }
+        if node.outside {
+            look.fill_color = Some(Color::fast("lightgray"));
+        }
+        let size = get_shape_size(Orientation::LeftToRight, &shape, look.font_size, false);
+        let element = Element::create(shape, look, Orientation::LeftToRight, size);
+        handles.insert(node.id.as_str(), graph.add_node(element));
+    }
+    for edge in heaviest_edges(map, &handles) {
+        let (a, b) = (handles[edge.from.as_str()], handles[edge.to.as_str()]);
+        let mut arrow = Arrow::simple(&(edge.imports + edge.calls).to_string());
+        if edge.in_cycle {
+            arrow.look.line_color = Color::fast("red");
+        }
+        graph.add_edge(arrow, a, b);
+    }
+    let mut writer = SVGWriter::new();
+    graph.do_it(false, false, false, &mut writer);
+    (writer.finalize(), left_out)
+}
+
 fn empty_svg(message: &str) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\"><text x=\"8\" y=\"24\" font-family=\"monospace\" font-size=\"14\">{message}</text></svg>\n"

@@ -9,6 +9,7 @@ mod first_page;
 mod keys;
 mod keyword;
 pub(crate) mod lookup;
+pub(crate) mod map;
 mod precise;
 pub(crate) mod query;
 pub(crate) mod references;

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use evident_index::{Evidence, Index, Page, SymbolQuery};
+use evident_index::{Evidence, Index, MapLevel, Page, SymbolQuery};
 
 use super::{emit, open_index, parse_line, parse_position, query_root, timed};
 use crate::cli::{
-    CallersArgs, DiffArgs, GraphFormat, ImpactArgs, ReadArgs, SourceArgs, SymbolArgs,
+    CallersArgs, DiffArgs, GraphArgs, GraphFormat, ImpactArgs, MapLevelArg, ReadArgs, SourceArgs,
+    SymbolArgs,
 };
 use crate::picture::{Confidence, Picture};
 use crate::render;
@@ -219,13 +220,12 @@ fn diff_picture(report: &evident_index::DiffReport) -> Picture {
     picture
 }
 
-pub fn graph(
-    repo: &Option<PathBuf>,
-    json: bool,
-    path: Option<&str>,
-    format: GraphFormat,
-) -> Result<ExitCode> {
+pub fn graph(repo: &Option<PathBuf>, json: bool, args: GraphArgs) -> Result<ExitCode> {
     let index = open_index(&query_root(repo)?)?;
+    let (path, format) = (args.path.as_deref(), args.format);
+    if let Some(level) = args.level {
+        return map(&index, json, level, &args);
+    }
     let graph = index.call_graph(path)?;
     match if json { GraphFormat::Json } else { format } {
         GraphFormat::Json | GraphFormat::Text => {
@@ -245,6 +245,33 @@ pub fn graph(
                 edges,
             };
             out!("{}", draw(drawn, &picture));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `evident graph --level`: the dependency map, in the format asked for.
+fn map(index: &Index, json: bool, level: MapLevelArg, args: &GraphArgs) -> Result<ExitCode> {
+    let level = match level {
+        MapLevelArg::Package => MapLevel::Package,
+        MapLevelArg::File => MapLevel::File,
+        MapLevelArg::Definition => MapLevel::Definition,
+    };
+    let map = index.dependency_map(level, args.path.as_deref(), args.depth)?;
+    match if json { GraphFormat::Json } else { args.format } {
+        GraphFormat::Json => outln!("{}", serde_json::to_string_pretty(&map)?),
+        GraphFormat::Text => render::print_text(&render::map_text(&map)),
+        GraphFormat::Dot => out!("{}", render::map_dot(&map)),
+        GraphFormat::Mermaid => out!("{}", render::map_mermaid(&map)),
+        GraphFormat::Svg => {
+            let (svg, left_out) = crate::picture::map_svg(&map);
+            if left_out > 0 {
+                errln!(
+                    "{left_out} node(s) left out: the {} largest are drawn, each with its heaviest dependencies (--path or --depth for fewer)",
+                    crate::picture::MAP_MAX_NODES
+                );
+            }
+            out!("{svg}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,8 +1,10 @@
 //! Human and JSON renderings of what the library returns.
 
+mod map;
 mod paint;
 mod scip;
 
+pub use map::{map_dot, map_mermaid, map_text, node_label as map_node_label};
 pub use paint::Paint;
 
 use std::fmt::Write;

@@ -89,6 +89,8 @@ const QUERIES: &[&[&str]] = &[
     &["diff"],
     &["--json", "diff"],
     &["graph", "--format", "dot"],
+    &["graph", "--level", "package", "--format", "text"],
+    &["--json", "graph", "--level", "file"],
     &["sources"],
     &["search", "collection name", "--mode", "bm25"],
     &["search", "collection name"],

@@ -5,6 +5,7 @@ mod callers_pages;
 mod cli;
 mod daemon;
 mod local_embed;
+mod map;
 mod mcp;
 mod mcp_escape;
 mod possible_callers;

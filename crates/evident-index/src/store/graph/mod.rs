@@ -5,6 +5,7 @@
 
 mod calls;
 mod changes;
+pub(crate) mod map_rows;
 mod queries;
 mod rows;
 mod scopes;
