@@ -1,5 +1,5 @@
 // evident serve's page: one document, its view chosen by the address
-// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /diff, /ask, /status). Links
+// (/search, /file/PATH#L3-L9, /symbol/NAME, /impact/NAME, /diff, /ask, /status, /map). Links
 // inside the page change the address without a reload, so Back works.
 import { el } from "./dom.js";
 import { searchView } from "./search.js";
@@ -9,6 +9,7 @@ import { impactView } from "./impact.js";
 import { statusView } from "./status.js";
 import { diffView } from "./diff.js";
 import { askView } from "./ask.js";
+import { mapView } from "./map.js";
 
 const VIEWS = [
   ["/search", searchView],
@@ -18,6 +19,7 @@ const VIEWS = [
   ["/status", statusView],
   ["/diff", diffView],
   ["/ask", askView],
+  ["/map", mapView],
 ];
 
 export function go(href) {

@@ -11,11 +11,10 @@ import { spawn, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { serve, browse, watch, screenshot as checkedScreenshot, browserPath } from "./browser.mjs";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const evident = process.env.EVIDENT_BIN || join(repoRoot, "target/debug/evident");
-const browserPath = process.env.EVIDENT_CHROMIUM || "/usr/bin/chromium";
 const shots = process.env.EVIDENT_UPDATE_SCREENSHOTS === "1"
   ? join(repoRoot, "docs/screenshots")
   : mkdtempSync(join(tmpdir(), "evident-screenshots-"));
@@ -38,23 +37,8 @@ before(async () => {
   git("add", "-A");
   git("commit", "-qm", "fixture");
   run(["index", "--no-embed", "--quiet", repo], repo);
-  server = spawn(evident, ["serve", "--repo", repo, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  url = await new Promise((resolve, reject) => {
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    server.on("exit", (code) => reject(new Error(`evident serve exited ${code}`)));
-  });
-  origin = new URL(url).origin;
-  browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox"] });
-  // The printed URL once: the token becomes the context's cookie.
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const first = await context.newPage();
-  await first.goto(url);
-  await first.close();
+  ({ server, url, origin } = await serve(evident, repo));
+  ({ browser, context } = await browse(url));
 });
 
 after(async () => {
@@ -66,36 +50,14 @@ after(async () => {
 
 /// A page that counts console errors and requests to anything but the server.
 async function open(path) {
-  const page = await context.newPage();
-  page.on("console", (message) => { if (message.type() === "error") problems.push(`console: ${message.text()}`); });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("request", (request) => {
-    const target = request.url();
-    if (!target.startsWith(origin) && !target.startsWith("data:") && !target.startsWith("blob:")) problems.push(`request to ${target}`);
-  });
+  const page = watch(await context.newPage(), origin, problems);
   await page.goto(path === "/" ? url : `${origin}${path}`);
   return page;
 }
 
 /// Saves the screenshot and checks it is not one colour.
-async function screenshot(page, name) {
-  const png = await page.screenshot({ fullPage: false });
-  writeFileSync(join(shots, `${name}.png`), png);
-  const colours = await page.evaluate(async (data) => {
-    const image = new Image();
-    image.src = `data:image/png;base64,${data}`;
-    await image.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext("2d");
-    context.drawImage(image, 0, 0);
-    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
-    const seen = new Set();
-    for (let i = 0; i < pixels.length; i += 4 * 97) seen.add(`${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`);
-    return seen.size;
-  }, png.toString("base64"));
-  assert.ok(colours > 8, `${name}: the screenshot is nearly blank (${colours} colours)`);
+function screenshot(page, name) {
+  return checkedScreenshot(page, shots, name);
 }
 
 function noProblems() {

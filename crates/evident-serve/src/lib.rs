@@ -87,8 +87,8 @@ const APP_CSS: &str = include_str!("../assets/app.css");
 const GRAPH_JS: &str = include_str!("../assets/graph.js");
 
 /// The page's addresses (`/file/app/main.py`): each is the same page.
-const PAGES: [&str; 7] = [
-    "/search", "/file", "/symbol", "/impact", "/diff", "/ask", "/status",
+const PAGES: [&str; 8] = [
+    "/search", "/file", "/symbol", "/impact", "/diff", "/ask", "/status", "/map",
 ];
 
 /// The longest question the ask page sends on.
@@ -482,6 +482,18 @@ impl Server {
                 let path = param("path").filter(|p| !p.is_empty());
                 let evidence = index.callees(param("symbol").unwrap_or(""), path)?;
                 Ok(json!({ "evidence": evidence }))
+            }),
+            "/api/map" => self.with_index(|index| {
+                let level = param("level").unwrap_or("package");
+                let level = evident_index::MapLevel::parse(level).ok_or_else(|| {
+                    evident_index::Error::InvalidArgument(format!(
+                        "unknown level {level:?}: package, file or definition"
+                    ))
+                })?;
+                let depth = param("depth").and_then(|v| v.parse().ok());
+                let under = param("path").filter(|p| !p.is_empty());
+                let map = index.dependency_map(level, under, depth)?;
+                Ok(serde_json::to_value(&map).unwrap_or_default())
             }),
             "/api/impact" => self.with_index(|index| {
                 let depth = param("depth").and_then(|v| v.parse().ok()).unwrap_or(3);

@@ -28,6 +28,13 @@ pub enum MapLevel {
 }
 
 impl MapLevel {
+    pub const ALL: [MapLevel; 3] = [MapLevel::Package, MapLevel::File, MapLevel::Definition];
+
+    /// The level `name` names (`package`, `file`, `definition`).
+    pub fn parse(name: &str) -> Option<MapLevel> {
+        MapLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             MapLevel::Package => "package",
