@@ -47,15 +47,25 @@ pub(crate) fn full_text(
     kind: Option<&str>,
     limit: usize,
 ) -> Result<Vec<(ChunkRow, f64)>> {
-    let mut sql = format!(
-        "SELECT {CHUNK_COLUMNS}, bm25(chunks_fts, {weights}) AS rank
-         FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-         WHERE chunks_fts MATCH ?1"
-    );
+    // Without a kind to filter on, the best `limit` are cut from the full
+    // text index alone and only they are joined to their rows: a query of
+    // common words matches tens of thousands of chunks.
+    let mut sql = match kind {
+        None => format!(
+            "SELECT {CHUNK_COLUMNS}, m.rank FROM
+               (SELECT rowid, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts
+                WHERE chunks_fts MATCH ?1 ORDER BY rank LIMIT {limit}) m
+             JOIN chunks c ON c.id = m.rowid JOIN files f ON f.id = c.file_id"
+        ),
+        Some(_) => format!(
+            "SELECT {CHUNK_COLUMNS}, bm25(chunks_fts, {weights}) AS rank
+             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+             WHERE chunks_fts MATCH ?1 AND c.kind = ?2"
+        ),
+    };
     let mut args = vec![expression.to_string()];
     if let Some(kind) = kind {
         args.push(kind.to_string());
-        sql += " AND c.kind = ?2";
     }
     sql += &format!(" ORDER BY rank LIMIT {limit}");
     let mut stmt = conn.prepare(&sql)?;
