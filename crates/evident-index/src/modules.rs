@@ -61,7 +61,7 @@ pub(crate) fn through_exports(conn: &Connection, name: &str) -> Result<Vec<Named
     if segments.len() < 2 {
         return Ok(Vec::new());
     }
-    let table = FileTable::new(chunks::file_paths(conn)?);
+    let table = FileTable::of_index(conn)?;
     for split in (1..segments.len()).rev() {
         let modules = table.for_module(&segments[..split]);
         if modules.is_empty() || modules.len() > MAX_AMBIGUITY {
@@ -104,7 +104,50 @@ pub(crate) struct FileTable {
     by_id: HashMap<i64, usize>,
 }
 
+/// The last table made, and what it was made from (see [`FileTable::of_index`]).
+type Kept = Option<(FileSetKey, std::sync::Arc<FileTable>)>;
+static KEPT: std::sync::Mutex<Kept> = std::sync::Mutex::new(None);
+
+/// What tells one index's file set from another's: the database, its last
+/// run, and the files' count and ids (a path added or removed changes them;
+/// a new row takes a new id).
+#[derive(PartialEq, Eq, Clone)]
+struct FileSetKey {
+    database: String,
+    indexed_at: Option<String>,
+    count: i64,
+    max_id: i64,
+    id_sum: i64,
+}
+
 impl FileTable {
+    /// The table of `conn`'s files, made once per file set and process: a
+    /// search of a resident process (serve, the daemon, MCP) reads the
+    /// files' rows only when a run changed them.
+    pub fn of_index(conn: &Connection) -> Result<std::sync::Arc<FileTable>> {
+        let (count, max_id, id_sum) = conn.query_row(
+            "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM files",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let key = FileSetKey {
+            database: conn.path().unwrap_or_default().to_string(),
+            indexed_at: crate::store::meta(conn, "indexed_at")?,
+            count,
+            max_id,
+            id_sum,
+        };
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, table)) = kept.as_ref() {
+            if *k == key {
+                return Ok(table.clone());
+            }
+        }
+        let table = std::sync::Arc::new(FileTable::new(chunks::file_paths(conn)?));
+        *kept = Some((key, table.clone()));
+        Ok(table)
+    }
+
     pub fn new(rows: Vec<(i64, String)>) -> FileTable {
         let mut table = FileTable {
             ids: Vec::with_capacity(rows.len()),

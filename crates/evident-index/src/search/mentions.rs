@@ -55,7 +55,7 @@ pub(crate) fn resolve(
     if spans.is_empty() {
         return Ok(Vec::new());
     }
-    let files = FileTable::new(chunks::file_paths(conn)?);
+    let files = FileTable::of_index(conn)?;
     let mut out = Vec::new();
     for (i, span) in spans.iter().enumerate() {
         let found = match span.kind {
