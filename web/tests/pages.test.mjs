@@ -69,19 +69,23 @@ test("search: typing shows Evidence cards, and a result opens the file", async (
   await page.waitForSelector("#query");
   assert.equal(new URL(page.url()).search, "", "the token left the address");
   await page.fill("#query", "clean");
-  await page.waitForSelector("#results .card");
+  // BM25's few at once, then, when typing pauses, the hybrid ranking.
+  await page.waitForSelector('#results[data-mode="bm25"][data-query="clean"] .card');
+  await page.waitForSelector('#results[data-mode="hybrid"][data-query="clean"] .card');
   const first = await page.textContent("#results .card .card-head");
   assert.match(first, /clean/);
   await screenshot(page, "search");
   // The language filter offers the languages this index holds, and the
   // search applies it: no Python file answers for Rust.
+  await page.waitForSelector('#language option[value="python"]', { state: "attached" });
   const languages = await page.locator("#language option").allTextContents();
   assert.ok(languages.includes("python") && languages.includes("rust"), languages.join(","));
   assert.ok(!languages.includes("swift"), languages.join(","));
   await page.selectOption("#language", "rust");
   await page.waitForFunction(() => ![...document.querySelectorAll("#results .card .card-head")].some((h) => /\.py\b/.test(h.textContent)));
   await page.selectOption("#language", "");
-  await page.waitForSelector("#results .card");
+  await page.waitForFunction(() => document.getElementById("results").dataset.mode === "hybrid"
+    && [...document.querySelectorAll("#results .card .card-head")].some((h) => /\.py\b/.test(h.textContent)));
   await page.click("#results .card .card-head a");
   await page.waitForSelector("#file .row");
   assert.match(page.url(), /\/file\//);

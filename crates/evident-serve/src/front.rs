@@ -85,6 +85,11 @@ impl Front {
                 return;
             }
             let Ok(mut client) = client else { continue };
+            // Answers are copied on as the server writes them (head, then
+            // body): without this, Nagle's algorithm holds the second write
+            // until the browser's delayed ACK, 40 ms later, on a kept-alive
+            // connection.
+            let _ = client.set_nodelay(true);
             if self.open.fetch_add(1, Ordering::SeqCst) >= self.limits.connections {
                 self.open.fetch_sub(1, Ordering::SeqCst);
                 let _ = client.write_all(&refusal(503, "too many connections"));

@@ -87,6 +87,9 @@ const APP_CSS: &str = include_str!("../assets/app.css");
 const GRAPH_JS: &str = include_str!("../assets/graph.js");
 
 /// The page's addresses (`/file/app/main.py`): each is the same page.
+/// The most results one search request returns to the page.
+const SEARCH_LIMIT: usize = 30;
+
 const PAGES: [&str; 8] = [
     "/search", "/file", "/symbol", "/impact", "/diff", "/ask", "/status", "/map",
 ];
@@ -545,12 +548,30 @@ impl Server {
             None => None,
         };
         let language = param("language").filter(|l| !l.is_empty());
+        // The page asks for a few BM25 results at each keystroke and for
+        // hybrid ones when typing pauses.
+        let mode = match param("mode").unwrap_or("hybrid") {
+            "bm25" => SearchMode::Bm25,
+            "vector" => SearchMode::Vector,
+            "hybrid" => SearchMode::Hybrid,
+            other => {
+                return Reply::error(
+                    400,
+                    format!("unknown mode {other:?}: bm25, vector or hybrid"),
+                )
+            }
+        };
+        let limit = match param("limit").map(str::parse::<usize>) {
+            None => SEARCH_LIMIT,
+            Some(Ok(n)) if (1..=SEARCH_LIMIT).contains(&n) => n,
+            Some(_) => return Reply::error(400, format!("limit must be 1 to {SEARCH_LIMIT}")),
+        };
         let request = evident_index::SearchQuery {
-            limit: 30,
+            limit,
             kind,
             path: param("path").filter(|p| !p.is_empty()).map(str::to_string),
             language: language.map(str::to_string),
-            mode: SearchMode::Hybrid,
+            mode,
             ..evident_index::SearchQuery::new(query)
         };
         self.with_index(|index| {

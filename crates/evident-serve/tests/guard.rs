@@ -480,6 +480,48 @@ fn the_status_answer_is_the_one_status_shape() {
     assert!(page["stale"]["modified"].as_array().unwrap().is_empty());
 }
 
+/// The search the page asks at each keystroke (a few BM25 results) and on
+/// a pause (hybrid), and the map, each with its arguments checked.
+#[test]
+fn search_modes_limits_and_the_map_answer_as_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..6)
+        .map(|i| format!("def parse_{i}(text):\n    return text\n\n\n"))
+        .collect();
+    std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/parsers.py"), body).unwrap();
+    std::fs::write(
+        dir.path().join("main.py"),
+        "from pkg.parsers import parse_1\n\n\ndef run():\n    return parse_1('x')\n",
+    )
+    .unwrap();
+    index_repo(dir.path(), &IndexOptions::default()).unwrap();
+    let server = start(dir.path());
+    let results = |target: &str| -> (u16, usize) {
+        let answer = get(&server, target);
+        let value: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        (
+            answer.status,
+            value["evidence"].as_array().map_or(0, Vec::len),
+        )
+    };
+    assert_eq!(results("/api/search?q=parse&mode=bm25&limit=2"), (200, 2));
+    assert_eq!(results("/api/search?q=parse&mode=hybrid&limit=30").0, 200);
+    for bad in ["mode=fuzzy", "limit=0", "limit=31", "limit=many"] {
+        let answer = get(&server, &format!("/api/search?q=parse&{bad}"));
+        assert_eq!(answer.status, 400, "{bad}: {}", answer.body);
+    }
+    let map = get(&server, "/api/map?level=file");
+    assert_eq!(map.status, 200, "{}", map.body);
+    let map: serde_json::Value = serde_json::from_str(&map.body).unwrap();
+    assert_eq!(map["edges"][0]["from"], "main.py");
+    assert_eq!(map["edges"][0]["to"], "pkg/parsers.py");
+    let bad = get(&server, "/api/map?level=planet");
+    assert_eq!(bad.status, 422);
+    assert!(bad.body.contains("unknown level"), "{}", bad.body);
+    server.stop();
+}
+
 /// Reads what the server sends on `stream` until it closes it; the status.
 fn status_of(stream: &mut TcpStream) -> u16 {
     let mut raw = Vec::new();
