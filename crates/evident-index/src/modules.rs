@@ -125,11 +125,7 @@ impl FileTable {
     /// search of a resident process (serve, the daemon, MCP) reads the
     /// files' rows only when a run changed them.
     pub fn of_index(conn: &Connection) -> Result<std::sync::Arc<FileTable>> {
-        let (count, max_id, id_sum) = conn.query_row(
-            "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM files",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+        let (count, max_id, id_sum) = chunks::file_set_summary(conn)?;
         let key = FileSetKey {
             database: conn.path().unwrap_or_default().to_string(),
             indexed_at: crate::store::meta(conn, "indexed_at")?,

@@ -226,6 +226,16 @@ pub(crate) fn file_paths(conn: &Connection) -> Result<Vec<(i64, String)>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// `(count, largest id, sum of ids)` of the files: a file added or removed
+/// changes them (a new row takes a new id).
+pub(crate) fn file_set_summary(conn: &Connection) -> Result<(i64, i64, i64)> {
+    Ok(conn.query_row(
+        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM files",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?)
+}
+
 /// A definition a query may name.
 pub(crate) struct NamedDefinition {
     pub id: i64,
