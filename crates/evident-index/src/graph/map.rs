@@ -134,8 +134,8 @@ impl Index {
             return Err(Error::NotFound(format!("no indexed file under {under}")));
         }
         let mut map = match level {
-            MapLevel::Definition => definitions_map(self, &files)?,
-            _ => files_map(self, level, &files, depth)?,
+            MapLevel::Definition => definitions_map(self, &files, &under)?,
+            _ => files_map(self, level, &files, &under, depth)?,
         };
         map.under = under;
         mark_cycles(&mut map);
@@ -174,6 +174,7 @@ fn files_map(
     index: &Index,
     level: MapLevel,
     files: &[MapFile],
+    under: &str,
     depth: Option<usize>,
 ) -> Result<DependencyMap> {
     let conn = index.connection();
@@ -198,7 +199,7 @@ fn files_map(
         }
     }
     let mut edges: Edges = BTreeMap::new();
-    for (from, to, calls) in map_rows::calls_between_files(conn)? {
+    for (from, to, calls) in map_rows::calls_between_files(conn, under)? {
         let (Some(a), Some(b)) = (node_of.get(&from), node_of.get(&to)) else {
             continue;
         };
@@ -213,7 +214,7 @@ fn files_map(
         .iter()
         .map(|f| (f.path.as_str(), &node_of[&f.id]))
         .collect();
-    for (from, target, imports) in map_rows::imports_between_files(conn)? {
+    for (from, target, imports) in map_rows::imports_between_files(conn, under)? {
         let Some(a) = node_of.get(&from) else {
             continue;
         };
@@ -229,7 +230,7 @@ fn files_map(
             e.imports += imports;
         }
     }
-    let hot = hot_definitions(index, files, |file_id| node_of[&file_id].clone())?;
+    let hot = hot_definitions(index, files, under, |file_id| node_of[&file_id].clone())?;
     for h in &hot {
         if let Some(n) = nodes.get_mut(&h.node) {
             n.hot += 1;
@@ -282,12 +283,11 @@ fn empty_node(id: &str) -> MapNode {
 fn hot_definitions(
     index: &Index,
     files: &[MapFile],
+    under: &str,
     node: impl Fn(i64) -> String,
 ) -> Result<Vec<HotDefinition>> {
     let path: HashMap<i64, &str> = files.iter().map(|f| (f.id, f.path.as_str())).collect();
-    let called = map_rows::most_called(index.connection(), HOT_DEFINITIONS, &|id| {
-        path.contains_key(&id)
-    })?;
+    let called = map_rows::most_called(index.connection(), HOT_DEFINITIONS, under)?;
     Ok(called
         .into_iter()
         .map(|d| HotDefinition {
@@ -303,7 +303,7 @@ fn hot_definitions(
 
 /// The definitions of `files` and the calls they make, callees elsewhere
 /// included as `outside` nodes.
-fn definitions_map(index: &Index, files: &[MapFile]) -> Result<DependencyMap> {
+fn definitions_map(index: &Index, files: &[MapFile], under: &str) -> Result<DependencyMap> {
     let conn = index.connection();
     let paths: HashMap<i64, String> = map_rows::map_files(conn)?
         .into_iter()
@@ -349,7 +349,7 @@ fn definitions_map(index: &Index, files: &[MapFile]) -> Result<DependencyMap> {
             }
         }
     }
-    let hot = hot_definitions(index, files, |_| String::new())?;
+    let hot = hot_definitions(index, files, under, |_| String::new())?;
     for h in &hot {
         if let Some(n) = nodes.get_mut(&h.qualified_name) {
             n.hot += 1;

@@ -30,27 +30,38 @@ pub(crate) fn map_files(conn: &Connection) -> Result<Vec<MapFile>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// `(calling file, called file, resolved calls)` for every pair with one;
-/// a call resolved by its name alone (a guess among same-named
-/// definitions) is no dependency.
-pub(crate) fn calls_between_files(conn: &Connection) -> Result<Vec<(i64, i64, usize)>> {
-    let mut stmt = conn.prepare(
+/// The files under `under` (every file when it is empty), as SQL over `?1`.
+const FILES_UNDER: &str = "SELECT id FROM files WHERE ?1 = '' OR path = ?1 OR path LIKE ?1 || '/%'";
+
+/// `(calling file, called file, resolved calls)` for every pair with one
+/// whose calling file is under `under`; a call resolved by its name alone
+/// (a guess among same-named definitions) is no dependency.
+pub(crate) fn calls_between_files(
+    conn: &Connection,
+    under: &str,
+) -> Result<Vec<(i64, i64, usize)>> {
+    let mut stmt = conn.prepare(&format!(
         "SELECT g.file_id, t.file_id, count(*) FROM edges g JOIN symbols t ON t.id = g.callee_id
-         WHERE g.confidence != 'name_only' GROUP BY g.file_id, t.file_id",
-    )?;
-    let rows = stmt.query_map([], |r| {
+         WHERE g.confidence != 'name_only' AND g.file_id IN ({FILES_UNDER})
+         GROUP BY g.file_id, t.file_id"
+    ))?;
+    let rows = stmt.query_map([under], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// `(importing file, resolved target path, import statements)`.
-pub(crate) fn imports_between_files(conn: &Connection) -> Result<Vec<(i64, String, usize)>> {
-    let mut stmt = conn.prepare(
-        "SELECT file_id, target, count(*) FROM imports WHERE target IS NOT NULL
-         GROUP BY file_id, target",
-    )?;
-    let rows = stmt.query_map([], |r| {
+/// `(importing file, resolved target path, import statements)` for the
+/// importing files under `under`.
+pub(crate) fn imports_between_files(
+    conn: &Connection,
+    under: &str,
+) -> Result<Vec<(i64, String, usize)>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT file_id, target, count(*) FROM imports
+         WHERE target IS NOT NULL AND file_id IN ({FILES_UNDER}) GROUP BY file_id, target"
+    ))?;
+    let rows = stmt.query_map([under], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -64,37 +75,29 @@ pub(crate) struct CalledDefinition {
     pub callers: usize,
 }
 
-/// The `limit` definitions with the most resolved call sites, under the
-/// files `within` lets through.
+/// The `limit` definitions under `under` with the most resolved call sites.
 pub(crate) fn most_called(
     conn: &Connection,
     limit: usize,
-    within: &dyn Fn(i64) -> bool,
+    under: &str,
 ) -> Result<Vec<CalledDefinition>> {
-    let mut stmt = conn.prepare(
-        "SELECT t.qualified_name, t.kind, t.file_id, t.start_line, n FROM
-           (SELECT callee_id, count(*) AS n FROM edges GROUP BY callee_id) c
-         JOIN symbols t ON t.id = c.callee_id ORDER BY n DESC, t.qualified_name",
-    )?;
-    let mut rows = stmt.query([])?;
-    let mut out = Vec::new();
-    while let Some(r) = rows.next()? {
-        let file_id: i64 = r.get(2)?;
-        if !within(file_id) {
-            continue;
-        }
-        out.push(CalledDefinition {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT t.qualified_name, t.kind, t.file_id, t.start_line, c.n FROM
+           (SELECT callee_id, count(*) AS n FROM edges
+            WHERE ?1 = '' OR callee_id IN (SELECT id FROM symbols WHERE file_id IN ({FILES_UNDER}))
+            GROUP BY callee_id ORDER BY n DESC, callee_id LIMIT ?2) c
+         JOIN symbols t ON t.id = c.callee_id ORDER BY c.n DESC, t.qualified_name"
+    ))?;
+    let rows = stmt.query_map(rusqlite::params![under, limit as i64], |r| {
+        Ok(CalledDefinition {
             qualified_name: r.get(0)?,
             kind: r.get(1)?,
-            file_id,
+            file_id: r.get(2)?,
             start_line: r.get(3)?,
             callers: r.get::<_, i64>(4)? as usize,
-        });
-        if out.len() == limit {
-            break;
-        }
-    }
-    Ok(out)
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 pub(crate) struct DefinitionRow {
