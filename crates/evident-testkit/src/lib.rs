@@ -5,7 +5,7 @@
 //! for those scripts ([`script`]), a runner that starts the `evident` binary
 //! with a clean environment and a private HOME ([`cli`]), git and file
 //! helpers, the repository built to be attacked ([`hostile_repo`]), the local
-//! llama-server ([`llama`]), and the rule for tests that need a resource this
+//! llama-server ([`llama`]), a pseudo-terminal ([`pty`]), and the rule for tests that need a resource this
 //! machine may lack ([`skip`]).
 //!
 //! It must not depend on any evident crate (every crate's tests use it, and a
@@ -19,6 +19,7 @@ pub mod git;
 pub mod hostile_repo;
 pub mod llama;
 pub mod mcp;
+pub mod pty;
 pub mod script;
 pub mod skip;
 

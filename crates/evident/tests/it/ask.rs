@@ -177,25 +177,7 @@ fn json_lines_and_exit_codes_follow_the_finish_reason() {
 /// Runs `evident` with a pseudo-terminal as stdin (so it prompts for
 /// approvals) and types `typed` into it.
 fn evident_at_a_terminal(root: &Path, args: &[&str], typed: &str) -> Output {
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty writes two new descriptors, which the Files below own.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    let (mut master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = evident_testkit::pty::open();
     let child = cli::hermetic(BIN)
         .args(args)
         .current_dir(root)

@@ -110,25 +110,7 @@ fn the_version_names_the_commit_it_was_built_from() {
 /// `evident args` with its standard output on a pseudo-terminal: what it
 /// wrote there (the terminal's line discipline turns `\n` into `\r\n`).
 fn at_a_terminal(root: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty writes two new descriptors, which the Files below own.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    let (mut master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = evident_testkit::pty::open();
     let mut command = cli::hermetic(BIN);
     command.args(args).current_dir(root);
     for (k, v) in env {
