@@ -264,20 +264,32 @@ fn each_client_s_documented_file_gets_the_entry_and_keeps_the_rest() {
 
 #[test]
 fn a_file_that_does_not_parse_is_refused_and_left_as_it_was() {
-    let broken: &[(&str, &str)] = &[
+    // Plain JSON has no trailing comma and no comment.
+    let broken: &[(&str, &str, &str)] = &[
         (
             "claude-code",
             "{\"mcpServers\": {\"a\": {\"command\": \"x\"},}}\n",
-        ), // JSON has no trailing comma
+            "does not parse",
+        ),
         (
             "cursor",
             "{\"mcpServers\": {\n  // no comments in JSON\n}}\n",
+            "does not parse",
         ),
-        ("vscode", "{\"servers\": {\"a\": }\n"),
-        ("codex", "[mcp_servers.a\ncommand = \"x\"\n"),
-        ("opencode", "{\"mcp\": [\"not\", \"a\", \"table\"]}\n"),
+        ("vscode", "{\"servers\": {\"a\": }\n", "does not parse"),
+        (
+            "codex",
+            "[mcp_servers.a\ncommand = \"x\"\n",
+            "does not parse",
+        ),
+        (
+            "opencode",
+            "{\"mcp\": [\"not\", \"a\", \"table\"]}\n",
+            "holds no table of servers",
+        ),
+        ("windsurf", "[1]\n", "holds no object of settings"),
     ];
-    for (client, text) in broken {
+    for (client, text, why) in broken {
         let case = CASES.iter().find(|c| c.client == *client).unwrap();
         let (_tmp, root, home) = repo_and_home();
         let mut file = the_file(case, &root, &home);
@@ -302,11 +314,6 @@ fn a_file_that_does_not_parse_is_refused_and_left_as_it_was() {
             message.contains(&file.display().to_string()) && message.contains("nothing changed"),
             "{client}: {message}"
         );
-        let why = if *client == "opencode" {
-            "holds no table of servers"
-        } else {
-            "does not parse"
-        };
         assert!(message.contains(why), "{client}: {message}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), *text, "{client}");
         let after = listing(file.parent().unwrap());

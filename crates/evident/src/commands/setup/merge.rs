@@ -15,6 +15,8 @@ pub enum Refusal {
     DoesNotParse(String),
     /// A key on the way to the servers holds something other than a table.
     NotATable(String),
+    /// The file holds something other than an object (`[]`, `3`).
+    NoObject,
 }
 
 impl std::fmt::Display for Refusal {
@@ -22,6 +24,7 @@ impl std::fmt::Display for Refusal {
         match self {
             Refusal::DoesNotParse(why) => write!(f, "does not parse: {why}"),
             Refusal::NotATable(key) => write!(f, "`{key}` is there but holds no table of servers"),
+            Refusal::NoObject => write!(f, "holds no object of settings at its top level"),
         }
     }
 }
@@ -83,9 +86,7 @@ pub fn put(
             }
             top
         }
-        Some(_) => root
-            .object_value()
-            .ok_or_else(|| Refusal::NotATable("the top level".into()))?,
+        Some(_) => root.object_value().ok_or(Refusal::NoObject)?,
     };
     let servers = servers_key.iter().try_fold(top, |object: CstObject, key| {
         object

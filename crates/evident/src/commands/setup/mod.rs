@@ -2,8 +2,8 @@
 //! agent client's MCP configuration. It changes only its own entry, keeps a
 //! backup of a file it changes, changes nothing when the entry is already
 //! there or the file does not parse, and shows the change with `--dry-run`.
-//! The only command that writes outside `.evident/`, and only when a person
-//! runs it: no tool a model or client calls can.
+//! It writes outside `.evident/` (as `man --out-dir` does) only because a
+//! person ran it: no tool a model or client calls can.
 
 mod clients;
 mod merge;
@@ -94,7 +94,7 @@ fn default_name(client: &Client, root: &Path) -> String {
     format!("evident-{}", slug.trim_matches('-'))
 }
 
-/// The file as it is ("" when there is none yet).
+/// The file as it is; `None` when there is none yet.
 fn read(file: &Path) -> Result<Option<String>> {
     match std::fs::read(file) {
         Ok(bytes) => String::from_utf8(bytes)
