@@ -38,11 +38,13 @@ function nodeLabel(level, node) {
   return `${level === "package" ? node.id : lastPart(node.id)}\n${count}`;
 }
 
-/// The directory a node is grouped in (a compound node), if any.
-function groupOf(level, node) {
+/// The directory a node is grouped in (a compound node), if any: a
+/// package's top directory when other packages share it (`django` holds
+/// `django` and `django/db`), a file's directory.
+function groupOf(level, node, sharing) {
   if (level === "definition") return node.outside ? "elsewhere" : null;
   const parts = node.id.split("/");
-  if (level === "package") return parts.length > 1 ? parts[0] : null;
+  if (level === "package") return sharing.get(parts[0]) > 1 ? parts[0] : null;
   return parts.length > 1 ? parts.slice(0, -1).join("/") : ".";
 }
 
@@ -56,16 +58,21 @@ function zoomHref(level, node) {
 function elements(map) {
   const nodes = [...map.nodes].sort((a, b) => b.definitions - a.definitions || b.called - a.called).slice(0, MAX_NODES);
   const kept = new Set(nodes.map((n) => n.id));
+  const sharing = new Map();
+  for (const node of nodes) {
+    const top = node.id.split("/")[0];
+    sharing.set(top, (sharing.get(top) || 0) + 1);
+  }
   const groups = new Set();
   const out = [];
   for (const node of nodes) {
-    const group = groupOf(map.level, node);
+    const group = groupOf(map.level, node, sharing);
     const classes = [node.in_cycle ? "cycle" : "", node.hot ? "hot" : "", node.outside ? "outside" : ""].join(" ").trim();
     // Log-scaled: a package of 3,000 definitions stays beside one of 10.
     const size = Math.round(34 + 22 * Math.log10(1 + node.definitions + (map.level === "definition" ? node.called : 0)));
     // Larger nodes, larger labels: read first when the whole map is in view.
     const data = { id: `n:${node.id}`, key: node.id, label: nodeLabel(map.level, node), size, font: Math.round(size / 5) };
-    if (group !== null && group !== node.id) {
+    if (group !== null) {
       groups.add(group);
       data.parent = `g:${group}`;
     }
