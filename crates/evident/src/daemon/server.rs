@@ -24,6 +24,7 @@ use super::protocol::{
     Execute, Request,
 };
 use crate::cli::{Cli, DaemonRunArgs};
+use crate::console::Captured;
 use crate::resident::{with_index, with_walk_memory};
 
 /// File events this close together are one change: the index is brought up
@@ -175,6 +176,9 @@ struct Worker {
     watch: Option<Watch>,
     /// The index run in progress: its end is heard here.
     updating: Option<mpsc::Receiver<()>>,
+    /// The embedding of the last run's new chunks, which follows the run
+    /// on its thread: requests do not wait for it, the next run does.
+    embedding: Option<mpsc::Receiver<()>>,
     /// The last walk (of a check or an index run), and the paths the
     /// watcher saw change since: a check walks only those.
     memory: Arc<Mutex<WalkMemory>>,
@@ -207,6 +211,7 @@ impl Worker {
             watch,
             memory,
             updating: None,
+            embedding: None,
             execute,
         }
     }
@@ -337,10 +342,8 @@ impl Worker {
         }
     }
 
-    /// Indexes what changed (as `evident index --quiet` would), then holds
-    /// the index open. Without an index to open, requests open it themselves.
     /// Holds the index open once it is up to date: indexes what changed
-    /// (as `evident index --quiet` would) on a thread of its own, and waits
+    /// on a thread of its own ([`Worker::start_update`]), and waits
     /// for that run at most `wait` (a request: [`UPDATE_WAIT`]). A request
     /// that comes while a run goes on is answered as a one-shot command
     /// would answer it (from the index as it is, with its warnings).
@@ -349,6 +352,10 @@ impl Worker {
             return;
         }
         if self.updating.is_none() {
+            // Two runs never write at once: the last one's embedding first.
+            if !self.embedded(wait) {
+                return;
+            }
             self.changed = false;
             self.index = None;
             if crate::commands::profiled("check for changes", || self.stale()) {
@@ -364,6 +371,18 @@ impl Worker {
         self.index = Index::open(&self.root).ok().map(Rc::new);
     }
 
+    /// Whether the last run's embedding has ended, waiting at most `wait`.
+    fn embedded(&mut self, wait: Duration) -> bool {
+        let Some(embedding) = &self.embedding else {
+            return true;
+        };
+        if let Err(RecvTimeoutError::Timeout) = embedding.recv_timeout(wait) {
+            return false;
+        }
+        self.embedding = None;
+        true
+    }
+
     /// Whether files changed since the index was written: the one-shot
     /// check, over the paths the watcher named when it has a last walk.
     fn stale(&self) -> bool {
@@ -377,35 +396,49 @@ impl Worker {
         }
     }
 
-    /// `evident index --quiet` on its own thread; the receiver hears when it ends.
+    /// `evident index --quiet --no-embed` on its own thread, then `evident
+    /// embed --quiet` for what it added (unless the daemon runs with
+    /// `--no-embed`); the receiver hears when the index run ends, and
+    /// `self.embedding` when the embedding does.
     fn start_update(&mut self) -> mpsc::Receiver<()> {
         self.updates += 1;
-        let mut index = vec![
-            "evident".to_string(),
-            "--repo".into(),
-            self.root.to_string_lossy().into_owned(),
-            "index".into(),
-            "--quiet".into(),
-        ];
-        if self.args.no_embed {
-            index.push("--no-embed".into());
-        }
-        let cli = Cli::parse_from(index);
+        let command = |words: &[&str]| {
+            let root = self.root.to_string_lossy().into_owned();
+            let line = ["evident", "--repo", &root]
+                .into_iter()
+                .chain(words.iter().copied());
+            Cli::parse_from(line)
+        };
+        let index = command(&["index", "--quiet", "--no-embed"]);
+        let embed = (!self.args.no_embed).then(|| command(&["embed", "--quiet"]));
         // Without a watcher the memory knows of no change: the run walks all.
         let memory = self.watch.is_some().then(|| self.memory.clone());
         let (done, finished) = mpsc::channel();
+        let (embedded, embedding) = mpsc::channel();
+        self.embedding = Some(embedding);
         let execute = self.execute;
         std::thread::spawn(move || {
+            let ran = |what: &str, started: Instant, (code, printed): (ExitCode, Captured)| {
+                let _ = std::io::stderr().write_all(&printed.stderr);
+                eprintln!(
+                    "{what} in {:.0} ms (exit {})",
+                    started.elapsed().as_secs_f64() * 1e3,
+                    exit_code_number(code)
+                );
+            };
             let started = Instant::now();
-            let (code, printed) =
-                with_walk_memory(memory, || crate::console::capture(|| execute(cli)));
-            let _ = std::io::stderr().write_all(&printed.stderr);
-            eprintln!(
-                "index brought up to date in {:.0} ms (exit {})",
-                started.elapsed().as_secs_f64() * 1e3,
-                exit_code_number(code)
-            );
+            let indexed = with_walk_memory(memory, || crate::console::capture(|| execute(index)));
+            ran("index brought up to date", started, indexed);
             let _ = done.send(());
+            if let Some(embed) = embed {
+                let started = Instant::now();
+                ran(
+                    "new chunks embedded",
+                    started,
+                    crate::console::capture(|| execute(embed)),
+                );
+            }
+            let _ = embedded.send(());
         });
         finished
     }

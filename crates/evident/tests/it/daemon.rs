@@ -198,6 +198,24 @@ fn the_daemon_keeps_the_index_current_as_files_change() {
     }
     assert_eq!(daemon_status(&root)["unconfirmed"], 0);
 
+    // The new chunks' vectors follow each run, which requests did not wait
+    // for: once the log says the last embedding ended, nothing is left.
+    let log = root.join(".evident/daemon.log");
+    let settled = wait_for(Duration::from_secs(30), || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let runs = text.matches("index brought up to date").count();
+        (runs > 0 && text.matches("new chunks embedded").count() == runs).then_some(())
+    });
+    assert!(
+        settled.is_some(),
+        "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    let out = cli::run(BIN, &root, &["--no-daemon", "--json", "embed", "--quiet"]);
+    let embedded: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(embedded["embedded"], 0, "{embedded}");
+    assert!(embedded["with_vectors"].as_u64().unwrap() > 0, "{embedded}");
+
     // What it wrote is what a rebuild writes.
     let kept = dump(&root);
     let out = cli::run(
