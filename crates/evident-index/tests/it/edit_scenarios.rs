@@ -158,6 +158,18 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a base's call of a method only its subclasses define gains and loses an override",
+        files: &[
+            ("base.py", "class Base:\n    def go(self):\n        self.step()\n"),
+            ("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    def step(self):\n        pass\n"),
+        ],
+        edits: &[
+            Write("more.py", "from base import Base\n\n\nclass More(Base):\n    def step(self):\n        return 1\n"),
+            Write("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    def other(self):\n        pass\n"),
+            Write("more.py", "import base\n\n\nclass More(base.Base):\n    def step(self):\n        return 2\n"),
+        ],
+    },
+    Scenario {
         name: "python: a subclass is renamed, then removed, under its base's self call",
         files: &[
             ("base.py", "class Base:\n    def go(self):\n        self.step()\n\n    def step(self):\n        pass\n"),
