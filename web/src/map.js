@@ -3,9 +3,10 @@
 // imports and calls between them as edges weighted by their counts, laid
 // out by fcose (force-directed, clusters kept together). Dependency cycles
 // are red; nodes holding the most-called definitions have a thick orange
-// border. A click zooms in: a package to its files, a file to its
-// definitions; a definition opens its symbol page. The lists under the
-// picture say the same for the keyboard.
+// border. A click on a package zooms into its files; a click on a file
+// opens its page, a double click zooms into its definitions; a click on a
+// definition opens its symbol page. The lists beside the picture do the
+// same for the keyboard.
 import { api } from "./api.js";
 import { loadGraph } from "./load-graph.js";
 import { show, el, link, fileHref } from "./dom.js";
@@ -48,7 +49,13 @@ function groupOf(level, node, sharing) {
   return parts.length > 1 ? parts.slice(0, -1).join("/") : ".";
 }
 
-/// Where a click on a node leads.
+/// Where a click on a node leads: a file's or a definition's own page; a
+/// package has none, so its files.
+function pageHref(level, node) {
+  return level === "file" ? fileHref(node.id) : zoomHref(level, node);
+}
+
+/// One level down: a package's files, a file's definitions.
 function zoomHref(level, node) {
   if (level === "package") return `/map?level=file&path=${encodeURIComponent(node.id === "." ? "" : node.id)}`;
   if (level === "file") return `/map?level=definition&path=${encodeURIComponent(node.id)}`;
@@ -148,9 +155,11 @@ export async function mapView(main, _rest, params, go) {
   canvas.dataset.edges = String(cy.edges().length);
   canvas.dataset.level = level;
 
-  const open = (key) => {
+  // A file's click waits a moment: it may be the first of a double click.
+  let pending = null;
+  const follow = (key, href) => {
     const node = byKey.get(key);
-    if (node) go(zoomHref(level, node));
+    if (node) go(href(level, node));
   };
   const describe = (key) => {
     const node = byKey.get(key);
@@ -168,13 +177,22 @@ export async function mapView(main, _rest, params, go) {
     const key = event.target.data("key");
     if (key === undefined) return; // a directory's box
     describe(key);
-    open(key);
+    clearTimeout(pending);
+    if (level === "file") pending = setTimeout(() => follow(key, pageHref), 350);
+    else follow(key, pageHref);
+  });
+  cy.on("dbltap", "node", (event) => {
+    const key = event.target.data("key");
+    if (key === undefined || level !== "file") return;
+    clearTimeout(pending);
+    follow(key, zoomHref);
   });
   cy.on("mouseover", "node", (event) => { const key = event.target.data("key"); if (key !== undefined) describe(key); });
 
   show(cycles, map.cycles.length ? map.cycles.map((c) => el("li", {}, `${c.length}: ${c.join(", ")}`)) : [el("li", {}, "none")]);
   show(hot, map.hot.map((h) => el("li", {}, link(`/symbol/${encodeURIComponent(h.qualified_name)}`, h.qualified_name), ` ${h.callers} call site(s)`)));
   const listed = [...map.nodes].sort((a, b) => b.definitions - a.definitions).slice(0, MAX_NODES);
-  show(nodeList, listed.map((n) => el("li", { "data-node": n.id }, link(zoomHref(level, n), n.id),
+  show(nodeList, listed.map((n) => el("li", { "data-node": n.id }, link(pageHref(level, n), n.id),
+    level === "file" ? [" ", link(zoomHref(level, n), "definitions")] : null,
     n.in_cycle ? el("span", { class: "error" }, " cycle") : null, n.hot ? " ★" : "")));
 }

@@ -2,9 +2,9 @@
 // sdist from PyPI (688 files; scripts/provision-map-corpus.sh fetches it).
 // The map of its packages is drawn with the nodes and edges the server
 // sent, its cycles and most-called definitions listed; a click on a
-// package zooms into its files, a click on a file into its definitions, a
-// click on a definition opens its symbol page; no console error, no
-// request elsewhere, no blank screenshot.
+// package zooms into its files, a click on a file opens its page and a
+// double click its definitions, a click on a definition opens its symbol
+// page; no console error, no request elsewhere, no blank screenshot.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -41,8 +41,8 @@ after(async () => {
   if (process.env.EVIDENT_UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
 });
 
-/// Clicks the node whose key is `key` where the picture shows it.
-async function clickNode(page, key) {
+/// Clicks (or double-clicks) the node whose key is `key` where the picture shows it.
+async function clickNode(page, key, clicks = 1) {
   const point = await page.evaluate((wanted) => {
     const container = document.getElementById("map");
     const cy = container._cyreg.cy;
@@ -52,7 +52,8 @@ async function clickNode(page, key) {
     const at = node.renderedPosition();
     return { x: box.left + at.x, y: box.top + at.y };
   }, key);
-  await page.mouse.click(point.x, point.y);
+  if (clicks === 2) await page.mouse.dblclick(point.x, point.y);
+  else await page.mouse.click(point.x, point.y);
 }
 
 async function drawn(page, level) {
@@ -85,8 +86,16 @@ test("the map: packages, their files, a file's definitions, a symbol page", asyn
   assert.ok(fileMap.nodes.every((n) => n.id.startsWith(`${biggest}/`)));
   assert.match(await page.textContent("#map-path"), new RegExp(biggest.split("/").pop()));
 
+  // A click on a file opens its page; Back, and a double click zooms into
+  // its definitions.
   const file = [...fileMap.nodes].sort((a, b) => b.definitions - a.definitions)[0].id;
   await clickNode(page, file);
+  await page.waitForURL(/\/file\//);
+  await page.waitForSelector("#file .row");
+  assert.equal(decodeURIComponent(new URL(page.url()).pathname.slice("/file/".length)), file);
+  await page.goBack();
+  await drawn(page, "file");
+  await clickNode(page, file, 2);
   await page.waitForURL(/level=definition/);
   const definitions = await drawn(page, "definition");
   assert.ok(definitions >= 2, `${definitions} definitions drawn`);
