@@ -126,15 +126,13 @@ impl Index {
             .unwrap_or_default();
         let under = under.trim_end_matches('/').to_string();
         let conn = self.connection();
-        let files: Vec<MapFile> = map_rows::map_files(conn)?
-            .into_iter()
-            .filter(|f| is_under(&f.path, &under))
-            .collect();
+        let all = map_rows::map_files(conn)?;
+        let files: Vec<&MapFile> = all.iter().filter(|f| is_under(&f.path, &under)).collect();
         if files.is_empty() && !under.is_empty() {
             return Err(Error::NotFound(format!("no indexed file under {under}")));
         }
         let mut map = match level {
-            MapLevel::Definition => definitions_map(self, &files, &under)?,
+            MapLevel::Definition => definitions_map(self, &all, &files, &under)?,
             _ => files_map(self, level, &files, &under, depth)?,
         };
         map.under = under;
@@ -173,7 +171,7 @@ fn cut(dir: &str, depth: Option<usize>) -> String {
 fn files_map(
     index: &Index,
     level: MapLevel,
-    files: &[MapFile],
+    files: &[&MapFile],
     under: &str,
     depth: Option<usize>,
 ) -> Result<DependencyMap> {
@@ -230,7 +228,7 @@ fn files_map(
             e.imports += imports;
         }
     }
-    let hot = hot_definitions(index, files, under, |file_id| node_of[&file_id].clone())?;
+    let hot = hot_definitions(index, files, under, |d| node_of[&d.file_id].clone())?;
     for h in &hot {
         if let Some(n) = nodes.get_mut(&h.node) {
             n.hot += 1;
@@ -280,18 +278,19 @@ fn empty_node(id: &str) -> MapNode {
     }
 }
 
+/// The map's most-called definitions, each with the node `node` puts it in.
 fn hot_definitions(
     index: &Index,
-    files: &[MapFile],
+    files: &[&MapFile],
     under: &str,
-    node: impl Fn(i64) -> String,
+    node: impl Fn(&map_rows::CalledDefinition) -> String,
 ) -> Result<Vec<HotDefinition>> {
     let path: HashMap<i64, &str> = files.iter().map(|f| (f.id, f.path.as_str())).collect();
     let called = map_rows::most_called(index.connection(), HOT_DEFINITIONS, under)?;
     Ok(called
         .into_iter()
         .map(|d| HotDefinition {
-            node: node(d.file_id),
+            node: node(&d),
             path: path[&d.file_id].to_string(),
             qualified_name: d.qualified_name,
             kind: d.kind,
@@ -303,17 +302,19 @@ fn hot_definitions(
 
 /// The definitions of `files` and the calls they make, callees elsewhere
 /// included as `outside` nodes.
-fn definitions_map(index: &Index, files: &[MapFile], under: &str) -> Result<DependencyMap> {
+fn definitions_map(
+    index: &Index,
+    all: &[MapFile],
+    files: &[&MapFile],
+    under: &str,
+) -> Result<DependencyMap> {
     let conn = index.connection();
-    let paths: HashMap<i64, String> = map_rows::map_files(conn)?
-        .into_iter()
-        .map(|f| (f.id, f.path))
-        .collect();
+    let paths: HashMap<i64, &str> = all.iter().map(|f| (f.id, f.path.as_str())).collect();
     let mut nodes: BTreeMap<String, MapNode> = BTreeMap::new();
     let mut edges: Edges = BTreeMap::new();
     let definition_node = |d: &map_rows::DefinitionRow, outside: bool| MapNode {
         kind: Some(d.kind.clone()),
-        path: paths.get(&d.file_id).cloned(),
+        path: paths.get(&d.file_id).map(|p| p.to_string()),
         line: Some(d.start_line),
         outside,
         ..empty_node(&d.qualified_name)
@@ -349,19 +350,12 @@ fn definitions_map(index: &Index, files: &[MapFile], under: &str) -> Result<Depe
             }
         }
     }
-    let hot = hot_definitions(index, files, under, |_| String::new())?;
+    let hot = hot_definitions(index, files, under, |d| d.qualified_name.clone())?;
     for h in &hot {
-        if let Some(n) = nodes.get_mut(&h.qualified_name) {
+        if let Some(n) = nodes.get_mut(&h.node) {
             n.hot += 1;
         }
     }
-    let hot = hot
-        .into_iter()
-        .map(|h| HotDefinition {
-            node: h.qualified_name.clone(),
-            ..h
-        })
-        .collect();
     Ok(DependencyMap {
         level: MapLevel::Definition,
         under: String::new(),
@@ -393,11 +387,13 @@ fn mark_cycles(map: &mut DependencyMap) {
         }
     }
     let component = strongly_connected(&next);
-    let mut sizes: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
     for (node, c) in component.iter().enumerate() {
-        sizes.entry(*c).or_default().push(node);
+        members.entry(*c).or_default().push(node);
     }
-    let mut cycles: Vec<Vec<String>> = sizes
+    // A node is in a cycle when its component holds another node.
+    let flags: Vec<bool> = component.iter().map(|c| members[c].len() > 1).collect();
+    let mut cycles: Vec<Vec<String>> = members
         .into_values()
         .filter(|members| members.len() > 1)
         .map(|members| {
@@ -407,8 +403,6 @@ fn mark_cycles(map: &mut DependencyMap) {
         })
         .collect();
     cycles.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    let in_cycle = |i: usize| cycles.iter().any(|c| c.contains(&map.nodes[i].id));
-    let flags: Vec<bool> = (0..map.nodes.len()).map(in_cycle).collect();
     for (node, flag) in map.nodes.iter_mut().zip(&flags) {
         node.in_cycle = *flag;
     }
