@@ -12,12 +12,14 @@ use crate::error::{Error, Result};
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 12] = [
+    const QUERIES: [&str; 13] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
                 s.start_line, s.end_line, p.qualified_name, s.bases, s.declaration
          FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id",
+        "SELECT 'base name', f.path, s.qualified_name, b.name
+         FROM base_names b JOIN symbols s ON s.id = b.symbol_id JOIN files f ON f.id = b.file_id",
         "SELECT 'import', f.path, i.start_line, i.end_line, i.module, i.name, i.alias, i.binding, i.target
          FROM imports i JOIN files f ON f.id = i.file_id",
         "SELECT 'call', f.path, c.line, c.callee, c.callee_name, c.callee_head, e.qualified_name, c.arguments
@@ -39,7 +41,7 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
                 o.line, o.start_col, o.end_col, o.name
          FROM scip_occurrences o JOIN scip_symbols s ON s.id = o.symbol_id",
     ];
-    const CHECKS: [&str; 11] = [
+    const CHECKS: [&str; 12] = [
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT (SELECT count(*) FROM files) - (SELECT count(*) FROM files_fts)",
@@ -50,6 +52,8 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
         "SELECT count(*) FROM edges WHERE callee_id NOT IN (SELECT id FROM symbols)",
         "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM imports WHERE file_id NOT IN (SELECT id FROM files)",
+        "SELECT count(*) FROM base_names b LEFT JOIN symbols s ON s.id = b.symbol_id
+         WHERE s.file_id IS NOT b.file_id",
         "SELECT count(*) FROM calls WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM files f WHERE
             definitions != (SELECT count(*) FROM symbols WHERE file_id = f.id)

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, Transaction};
 
 use crate::error::Result;
-use crate::lang::extract::FileFacts;
+use crate::lang::extract::{last_identifier, FileFacts};
 use crate::lang::imports::DeclaredPackages;
 use crate::search::chunk::{self, Chunk};
 use crate::walk::Skipped;
@@ -241,7 +241,28 @@ fn insert_symbols(
         ])?;
         symbol_ids.push(tx.last_insert_rowid());
     }
+    insert_base_names(tx, file_id, facts, &symbol_ids)?;
     Ok(symbol_ids)
+}
+
+/// Each class's bases by last identifier, once per class and name.
+fn insert_base_names(
+    tx: &Transaction,
+    file_id: i64,
+    facts: &FileFacts,
+    symbol_ids: &[i64],
+) -> Result<()> {
+    let mut insert =
+        tx.prepare_cached("INSERT INTO base_names(name, symbol_id, file_id) VALUES (?1, ?2, ?3)")?;
+    for (d, id) in facts.definitions.iter().zip(symbol_ids) {
+        let mut names: Vec<&str> = d.bases.iter().map(|b| last_identifier(b)).collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            insert.execute(params![name, id, file_id])?;
+        }
+    }
+    Ok(())
 }
 
 /// The imports' rows, each with its resolved target.
@@ -420,6 +441,7 @@ fn delete_rows(tx: &Transaction, file_id: i64) -> Result<()> {
         "DELETE FROM files_fts WHERE rowid = ?1",
         "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM symbols WHERE file_id = ?1",
+        "DELETE FROM base_names WHERE file_id = ?1",
         "DELETE FROM imports WHERE file_id = ?1",
         "DELETE FROM calls WHERE file_id = ?1",
         "DELETE FROM edges WHERE file_id = ?1",

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 19;
+pub const SCHEMA_VERSION: u32 = 20;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -47,6 +47,15 @@ CREATE TABLE symbols (
     start_line     INTEGER NOT NULL,
     end_line       INTEGER NOT NULL,
     declaration    INTEGER NOT NULL DEFAULT 0  -- 1: declared here, defined where the same qualified name has 0
+);
+
+-- Each class's bases by their last identifier (`Model` for `models.Model`),
+-- so that the subclasses of a class are found by its name without reading
+-- every class.
+CREATE TABLE base_names (
+    name      TEXT NOT NULL,
+    symbol_id INTEGER NOT NULL,
+    file_id   INTEGER NOT NULL
 );
 
 CREATE TABLE imports (
@@ -212,6 +221,8 @@ CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified_name);
 CREATE INDEX IF NOT EXISTS symbols_with_bases ON symbols(id) WHERE bases IS NOT NULL;
+CREATE INDEX IF NOT EXISTS base_names_name ON base_names(name);
+CREATE INDEX IF NOT EXISTS base_names_file ON base_names(file_id);
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 CREATE INDEX IF NOT EXISTS imports_target ON imports(target);

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::pass::*;
 use super::table::Symbol;
@@ -60,27 +60,10 @@ impl Graph<'_> {
     }
 
     pub(super) fn subclasses_uncached(&self, class: i64) -> Vec<i64> {
-        let by_base_name = self.subclasses.get_or_init(|| {
-            let mut map: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
-            for &id in self.table.with_bases() {
-                let Some(class) = self.symbol(id) else {
-                    continue;
-                };
-                for base in &class.bases {
-                    let name = crate::lang::extract::last_identifier(base);
-                    map.entry(Rc::from(name)).or_default().push(id);
-                }
-            }
-            map
-        });
         let Some(name) = self.symbol(class).map(|c| c.name.clone()) else {
             return Vec::new();
         };
-        let mut subs: Vec<i64> = by_base_name
-            .get(&*name)
-            .into_iter()
-            .flatten()
-            .copied()
+        let mut subs: Vec<i64> = (self.table.based_on_name(&name).into_iter())
             .filter(|sub| self.bases_of(*sub).contains(&class))
             .collect();
         subs.dedup();

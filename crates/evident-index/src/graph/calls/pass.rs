@@ -119,8 +119,6 @@ pub(crate) struct Graph<'r> {
     /// How deep the evaluation of bindings is nested (aliases of aliases,
     /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
     pub(super) flow_depth: std::cell::Cell<usize>,
-    /// Base name (its last identifier) → the classes that name it, built on first use.
-    pub(super) subclasses: std::cell::OnceCell<FxHashMap<Rc<str>, Vec<i64>>>,
     /// While set, a class resolves to itself, not to its constructor.
     pub(super) classes_as_written: std::cell::Cell<bool>,
     /// Set as a call is answered by what a local name or a parameter holds
@@ -186,7 +184,6 @@ impl<'r> Graph<'r> {
             subclass_lists: Default::default(),
             read_error: Default::default(),
             flow_depth: std::cell::Cell::new(0),
-            subclasses: std::cell::OnceCell::new(),
             classes_as_written: std::cell::Cell::new(false),
             held_by_local: std::cell::Cell::new(false),
             truncated: std::cell::Cell::new(false),

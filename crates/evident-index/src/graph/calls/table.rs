@@ -99,6 +99,8 @@ pub(super) struct Table<'c> {
     read_symbols: Frozen<i64, Box<Option<Symbol>>>,
     interned: RefCell<FxHashSet<Rc<str>>>,
     by_name: Frozen<Rc<str>, Vec<i64>>,
+    /// Names whose definitions' parents were read, all in one query.
+    parents_read: RefCell<FxHashSet<Rc<str>>>,
     /// File → its top-level definitions (none of them methods).
     top_level: Frozen<i64, Box<Names>>,
     /// Parent definition → its children (a parent without children has no entry).
@@ -113,6 +115,8 @@ pub(super) struct Table<'c> {
     defined_at: Frozen<i64, Vec<i64>>,
     /// Class-like definitions that name bases, in the canonical order.
     with_bases: OnceCell<Vec<i64>>,
+    /// [`Self::with_bases`] by each base's last identifier (a complete table only).
+    by_base_name: OnceCell<FxHashMap<Rc<str>, Vec<i64>>>,
     /// The first error reading the index; the pass reports it.
     pub read_error: RefCell<Option<Error>>,
 }
@@ -208,6 +212,8 @@ impl<'c> Table<'c> {
             imports: Frozen::default(),
             defined_at: Frozen::default(),
             with_bases: OnceCell::new(),
+            by_base_name: OnceCell::new(),
+            parents_read: RefCell::default(),
             read_error: Default::default(),
         };
         if table.complete {
@@ -419,6 +425,10 @@ impl<'c> Table<'c> {
         if self.complete {
             return None;
         }
+        // Each candidate's owner is its parent: read them together, not one by one.
+        if self.parents_read.borrow_mut().insert(self.intern(name)) {
+            self.read(SymbolFilter::ParentsOfNamed(name));
+        }
         let ids: Vec<i64> = self
             .named(name)
             .iter()
@@ -487,8 +497,38 @@ impl<'c> Table<'c> {
         self.defined_at.insert(id, found)
     }
 
+    /// Class-like definitions that name a base whose last identifier is
+    /// `name`, in the canonical order: read from the store one name at a
+    /// time, or, when the whole graph is loaded, from all of them at once.
+    pub fn based_on_name(&self, name: &str) -> Vec<i64> {
+        let ids = if self.complete {
+            let by_name = self.by_base_name.get_or_init(|| {
+                let mut map: FxHashMap<Rc<str>, Vec<i64>> = FxHashMap::default();
+                for &id in self.with_bases() {
+                    for base in self.symbol(id).map(|s| &s.bases[..]).unwrap_or_default() {
+                        let name = crate::lang::extract::last_identifier(base);
+                        map.entry(Rc::from(name)).or_default().push(id);
+                    }
+                }
+                map
+            });
+            by_name.get(name).cloned().unwrap_or_default()
+        } else {
+            self.read(SymbolFilter::BaseNamed(name))
+        };
+        let mut ids: Vec<i64> = ids
+            .into_iter()
+            .filter(|id| {
+                self.symbol(*id)
+                    .is_some_and(|s| s.kind.is_class_like() && !s.bases.is_empty())
+            })
+            .collect();
+        ids.dedup();
+        ids
+    }
+
     /// Class-like definitions that name bases, in the canonical order.
-    pub fn with_bases(&self) -> &[i64] {
+    fn with_bases(&self) -> &[i64] {
         self.with_bases.get_or_init(|| {
             self.read(SymbolFilter::WithBases)
                 .into_iter()

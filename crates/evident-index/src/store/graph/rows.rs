@@ -131,6 +131,10 @@ pub(crate) enum SymbolFilter<'a> {
     Name(&'a str),
     /// Those that name bases (classes; a partial index keeps this cheap).
     WithBases,
+    /// Those that name a base whose last identifier is this.
+    BaseNamed(&'a str),
+    /// The parents of the definitions with this name.
+    ParentsOfNamed(&'a str),
 }
 
 /// `('class', 'struct', …)`: the class-like kinds as an SQL list, from

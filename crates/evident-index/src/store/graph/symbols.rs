@@ -46,6 +46,17 @@ pub(crate) fn for_each_symbol(
              WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line, s.id",
             Some(name.to_string().into()),
         ),
+        SymbolFilter::BaseNamed(name) => (
+            "JOIN files f ON f.id = s.file_id
+             WHERE s.id IN (SELECT symbol_id FROM base_names WHERE name = ?1)
+             ORDER BY f.path, s.start_line, s.id",
+            Some(name.to_string().into()),
+        ),
+        SymbolFilter::ParentsOfNamed(name) => (
+            "WHERE s.id IN (SELECT parent_id FROM symbols
+                            WHERE name = ?1 COLLATE NOCASE AND name = ?1)",
+            Some(name.to_string().into()),
+        ),
         SymbolFilter::WithBases => (
             "JOIN files f ON f.id = s.file_id
              WHERE s.bases IS NOT NULL ORDER BY f.path, s.start_line, s.id",
