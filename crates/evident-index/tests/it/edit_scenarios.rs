@@ -182,6 +182,77 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a class renamed whose methods others reach through instances and subclasses",
+        files: &[
+            (
+                "lib.py",
+                "class Parser:\n    def feed(self):\n        pass\n\n    def close(self):\n        pass\n\n\nclass Other:\n    def feed(self):\n        pass\n",
+            ),
+            ("make.py", "from lib import Parser\n\n\ndef make():\n    return Parser()\n"),
+            ("use.py", "from make import make\n\n\ndef run(p):\n    make().feed()\n    p.feed()\n    p.close()\n"),
+            ("sub.py", "from lib import Parser\n\n\nclass Sub(Parser):\n    def go(self):\n        self.close()\n"),
+            ("app.py", "from sub import Sub\n\nSub().feed()\nSub().close()\n"),
+        ],
+        edits: &[
+            Write(
+                "lib.py",
+                "class Reader:\n    def feed(self):\n        pass\n\n    def close(self):\n        pass\n\n\nclass Other:\n    def feed(self):\n        pass\n",
+            ),
+            Write(
+                "lib.py",
+                "class Reader:\n    def feed(self):\n        pass\n\n    def close(self):\n        pass\n\n\nclass Parser(Reader):\n    def shut(self):\n        pass\n\n\nclass Other:\n    def feed(self):\n        pass\n",
+            ),
+            Write(
+                "lib.py",
+                "class Parser:\n    def feed(self):\n        pass\n\n    def close(self):\n        pass\n\n\nclass Other:\n    def feed(self):\n        pass\n",
+            ),
+        ],
+    },
+    Scenario {
+        name: "python: a module re-exports a name from elsewhere while gaining and losing others",
+        files: &[
+            ("a.py", "def f():\n    pass\n"),
+            ("b.py", "def f():\n    return 1\n"),
+            ("x.py", "from a import f\n\n\ndef g():\n    pass\n"),
+            ("y.py", "from x import f\n\nf()\n"),
+        ],
+        edits: &[
+            Write("x.py", "from b import f\n\n\ndef h():\n    pass\n"),
+            Write("x.py", "from a import f\n\n\ndef g():\n    pass\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a module gains and loses a class its importer reaches through the module",
+        files: &[
+            ("x.py", "class Old:\n    @classmethod\n    def create(cls):\n        pass\n"),
+            ("y.py", "import x\n\nx.New.create()\nx.Old.create()\n"),
+            ("z.js", "const m = require('./w');\n\nm.make().go();\n"),
+            ("w.js", "function other() {}\n\nmodule.exports = { other };\n"),
+        ],
+        edits: &[
+            Write("x.py", "class New:\n    @classmethod\n    def create(cls):\n        pass\n"),
+            Write(
+                "w.js",
+                "function other() {}\n\nfunction make() {\n  return { go() {} };\n}\n\nmodule.exports = { other, make };\n",
+            ),
+            Write("x.py", "class Old:\n    @classmethod\n    def create(cls):\n        pass\n"),
+        ],
+    },
+    Scenario {
+        name: "python: a function removed and restored that a local of another module holds",
+        files: &[
+            ("lib.py", "class W:\n    def go(self):\n        pass\n\n\ndef make():\n    return W()\n"),
+            (
+                "app.py",
+                "import lib\n\n\ndef run():\n    v = lib.make()\n    v.go()\n\n\ndef other():\n    lib.W().go()\n",
+            ),
+        ],
+        edits: &[
+            Write("lib.py", "class W:\n    def go(self):\n        pass\n"),
+            Write("lib.py", "class W:\n    def go(self):\n        pass\n\n\ndef make():\n    return W()\n"),
+        ],
+    },
+    Scenario {
         name: "python: a class made in a function gains a constructor, then loses it",
         files: &[
             ("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),

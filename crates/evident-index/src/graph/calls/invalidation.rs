@@ -80,6 +80,10 @@ pub(crate) struct Invalidation {
     /// Their importers' calls resolve as before, so they are not marked
     /// for importing them (rule (c)).
     pub surface_kept: HashSet<String>,
+    /// Changed files whose imports are what they were and whose flow facts
+    /// changed only by names ([`Self::names_changed`]): their importers
+    /// that spell none of those names resolve as before.
+    pub names_only: HashSet<String>,
 }
 
 /// What a file tells the types that flow in other files: bindings at its top
@@ -188,6 +192,9 @@ impl Invalidation {
             && rows::definition_surface(conn, file_id)? == before.surface
         {
             self.surface_kept.insert(path.to_string());
+        }
+        if imports_kept && self.names_changed.contains_key(path) {
+            self.names_only.insert(path.to_string());
         }
         if before.edges.is_empty() {
             return Ok(());

@@ -138,11 +138,16 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
         .chain(&ancestry)
         .flat_map(|p| with_dir(p));
     // A body edit changes nothing its importers read (rule (c) of
-    // `Invalidation`). A file that spells a name changes what its importers
-    // read only when it leaks it, and then they are all `flowing`; one
-    // that imports the name passes it to the importers that spell it,
-    // which `spellers.all` holds.
-    let reshaped = (invalid.changed_paths.iter()).filter(|p| !invalid.surface_kept.contains(*p));
+    // `Invalidation`), nor does a change of names alone (its imports kept)
+    // to the importers that spell none of them: those that do are
+    // `spellers`, and calls of the names anywhere are marked by their
+    // names. A file that spells a name changes what its importers read only
+    // when it leaks it, and then they are all `flowing`; one that imports
+    // the name passes it to the importers that spell it, which
+    // `spellers.all` holds; one that spells it only in calls and locals
+    // changes only `spellers.calls`.
+    let reshaped = (invalid.changed_paths.iter())
+        .filter(|p| !invalid.surface_kept.contains(*p) && !invalid.names_only.contains(*p));
     let importees = reshaped
         .chain(&flowing)
         .chain(&ancestry)
@@ -151,15 +156,17 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
         conn,
         invalid.dirty_names(),
         (paths, importees),
-        invalid.calls.iter(),
+        invalid.calls.iter().chain(&spellers.calls),
     )?;
     if profiling() {
         eprintln!(
-            "profile:   marked {marked} calls: {} changed, {} flowing on, {} spelling a new \
-             or removed name, {} in class ancestry; {} changed only by names, {} dirty names",
+            "profile:   marked {marked} calls: {} changed, {} flowing on, {} passing on a new \
+             or removed name and {} calls spelling one, {} in class ancestry; {} changed only \
+             by names, {} dirty names",
             invalid.changed_paths.len(),
             flowing.len(),
             spellers.all.len(),
+            spellers.calls.len(),
             ancestry.len(),
             invalid.names_changed.len(),
             invalid.dirty_names().count()

@@ -46,13 +46,15 @@ pub(crate) fn importers_spelling(
 ) -> Result<Spellers> {
     let mut seeing = Seeing::new(conn);
     let mut found: HashMap<String, Spelling> = HashMap::new();
+    let mut calls: HashMap<String, HashSet<i64>> = HashMap::new();
     for (path, names) in changed {
         let mut seen: HashSet<String> = [path.clone()].into();
         let mut frontier = vec![path.clone()];
         while let Some(seen_by) = frontier.pop() {
             for (importer, id, glob) in seeing.of(&seen_by)? {
                 if found.get(&importer) != Some(&Spelling::Leaking) {
-                    let how = spelling(conn, id, names)?;
+                    let (how, spelled) = spelling(conn, id, names)?;
+                    calls.entry(importer.clone()).or_default().extend(spelled);
                     let known = found.entry(importer.clone()).or_insert(how);
                     *known = (*known).max(how);
                 }
@@ -71,16 +73,26 @@ pub(crate) fn importers_spelling(
         paths.sort();
         paths
     };
+    let mut only_calls: Vec<i64> = (found.iter())
+        .filter(|(_, how)| **how == Spelling::InCalls)
+        .flat_map(|(path, _)| calls.remove(path).unwrap_or_default())
+        .collect();
+    only_calls.sort_unstable();
     Ok(Spellers {
-        all: at_least(Spelling::InCalls),
+        all: at_least(Spelling::Imported),
+        calls: only_calls,
         leaking: at_least(Spelling::Leaking),
     })
 }
 
 /// The files [`importers_spelling`] found.
 pub(crate) struct Spellers {
-    /// Every file that spells a name: its own calls resolve again.
+    /// Every file that passes a name on or leaks it: its own calls resolve again.
     pub all: Vec<String>,
+    /// In the files that spell a name only in calls and locals, the calls
+    /// that can resolve differently: those that spell one, and those of the
+    /// functions whose locals hold one.
+    pub calls: Vec<i64>,
     /// Those that spell one where other files read them: what the types
     /// that flow tell their importers may change.
     pub leaking: Vec<String>,
@@ -192,8 +204,13 @@ fn spells(text: &str, names: &HashSet<String>) -> bool {
         .any(|word| names.contains(word))
 }
 
-/// How `file_id`'s rows that resolution reads spell any of `names`.
-fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<Spelling> {
+/// How `file_id`'s rows that resolution reads spell any of `names`, and,
+/// when only its calls and locals do, the calls that can resolve differently.
+fn spelling(
+    conn: &Connection,
+    file_id: i64,
+    names: &HashSet<String>,
+) -> Result<(Spelling, Vec<i64>)> {
     let read = |sql: &str| -> Result<bool> {
         let mut stmt = conn.prepare_cached(sql)?;
         let mut rows = stmt.query([file_id])?;
@@ -204,8 +221,9 @@ fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<
         }
         Ok(false)
     };
-    let bindings = bindings_spelling(conn, file_id, names)?;
-    let leaking = bindings == Some(true)
+    let scopes = FunctionScopes::of(conn, file_id)?;
+    let bindings = bindings_spelling(conn, file_id, names, &scopes)?;
+    let leaking = bindings == Bindings::Exported
         || read(
             "SELECT name || ' ' || signature || ' ' || coalesce(bases, '')
              FROM symbols WHERE file_id = ?1",
@@ -216,31 +234,74 @@ fn spelling(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<
              FROM imports WHERE file_id = ?1",
         )
     };
-    Ok(if leaking {
-        Spelling::Leaking
-    } else if imported()? {
-        Spelling::Imported
-    } else if bindings.is_some()
-        || read("SELECT callee || ' ' || coalesce(arguments, '') FROM calls WHERE file_id = ?1")?
-    {
-        Spelling::InCalls
-    } else {
+    if leaking {
+        return Ok((Spelling::Leaking, Vec::new()));
+    }
+    if imported()? {
+        return Ok((Spelling::Imported, Vec::new()));
+    }
+    let holding = match bindings {
+        Bindings::Locals(functions) => functions,
+        _ => HashSet::new(),
+    };
+    let calls = calls_spelling(conn, file_id, names, &scopes, &holding)?;
+    let how = if calls.is_empty() && holding.is_empty() {
         Spelling::None
-    })
+    } else {
+        Spelling::InCalls
+    };
+    Ok((how, calls))
 }
 
-/// How `file_id`'s bindings spell `names`: `Some(true)` when a binding other
+/// The calls of `file_id` that spell one of `names` (callee or arguments),
+/// or sit in one of the `holding` functions, whose locals hold one.
+fn calls_spelling(
+    conn: &Connection,
+    file_id: i64,
+    names: &HashSet<String>,
+    scopes: &FunctionScopes,
+    holding: &HashSet<i64>,
+) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, callee || ' ' || coalesce(arguments, ''), enclosing_id
+         FROM calls WHERE file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let (id, text, enclosing): (i64, String, Option<i64>) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        let in_holding = enclosing
+            .and_then(|e| scopes.outermost_function(e))
+            .is_some_and(|f| holding.contains(&f));
+        if in_holding || spells(&text, names) {
+            out.push(id);
+        }
+    }
+    Ok(out)
+}
+
+/// How a file's bindings spell some names ([`bindings_spelling`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Bindings {
+    None,
+    /// Only locals, in these outermost functions.
+    Locals(HashSet<i64>),
+    /// A binding other files read.
+    Exported,
+}
+
+/// How `file_id`'s bindings spell `names`: exported when a binding other
 /// files read ([`is_exported_binding`]) does, directly or through locals
 /// of its function that hold one (`p = partition(x)` … `return p`);
-/// `Some(false)` when only locals do (what they hold matters to the file's
-/// own calls); `None` when none does. A function's locals are seen by the
-/// functions nested in it, so locals are kept per outermost function.
+/// locals when only locals do (what they hold matters to the calls of
+/// their function); none when none does. A function's locals are seen by
+/// the functions nested in it, so locals are kept per outermost function.
 fn bindings_spelling(
     conn: &Connection,
     file_id: i64,
     names: &HashSet<String>,
-) -> Result<Option<bool>> {
-    let scopes = FunctionScopes::of(conn, file_id)?;
+    scopes: &FunctionScopes,
+) -> Result<Bindings> {
     let mut stmt = conn.prepare_cached(
         "SELECT a.name, a.value, a.enclosing_id FROM assignments a WHERE a.file_id = ?1",
     )?;
@@ -254,7 +315,7 @@ fn bindings_spelling(
         let function = enclosing.and_then(|id| scopes.outermost_function(id));
         if is_exported_binding(enclosing.and_then(|id| scopes.kind(id)), &name) {
             if spells(&text, names) {
-                return Ok(Some(true));
+                return Ok(Bindings::Exported);
             }
             if let Some(function) = function {
                 functions.entry(function).or_default().0.push(text);
@@ -263,17 +324,21 @@ fn bindings_spelling(
             functions.entry(function).or_default().1.push((name, value));
         }
     }
-    let mut spelled = None;
-    for (exported, locals) in functions.values() {
+    let mut spelled = HashSet::new();
+    for (function, (exported, locals)) in &functions {
         let holding = locals_holding(locals, names);
         if !holding.is_empty() {
             if exported.iter().any(|text| spells(text, &holding)) {
-                return Ok(Some(true));
+                return Ok(Bindings::Exported);
             }
-            spelled = Some(false);
+            spelled.insert(*function);
         }
     }
-    Ok(spelled)
+    Ok(if spelled.is_empty() {
+        Bindings::None
+    } else {
+        Bindings::Locals(spelled)
+    })
 }
 
 /// A function's exported bindings (`name value`) and its locals (`(name, value)`).
