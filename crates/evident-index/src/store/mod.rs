@@ -19,11 +19,13 @@ pub(crate) mod vectors;
 pub use scores::ScoreCache;
 
 pub(crate) use dump::canonical_dump;
+pub use open::{
+    checkpoint_log, index_path, keep_log, lock_for_indexing, mark_damaged, remove_index, LogKeeper,
+};
 pub(crate) use open::{
     clear_damage_mark, damage_marked, open_for_read, open_for_write, open_index_for_read,
     open_side_file, quick_check, remove_side_file, seed_from, swap_in,
 };
-pub use open::{index_path, lock_for_indexing, mark_damaged, remove_index};
 pub(crate) use schema::ensure_secondary_indexes;
 pub use schema::{INDEX_DIR, INDEX_FILE, SCHEMA_VERSION};
 

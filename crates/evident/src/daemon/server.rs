@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use evident_agent::watch::Watch;
+use evident_index::store::{checkpoint_log, keep_log, LogKeeper};
 use evident_index::{Index, WalkMemory};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
@@ -166,6 +167,8 @@ struct Worker {
     args: DaemonRunArgs,
     started_at: u64,
     index: Option<Rc<Index>>,
+    /// Held for the daemon's life, so that a run's end copies no log.
+    log: Option<LogKeeper>,
     changed: bool,
     last_change: Instant,
     last_request: Instant,
@@ -202,6 +205,7 @@ impl Worker {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             index: None,
+            log: None,
             changed: true,
             last_change: Instant::now(),
             last_request: Instant::now(),
@@ -369,6 +373,9 @@ impl Worker {
             }
         }
         self.index = Index::open(&self.root).ok().map(Rc::new);
+        if self.log.is_none() {
+            self.log = keep_log(&self.root).ok();
+        }
     }
 
     /// Whether the last run's embedding has ended, waiting at most `wait`.
@@ -417,6 +424,7 @@ impl Worker {
         let (embedded, embedding) = mpsc::channel();
         self.embedding = Some(embedding);
         let execute = self.execute;
+        let root = self.root.clone();
         std::thread::spawn(move || {
             let ran = |what: &str, started: Instant, (code, printed): (ExitCode, Captured)| {
                 let _ = std::io::stderr().write_all(&printed.stderr);
@@ -439,6 +447,9 @@ impl Worker {
                 );
             }
             let _ = embedded.send(());
+            // After the answer: the pages the run and the embedding wrote
+            // reach the database file while the daemon waits for requests.
+            let _ = checkpoint_log(&root);
         });
         finished
     }

@@ -330,6 +330,29 @@ fn second_run_without_changes_parses_nothing() {
     assert!(!index.staleness().unwrap().is_stale());
 }
 
+/// A resident process holds the write-ahead log open: a run's end then
+/// copies nothing into the database file (the log keeps the run's pages),
+/// readers see the run all the same, and a checkpoint copies the log later.
+#[test]
+fn a_kept_log_outlives_a_run_and_a_checkpoint_copies_it() {
+    let (_tmp, root) = fixture_repo();
+    index(&root);
+    let log = root.join(".evident/index.db-wal");
+    let log_len = || std::fs::metadata(&log).map_or(0, |m| m.len());
+    assert_eq!(log_len(), 0, "the last connection's close copies the log");
+    let keeper = evident_index::store::keep_log(&root).unwrap();
+    write(&root, "added.py", "def added_by_the_test():\n    pass\n");
+    index(&root);
+    assert!(log_len() > 0, "a kept log is not copied when a run ends");
+    let found = exact_symbols(&Index::open(&root).unwrap(), "added_by_the_test");
+    assert_eq!(found.len(), 1, "readers see what the log holds");
+    let before = dump(&root);
+    evident_index::store::checkpoint_log(&root).unwrap();
+    drop(keeper);
+    assert_eq!(log_len(), 0, "with the keeper gone, the log is emptied");
+    assert_eq!(dump(&root), before);
+}
+
 /// Facts extracted under other rules (an index an older evident wrote) are
 /// not kept: the next run extracts every file again, as a rebuild would.
 #[test]
