@@ -253,6 +253,20 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a module gains a function another imports under an alias and holds",
+        files: &[
+            ("lib.py", "def g():\n    pass\n"),
+            (
+                "app.py",
+                "from lib import f as h, g\n\n\ndef run():\n    h()\n    v = h\n    v()\n\n\ndef other():\n    g()\n",
+            ),
+        ],
+        edits: &[
+            Write("lib.py", "def g():\n    pass\n\n\ndef f():\n    pass\n"),
+            Write("lib.py", "def g():\n    pass\n"),
+        ],
+    },
+    Scenario {
         name: "python: a class made in a function gains a constructor, then loses it",
         files: &[
             ("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),

@@ -122,6 +122,33 @@ fn with_kept_bindings(mut names: HashSet<String>, kept: &[[&str; 3]]) -> Option<
     }
 }
 
+/// The qualified names of the definitions added or removed between
+/// `before` and `after`.
+pub(super) fn changed_definitions(before: &[String], after: &[String]) -> HashSet<String> {
+    multiset_difference(before, after)
+        .iter()
+        .filter_map(|f| parse(f))
+        .filter(|[_, name, _]| *name == DEFINITION)
+        .map(|[owner, ..]| owner.to_string())
+        .collect()
+}
+
+/// The rows of a definition surface (`qualified \t kind \t declared`)
+/// that belong to none of the `changed` definitions, in order.
+pub(super) fn surface_outside<'s>(
+    surface: &'s [String],
+    changed: &HashSet<String>,
+) -> Vec<&'s str> {
+    surface
+        .iter()
+        .map(String::as_str)
+        .filter(|row| {
+            let qualified = row.split('\t').next().unwrap_or("");
+            !changed.iter().any(|q| within(qualified, q))
+        })
+        .collect()
+}
+
 /// What a change of classes' bases reaches, when one changed: the names
 /// defined in each class whose bases fact was added, removed or changed (an
 /// ancestor's `self.m()` may now reach, or no longer reach, its `m`; a call

@@ -58,6 +58,9 @@ pub(crate) struct Invalidation {
     /// Only the files that see such a file and spell one of its names
     /// resolve again, with every file that imports them.
     pub names_changed: HashMap<String, HashSet<String>>,
+    /// Per file of [`Self::names_changed`]: the qualified names of the
+    /// definitions added or removed.
+    pub definitions_changed: HashMap<String, HashSet<String>>,
     /// A constructor moved where names do not follow it
     /// ([`fact_diff::moves_constructors`]), or came or went with a file.
     pub constructors_moved: bool,
@@ -80,9 +83,9 @@ pub(crate) struct Invalidation {
     /// Their importers' calls resolve as before, so they are not marked
     /// for importing them (rule (c)).
     pub surface_kept: HashSet<String>,
-    /// Changed files whose imports are what they were and whose flow facts
-    /// changed only by names ([`Self::names_changed`]): their importers
-    /// that spell none of those names resolve as before.
+    /// Changed files whose imports and definitions are what they were but
+    /// for the definitions added or removed ([`Self::names_changed`]):
+    /// their importers that spell none of those names resolve as before.
     pub names_only: HashSet<String>,
 }
 
@@ -186,14 +189,21 @@ impl Invalidation {
             return Ok(());
         }
         let imports_kept = rows::import_rows(conn, file_id)? == before.imports;
+        let surface = rows::definition_surface(conn, file_id)?;
         if imports_kept
             && !self.flow_changed.contains(path)
             && !self.names_changed.contains_key(path)
-            && rows::definition_surface(conn, file_id)? == before.surface
+            && surface == before.surface
         {
             self.surface_kept.insert(path.to_string());
         }
-        if imports_kept && self.names_changed.contains_key(path) {
+        // The other definitions as they were (a prototype that became a
+        // definition is no change of names).
+        let others_kept = self.definitions_changed.get(path).is_some_and(|changed| {
+            fact_diff::surface_outside(&surface, changed)
+                == fact_diff::surface_outside(&before.surface, changed)
+        });
+        if imports_kept && others_kept {
             self.names_only.insert(path.to_string());
         }
         if before.edges.is_empty() {
@@ -277,11 +287,16 @@ impl Invalidation {
             let only_names = fact_diff::names_only_change(&before, &facts, &file.module)
                 .filter(|_| existed && !moved);
             match only_names {
-                Some(changed) => self
-                    .names_changed
-                    .entry(path.to_string())
-                    .or_default()
-                    .extend(changed),
+                Some(changed) => {
+                    self.names_changed
+                        .entry(path.to_string())
+                        .or_default()
+                        .extend(changed);
+                    self.definitions_changed
+                        .entry(path.to_string())
+                        .or_default()
+                        .extend(fact_diff::changed_definitions(&before, &facts));
+                }
                 None => {
                     self.flow_changed.insert(path.to_string());
                 }

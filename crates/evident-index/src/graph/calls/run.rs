@@ -143,9 +143,8 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     // `spellers`, and calls of the names anywhere are marked by their
     // names. A file that spells a name changes what its importers read only
     // when it leaks it, and then they are all `flowing`; one that imports
-    // the name passes it to the importers that spell it, which
-    // `spellers.all` holds; one that spells it only in calls and locals
-    // changes only `spellers.calls`.
+    // the name passes it to the importers that spell it; one that does not
+    // leak it changes only its own calls that `spellers.calls` holds.
     let reshaped = (invalid.changed_paths.iter())
         .filter(|p| !invalid.surface_kept.contains(*p) && !invalid.names_only.contains(*p));
     let importees = reshaped

@@ -74,12 +74,12 @@ pub(crate) fn importers_spelling(
         paths
     };
     let mut only_calls: Vec<i64> = (found.iter())
-        .filter(|(_, how)| **how == Spelling::InCalls)
+        .filter(|(_, how)| **how < Spelling::Leaking)
         .flat_map(|(path, _)| calls.remove(path).unwrap_or_default())
         .collect();
     only_calls.sort_unstable();
     Ok(Spellers {
-        all: at_least(Spelling::Imported),
+        all: at_least(Spelling::Leaking),
         calls: only_calls,
         leaking: at_least(Spelling::Leaking),
     })
@@ -87,11 +87,12 @@ pub(crate) fn importers_spelling(
 
 /// The files [`importers_spelling`] found.
 pub(crate) struct Spellers {
-    /// Every file that passes a name on or leaks it: its own calls resolve again.
+    /// Every file that leaks a name: its own calls resolve again.
     pub all: Vec<String>,
-    /// In the files that spell a name only in calls and locals, the calls
-    /// that can resolve differently: those that spell one, and those of the
-    /// functions whose locals hold one.
+    /// In the other files that spell a name (in imports, calls and
+    /// locals), the calls that can resolve differently: those that spell
+    /// one or an alias an import gives it, and those of the functions
+    /// whose locals hold one.
     pub calls: Vec<i64>,
     /// Those that spell one where other files read them: what the types
     /// that flow tell their importers may change.
@@ -205,52 +206,75 @@ fn spells(text: &str, names: &HashSet<String>) -> bool {
 }
 
 /// How `file_id`'s rows that resolution reads spell any of `names`, and,
-/// when only its calls and locals do, the calls that can resolve differently.
+/// unless it leaks one, the calls that can resolve differently. A name an
+/// import binds under an alias is spelled by its alias from then on.
 fn spelling(
     conn: &Connection,
     file_id: i64,
     names: &HashSet<String>,
 ) -> Result<(Spelling, Vec<i64>)> {
-    let read = |sql: &str| -> Result<bool> {
-        let mut stmt = conn.prepare_cached(sql)?;
-        let mut rows = stmt.query([file_id])?;
-        while let Some(r) = rows.next()? {
-            if spells(&r.get::<_, String>(0)?, names) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
+    let aliases = imports_spelling(conn, file_id, names)?;
+    let mut names = std::borrow::Cow::Borrowed(names);
+    if let Some(aliases) = aliases.as_ref().filter(|a| !a.is_empty()) {
+        names.to_mut().extend(aliases.iter().cloned());
+    }
     let scopes = FunctionScopes::of(conn, file_id)?;
-    let bindings = bindings_spelling(conn, file_id, names, &scopes)?;
-    let leaking = bindings == Bindings::Exported
-        || read(
-            "SELECT name || ' ' || signature || ' ' || coalesce(bases, '')
-             FROM symbols WHERE file_id = ?1",
-        )?;
-    let imported = || {
-        read(
-            "SELECT module || ' ' || coalesce(name, '') || ' ' || coalesce(alias, '')
-             FROM imports WHERE file_id = ?1",
-        )
-    };
+    let bindings = bindings_spelling(conn, file_id, &names, &scopes)?;
+    let leaking = bindings == Bindings::Exported || signatures_spell(conn, file_id, &names)?;
     if leaking {
         return Ok((Spelling::Leaking, Vec::new()));
-    }
-    if imported()? {
-        return Ok((Spelling::Imported, Vec::new()));
     }
     let holding = match bindings {
         Bindings::Locals(functions) => functions,
         _ => HashSet::new(),
     };
-    let calls = calls_spelling(conn, file_id, names, &scopes, &holding)?;
-    let how = if calls.is_empty() && holding.is_empty() {
+    let calls = calls_spelling(conn, file_id, &names, &scopes, &holding)?;
+    let how = if aliases.is_some() {
+        Spelling::Imported
+    } else if calls.is_empty() && holding.is_empty() {
         Spelling::None
     } else {
         Spelling::InCalls
     };
     Ok((how, calls))
+}
+
+/// The aliases of `file_id`'s imports that spell one of `names` (empty when
+/// none has one); `None` when no import spells one.
+fn imports_spelling(
+    conn: &Connection,
+    file_id: i64,
+    names: &HashSet<String>,
+) -> Result<Option<HashSet<String>>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT module || ' ' || coalesce(name, ''), alias FROM imports WHERE file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    let mut found: Option<HashSet<String>> = None;
+    while let Some(r) = rows.next()? {
+        let (text, alias): (String, Option<String>) = (r.get(0)?, r.get(1)?);
+        let alias_spells = alias.as_deref().is_some_and(|a| spells(a, names));
+        if alias_spells || spells(&text, names) {
+            found.get_or_insert_with(HashSet::new).extend(alias);
+        }
+    }
+    Ok(found)
+}
+
+/// Whether a definition of `file_id` spells one of `names` in its name,
+/// signature or bases: what other files read of it.
+fn signatures_spell(conn: &Connection, file_id: i64, names: &HashSet<String>) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name || ' ' || signature || ' ' || coalesce(bases, '')
+         FROM symbols WHERE file_id = ?1",
+    )?;
+    let mut rows = stmt.query([file_id])?;
+    while let Some(r) = rows.next()? {
+        if spells(&r.get::<_, String>(0)?, names) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The calls of `file_id` that spell one of `names` (callee or arguments),
