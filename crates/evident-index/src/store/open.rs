@@ -394,19 +394,11 @@ pub struct LogKeeper {
     _conn: Connection,
 }
 
-/// A [`LogKeeper`] for the index at `root`, which must exist.
+/// A [`LogKeeper`] for the index at `root`, which must exist. Read-write,
+/// so that when it closes last (the daemon stops) it copies the log and
+/// removes it, as any run's end did.
 pub fn keep_log(root: &Path) -> Result<LogKeeper> {
-    let path = index_path(root);
-    if !path.is_file() {
-        return Err(Error::NoIndex(path));
-    }
-    // Read-write, so that when it closes last (the daemon stops) it copies
-    // the log and removes it, as any run's end did.
-    let conn = Connection::open_with_flags(
-        &path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    configure(&conn)?;
+    let conn = open_existing(root)?;
     // A connection joins the log (and holds it open) at its first read.
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
     Ok(LogKeeper { _conn: conn })
@@ -415,12 +407,19 @@ pub fn keep_log(root: &Path) -> Result<LogKeeper> {
 /// Copies what the write-ahead log holds into the database file, as far as
 /// no reader still needs the log (SQLite's passive checkpoint).
 pub fn checkpoint_log(root: &Path) -> Result<()> {
-    let path = index_path(root);
-    let conn = Connection::open_with_flags(
-        &path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    configure(&conn)?;
+    let conn = open_existing(root)?;
     conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
     Ok(())
+}
+
+/// The index at `root`, read-write, never created.
+fn open_existing(root: &Path) -> Result<Connection> {
+    let path = index_path(root);
+    if !path.is_file() {
+        return Err(Error::NoIndex(path));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(&path, flags)?;
+    configure(&conn)?;
+    Ok(conn)
 }

@@ -48,13 +48,13 @@ pub(crate) fn importers_spelling(
     let mut found: HashMap<String, Spelling> = HashMap::new();
     let mut calls: HashMap<String, HashSet<i64>> = HashMap::new();
     for (path, names) in changed {
-        let quick = QuickCheck::new(conn, names)?;
+        note_spelled_names(conn, names)?;
         let mut seen: HashSet<String> = [path.clone()].into();
         let mut frontier = vec![path.clone()];
         while let Some(seen_by) = frontier.pop() {
             for (importer, id, glob) in seeing.of(&seen_by)? {
                 if found.get(&importer) != Some(&Spelling::Leaking) {
-                    let (how, spelled) = if quick.may_spell(conn, id)? {
+                    let (how, spelled) = if may_spell(conn, id)? {
                         spelling(conn, id, names)?
                     } else {
                         (Spelling::None, Vec::new())
@@ -90,47 +90,37 @@ pub(crate) fn importers_spelling(
     })
 }
 
-/// Whether a file's rows may spell one of some names, by substring in SQL:
-/// most files that see a changed file spell none, and this says so without
-/// reading their rows out (a word match is a substring match, so a file it
-/// rules out spells none).
-struct QuickCheck {
-    /// A name with no letter or digit (a word split never finds it apart).
-    unusable: bool,
+/// The names [`may_spell`] looks for.
+fn note_spelled_names(conn: &Connection, names: &HashSet<String>) -> Result<()> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS spelled_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
+         DELETE FROM spelled_names;",
+    )?;
+    let mut insert = conn.prepare_cached("INSERT OR IGNORE INTO spelled_names VALUES (?1)")?;
+    for name in names {
+        insert.execute([name])?;
+    }
+    Ok(())
 }
 
-impl QuickCheck {
-    fn new(conn: &Connection, names: &HashSet<String>) -> Result<QuickCheck> {
-        conn.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS spelled_names(name TEXT PRIMARY KEY) WITHOUT ROWID;
-             DELETE FROM spelled_names;",
-        )?;
-        let mut insert = conn.prepare_cached("INSERT OR IGNORE INTO spelled_names VALUES (?1)")?;
-        for name in names {
-            insert.execute([name])?;
-        }
-        let unusable = names.iter().any(|n| n.is_empty());
-        Ok(QuickCheck { unusable })
-    }
-
-    fn may_spell(&self, conn: &Connection, file_id: i64) -> Result<bool> {
-        if self.unusable {
-            return Ok(true);
-        }
-        let mut stmt = conn.prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM calls c, spelled_names n WHERE c.file_id = ?1
-                     AND instr(c.callee || ' ' || coalesce(c.arguments, ''), n.name) > 0)
-                 OR EXISTS (SELECT 1 FROM assignments a, spelled_names n WHERE a.file_id = ?1
-                     AND instr(a.name || ' ' || a.value, n.name) > 0)
-                 OR EXISTS (SELECT 1 FROM imports i, spelled_names n WHERE i.file_id = ?1
-                     AND instr(i.module || ' ' || coalesce(i.name, '') || ' '
-                               || coalesce(i.alias, ''), n.name) > 0)
-                 OR EXISTS (SELECT 1 FROM symbols s, spelled_names n WHERE s.file_id = ?1
-                     AND instr(s.name || ' ' || s.signature || ' ' || coalesce(s.bases, ''),
-                               n.name) > 0)",
-        )?;
-        Ok(stmt.query_row([file_id], |r| r.get(0))?)
-    }
+/// Whether a file's rows may spell one of the noted names, by substring in
+/// SQL: most files that see a changed file spell none, and this says so
+/// without reading their rows out (a word is a substring, so a file it
+/// rules out spells none).
+fn may_spell(conn: &Connection, file_id: i64) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM calls c, spelled_names n WHERE c.file_id = ?1
+                 AND instr(c.callee || ' ' || coalesce(c.arguments, ''), n.name) > 0)
+             OR EXISTS (SELECT 1 FROM assignments a, spelled_names n WHERE a.file_id = ?1
+                 AND instr(a.name || ' ' || a.value, n.name) > 0)
+             OR EXISTS (SELECT 1 FROM imports i, spelled_names n WHERE i.file_id = ?1
+                 AND instr(i.module || ' ' || coalesce(i.name, '') || ' '
+                           || coalesce(i.alias, ''), n.name) > 0)
+             OR EXISTS (SELECT 1 FROM symbols s, spelled_names n WHERE s.file_id = ?1
+                 AND instr(s.name || ' ' || s.signature || ' ' || coalesce(s.bases, ''),
+                           n.name) > 0)",
+    )?;
+    Ok(stmt.query_row([file_id], |r| r.get(0))?)
 }
 
 /// The files [`importers_spelling`] found.
