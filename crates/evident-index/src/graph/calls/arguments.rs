@@ -81,14 +81,12 @@ impl Graph<'_> {
     pub(super) fn without_argument_flow(&self, f: impl FnOnce()) {
         let in_progress = std::mem::take(&mut *self.in_progress.borrow_mut());
         let depth = self.flow_depth.replace(0);
-        let deepest = self.deepest.replace(0);
         let cut = self.truncated.get();
         let site = self.resolving_site.replace(true);
         f();
         self.resolving_site.set(site);
         self.truncated.set(cut);
         self.flow_depth.set(depth);
-        self.deepest.set(deepest);
         *self.in_progress.borrow_mut() = in_progress;
     }
 

@@ -22,7 +22,6 @@ impl Graph<'_> {
             return Vec::new();
         }
         self.flow_depth.set(depth + 1);
-        self.deepest.set(self.deepest.get().max(depth + 1));
         let mut values = f();
         self.flow_depth.set(depth);
         values.sort_unstable();
@@ -85,48 +84,33 @@ impl Graph<'_> {
 
     /// A remembered evaluation of `key`: from the pass's cache, or from
     /// the cache of evaluations that hold for the current call's file only
-    /// (they used argument flow), noting what those used. One that needed
-    /// more levels than are left below this depth is not taken: computed
-    /// here it would be cut, and what a call resolves to must not depend on
-    /// whether another call asked first from higher up.
+    /// (they used argument flow), noting what those used.
     pub(super) fn cached<K: std::hash::Hash + Eq>(
         &self,
-        cache: &std::cell::RefCell<FxHashMap<K, (Vec<Value>, usize)>>,
+        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
         local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
         key: &K,
     ) -> Option<Vec<Value>> {
-        let depth = self.flow_depth.get();
-        let fits = |height: usize| depth + height <= MAX_FLOW_DEPTH;
-        let reached = |height: usize| self.deepest.set(self.deepest.get().max(depth + height));
-        if let Some((values, height)) = cache.borrow().get(key) {
-            if !fits(*height) {
-                return None;
-            }
-            reached(*height);
+        if let Some(values) = cache.borrow().get(key) {
             return Some(values.clone());
         }
         if self.resolving_site.get() {
             return None; // what holds with argument flow is not for a call that binds it
         }
         let local = local.borrow();
-        let (values, functions, height) = local.get(key)?;
-        if !fits(*height) {
-            return None;
-        }
-        reached(*height);
+        let (values, functions) = local.get(key)?;
         self.consumer_bound.set(true);
         self.note_arguments_used(functions);
         Some(values.clone())
     }
 
     /// `compute()`, remembered under `key` when it was complete (nothing
-    /// cut it short), with the levels it needed below this depth, so a
-    /// remembered value never depends on where it was first asked for: in
-    /// `cache` for the pass, or in `local` for the current call's file when
-    /// it depends on that file (argument flow).
+    /// cut it short), so a remembered value never depends on where it was
+    /// first asked for: in `cache` for the pass, or in `local` for the
+    /// current call's file when it depends on that file (argument flow).
     pub(super) fn remembered<K: std::hash::Hash + Eq>(
         &self,
-        cache: &std::cell::RefCell<FxHashMap<K, (Vec<Value>, usize)>>,
+        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
         local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
         key: K,
         compute: impl FnOnce() -> Vec<Value>,
@@ -134,8 +118,6 @@ impl Graph<'_> {
         if let Some(values) = self.cached(cache, local, &key) {
             return values;
         }
-        let start = self.flow_depth.get();
-        let outer_deepest = self.deepest.replace(start);
         let outer_cut = self.truncated.replace(false);
         let outer_bound = self.consumer_bound.replace(false);
         let outer_used = self.arguments_used.replace(Vec::new());
@@ -143,19 +125,14 @@ impl Graph<'_> {
         let cut = self.truncated.replace(outer_cut);
         let bound = self.consumer_bound.replace(outer_bound);
         let used = self.arguments_used.replace(outer_used);
-        let deepest = self.deepest.get();
-        self.deepest.set(outer_deepest.max(deepest));
         self.truncated.set(outer_cut || cut);
         self.consumer_bound.set(outer_bound || bound);
         self.note_arguments_used(&used);
         if !cut {
-            let height = deepest - start;
             if bound {
-                local
-                    .borrow_mut()
-                    .insert(key, (values.clone(), used, height));
+                local.borrow_mut().insert(key, (values.clone(), used));
             } else {
-                cache.borrow_mut().insert(key, (values.clone(), height));
+                cache.borrow_mut().insert(key, values.clone());
             }
         }
         values

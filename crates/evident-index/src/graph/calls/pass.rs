@@ -42,8 +42,7 @@ pub(super) type Attributes = FxHashMap<String, Vec<BindingSite>>;
 
 /// An evaluation remembered for one file's calls, with the functions whose
 /// parameters it used.
-/// And how many levels below its start it went ([`Graph::remembered`]).
-pub(super) type Remembered = (Vec<Value>, Vec<Rc<str>>, usize);
+pub(super) type Remembered = (Vec<Value>, Vec<Rc<str>>);
 
 /// A parameter of a function: `(function, name)`.
 pub(super) type ParameterKey = (i64, Box<str>);
@@ -120,9 +119,6 @@ pub(crate) struct Graph<'r> {
     /// How deep the evaluation of bindings is nested (aliases of aliases,
     /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
     pub(super) flow_depth: std::cell::Cell<usize>,
-    /// The deepest level an evaluation in progress reached, so that what is
-    /// remembered knows how many levels below its start it needs.
-    pub(super) deepest: std::cell::Cell<usize>,
     /// While set, a class resolves to itself, not to its constructor.
     pub(super) classes_as_written: std::cell::Cell<bool>,
     /// Set as a call is answered by what a local name or a parameter holds
@@ -135,9 +131,8 @@ pub(crate) struct Graph<'r> {
     pub(super) in_progress: std::cell::RefCell<FxHashSet<ExprKey>>,
     /// Complete evaluations, by expression and by function's returns: a pass
     /// meets the same receivers and calls many times.
-    /// Each with the levels it needed below where it was computed.
-    pub(super) expr_cache: std::cell::RefCell<FxHashMap<ExprKey, (Vec<Value>, usize)>>,
-    pub(super) returns_cache: std::cell::RefCell<FxHashMap<i64, (Vec<Value>, usize)>>,
+    pub(super) expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Vec<Value>>>,
+    pub(super) returns_cache: std::cell::RefCell<FxHashMap<i64, Vec<Value>>>,
     pub(super) linearizations: std::cell::RefCell<FxHashMap<i64, Vec<i64>>>,
     /// The last file's include closure (`include_closure`): calls are
     /// resolved file by file.
@@ -189,7 +184,6 @@ impl<'r> Graph<'r> {
             subclass_lists: Default::default(),
             read_error: Default::default(),
             flow_depth: std::cell::Cell::new(0),
-            deepest: std::cell::Cell::new(0),
             classes_as_written: std::cell::Cell::new(false),
             held_by_local: std::cell::Cell::new(false),
             truncated: std::cell::Cell::new(false),
