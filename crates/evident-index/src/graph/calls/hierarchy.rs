@@ -63,11 +63,9 @@ impl Graph<'_> {
         let Some(name) = self.symbol(class).map(|c| c.name.clone()) else {
             return Vec::new();
         };
-        let mut subs: Vec<i64> = (self.table.based_on_name(&name).into_iter())
+        (self.table.based_on_name(&name).into_iter())
             .filter(|sub| self.bases_of(*sub).contains(&class))
-            .collect();
-        subs.dedup();
-        subs
+            .collect()
     }
 
     /// The nearest definitions of method `name` below `class` (each path

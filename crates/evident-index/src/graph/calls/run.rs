@@ -141,12 +141,12 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
         rows::files_of_classes_and_ancestors(conn, &invalid.rebased_bases, MAX_BASE_DEPTH)?;
     let paths = (invalid.changed_paths.iter())
         .chain(&flowing)
-        .chain(&spellers.all)
+        .chain(&spellers.leaking)
         .chain(&ancestry)
         .flat_map(|p| with_dir(p));
     // A body edit changes nothing its importers read (rule (c) of
-    // `Invalidation`), nor does a change of names alone (its imports kept)
-    // to the importers that spell none of them: those that do are
+    // `Invalidation`), nor does a change of names alone (its imports and
+    // other definitions kept) to the importers that spell none of them: those that do are
     // `spellers`, and calls of the names anywhere are marked by their
     // names. A file that spells a name changes what its importers read only
     // when it leaks it, and then they are all `flowing`; one that imports
@@ -166,12 +166,12 @@ fn mark_calls(conn: &Connection, invalid: &Invalidation) -> Result<bool> {
     )?;
     if profiling() {
         eprintln!(
-            "profile:   marked {marked} calls: {} changed, {} flowing on, {} passing on a new \
-             or removed name and {} calls spelling one, {} in class ancestry; {} changed only \
+            "profile:   marked {marked} calls: {} changed, {} flowing on, {} leaking a new or \
+             removed name and {} calls spelling one, {} in class ancestry; {} changed only \
              by names, {} dirty names",
             invalid.changed_paths.len(),
             flowing.len(),
-            spellers.all.len(),
+            spellers.leaking.len(),
             spellers.calls.len(),
             ancestry.len(),
             invalid.names_changed.len(),

@@ -59,7 +59,9 @@ pub(crate) fn importers_spelling(
                     } else {
                         (Spelling::None, Vec::new())
                     };
-                    calls.entry(importer.clone()).or_default().extend(spelled);
+                    if !spelled.is_empty() {
+                        calls.entry(importer.clone()).or_default().extend(spelled);
+                    }
                     let known = found.entry(importer.clone()).or_insert(how);
                     *known = (*known).max(how);
                 }
@@ -70,23 +72,19 @@ pub(crate) fn importers_spelling(
             }
         }
     }
-    let at_least = |least: Spelling| -> Vec<String> {
-        let mut paths: Vec<String> = (found.iter())
-            .filter(|(_, how)| **how >= least)
-            .map(|(path, _)| path.clone())
-            .collect();
-        paths.sort();
-        paths
-    };
+    let mut leaking: Vec<String> = (found.iter())
+        .filter(|(_, how)| **how == Spelling::Leaking)
+        .map(|(path, _)| path.clone())
+        .collect();
+    leaking.sort();
     let mut only_calls: Vec<i64> = (found.iter())
         .filter(|(_, how)| **how < Spelling::Leaking)
         .flat_map(|(path, _)| calls.remove(path).unwrap_or_default())
         .collect();
     only_calls.sort_unstable();
     Ok(Spellers {
-        all: at_least(Spelling::Leaking),
         calls: only_calls,
-        leaking: at_least(Spelling::Leaking),
+        leaking,
     })
 }
 
@@ -125,15 +123,14 @@ fn may_spell(conn: &Connection, file_id: i64) -> Result<bool> {
 
 /// The files [`importers_spelling`] found.
 pub(crate) struct Spellers {
-    /// Every file that leaks a name: its own calls resolve again.
-    pub all: Vec<String>,
-    /// In the other files that spell a name (in imports, calls and
+    /// In the files that spell a name (in imports, calls and
     /// locals), the calls that can resolve differently: those that spell
     /// one or an alias an import gives it, and those of the functions
     /// whose locals hold one.
     pub calls: Vec<i64>,
-    /// Those that spell one where other files read them: what the types
-    /// that flow tell their importers may change.
+    /// Those that spell one where other files read them: all their calls
+    /// resolve again, and what the types that flow tell their importers
+    /// may change.
     pub leaking: Vec<String>,
 }
 
