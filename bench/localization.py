@@ -286,6 +286,11 @@ def run_record(evident, repo, record, variants):
         definition = [*options, *fn_options] if "--group" not in options else None
         functions = evident_search(evident, repo, record["query"], definition)[2] if definition else []
         result["scores"][name] = {**score(files, functions, record), "refused": answered is None}
+        # What was ranked, for reading failures from a saved run.
+        result.setdefault("ranked", {})[name] = {"files": files[:10], "functions": functions[:20]}
+    result["gold"] = {"files": record["gold_files"],
+                      "functions": [[g["file"], last_segment(g["qualname"])] for g in record["gold_functions"]]}
+    result["query"] = record["query"]
     extensions = SETS[record["set"]][1]
     paths = source_files(repo, extensions)
     file_rank = BM25([(p, (repo / p).read_text(errors="replace")) for p in paths]).rank(record["query"])
