@@ -12,7 +12,7 @@ use super::request::{
 };
 use super::scoring::{self, Fusion, RoleWeights};
 use super::signals::Signals;
-use super::terms::{match_expression, most_telling, weighted_terms, MAX_QUERY_TERMS};
+use super::terms::{joined_pairs, match_expression, most_telling, weighted_terms, MAX_QUERY_TERMS};
 use super::whole::WholeFiles;
 use super::{mentions, spans, vectors};
 use crate::error::{Error, Result};
@@ -52,9 +52,11 @@ impl<'q> Plan<'q> {
                 "the search query is {length} characters long; the limit is {MAX_QUERY_CHARS}"
             )));
         }
-        let weighted = weighted_terms(text);
+        let mut weighted = weighted_terms(text);
+        add_held_joins(index, text, &mut weighted)?;
         let weighted = if weighted.len() > MAX_QUERY_TERMS {
-            let (held, total) = chunks::chunks_holding(index.connection(), &weighted)?;
+            let held = chunks::chunks_holding(index.connection(), &weighted)?;
+            let total = chunks::chunk_count(index.connection())?;
             most_telling(weighted, |t| held.get(t).copied().unwrap_or(0), total)
         } else {
             weighted
@@ -266,6 +268,26 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// Adds the query's joined word pairs ([`joined_pairs`]) that some chunk
+/// holds as one word, each weighing 1: "env vars" then also finds `envvar`.
+fn add_held_joins(index: &Index, text: &str, weighted: &mut Vec<(String, u32)>) -> Result<()> {
+    let joins: Vec<(String, u32)> = joined_pairs(text)
+        .into_iter()
+        .filter(|j| !weighted.iter().any(|(t, _)| t == j))
+        .map(|j| (j, 1))
+        .collect();
+    if joins.is_empty() {
+        return Ok(());
+    }
+    let held = chunks::chunks_holding(index.connection(), &joins)?;
+    weighted.extend(
+        joins
+            .into_iter()
+            .filter(|(j, _)| held.get(j).is_some_and(|&n| n > 0)),
+    );
+    Ok(())
 }
 
 /// `language` when it names a language or a document format evident reads.

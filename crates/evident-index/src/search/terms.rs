@@ -78,6 +78,36 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
     terms
 }
 
+/// Two prose words in a row that code may write as one word (`env vars`:
+/// `envvar`, `file name`: `filename`, `time zone`: `timezone`), each pair
+/// joined, in order, once each. Punctuation and code spans break a run. The
+/// caller keeps the joins the index holds, so a pair no code writes as one
+/// word adds nothing.
+pub(super) fn joined_pairs(text: &str) -> Vec<String> {
+    let mut joins: Vec<String> = Vec::new();
+    for line in text.lines().filter(|line| !is_trailer(line)) {
+        let mut previous: Option<String> = None;
+        for span in line.split_whitespace() {
+            let word = span.trim_start_matches(['(', '"', '\'']);
+            let bare = word.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+            let plain = bare.len() >= 2
+                && bare.chars().all(|c| c.is_ascii_alphabetic())
+                && !looks_like_code(span);
+            let current = plain.then(|| bare.to_ascii_lowercase());
+            if let (Some(a), Some(b)) = (&previous, &current) {
+                let joined = format!("{a}{b}");
+                let both_common = is_stopword(a) && is_stopword(b);
+                if !both_common && joined.len() >= 5 && !joins.contains(&joined) {
+                    joins.push(joined);
+                }
+            }
+            // A run goes on only past a bare word.
+            previous = current.filter(|_| bare.len() == word.len());
+        }
+    }
+    joins
+}
+
 /// The terms a long query is searched with. An issue report holds more
 /// distinct words than a search can OR together: the user's own variable
 /// names, a reproduction's setup, words of the prose that no code holds.
@@ -193,6 +223,32 @@ mod tests {
         assert_eq!(
             match_expression(&weighted_terms("NEAR(a, b) OR c*")),
             "\"near\" OR \"b\" OR \"c\""
+        );
+    }
+
+    #[test]
+    fn prose_pairs_are_joined_as_code_would_write_them() {
+        assert_eq!(
+            joined_pairs("Fix help text when using env vars with defaults"),
+            [
+                "fixhelp",
+                "helptext",
+                "textwhen",
+                "whenusing",
+                "usingenv",
+                "envvars",
+                "varswith",
+                "withdefaults"
+            ]
+        );
+        assert_eq!(
+            joined_pairs("a file name, then `time` zone; set_up it\nnew\nline"),
+            ["filename"],
+            "punctuation, code and line ends break a run"
+        );
+        assert!(
+            joined_pairs("it is on").is_empty(),
+            "too short or all common"
         );
     }
 

@@ -98,22 +98,64 @@ pub(crate) fn whole_files(
 
 /// How many chunks hold each of `terms` (FTS5's vocabulary of
 /// `chunks_fts`, through a temporary `fts5vocab` table: the index itself
-/// is not written), and how many chunks there are.
+/// is not written). The vocabulary holds stems, so each term is looked up
+/// by its stem ([`stems`]).
 pub(crate) fn chunks_holding(
     conn: &Connection,
     terms: &[(String, u32)],
-) -> Result<(std::collections::HashMap<String, u64>, u64)> {
+) -> Result<std::collections::HashMap<String, u64>> {
     conn.execute_batch(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)",
     )?;
+    let words: Vec<&str> = terms.iter().map(|(t, _)| t.as_str()).collect();
+    let stems = stems(conn, &words)?;
     let mut stmt = conn.prepare_cached("SELECT doc FROM temp.chunks_vocab WHERE term = ?1")?;
     let mut held = std::collections::HashMap::new();
-    for (term, _) in terms {
-        let count: Option<i64> = stmt.query_row([term], |r| r.get(0)).optional()?;
-        held.insert(term.clone(), count.unwrap_or(0).max(0) as u64);
+    for (term, stem) in words.iter().zip(&stems) {
+        let count: Option<i64> = match stem {
+            Some(stem) => stmt.query_row([stem], |r| r.get(0)).optional()?,
+            None => None,
+        };
+        held.insert(term.to_string(), count.unwrap_or(0).max(0) as u64);
     }
+    Ok(held)
+}
+
+/// How many chunks the index holds.
+pub(crate) fn chunk_count(conn: &Connection) -> Result<u64> {
     let total: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
-    Ok((held, total.max(0) as u64))
+    Ok(total.max(0) as u64)
+}
+
+/// Each word as the full-text tables store it: put through their own
+/// tokenizer (a temporary FTS5 table, one row per word), so a lookup in
+/// their vocabulary meets exactly the stem SQLite wrote. `None` for a
+/// word the tokenizer keeps nothing of; the first term of one it splits.
+pub(crate) fn stems(conn: &Connection, words: &[&str]) -> Result<Vec<Option<String>>> {
+    conn.execute_batch(concat!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_words USING fts5(word, tokenize = '",
+        super::schema::text_tokenizer!(),
+        "');
+         CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_vocab USING fts5vocab(temp, stem_words, instance);
+         DELETE FROM temp.stem_words;"
+    ))?;
+    let mut insert =
+        conn.prepare_cached("INSERT INTO temp.stem_words(rowid, word) VALUES (?1, ?2)")?;
+    for (i, word) in words.iter().enumerate() {
+        insert.execute(rusqlite::params![i as i64, word])?;
+    }
+    let mut out = vec![None; words.len()];
+    let mut read =
+        conn.prepare_cached("SELECT doc, term FROM temp.stem_vocab WHERE offset = 0 ORDER BY doc")?;
+    let rows = read.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (doc, term) = row?;
+        if let Some(slot) = usize::try_from(doc).ok().and_then(|d| out.get_mut(d)) {
+            *slot = Some(term);
+        }
+    }
+    conn.execute_batch("DELETE FROM temp.stem_words")?;
+    Ok(out)
 }
 
 /// Chunks by id, in one query.

@@ -8,12 +8,25 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 20;
+pub const SCHEMA_VERSION: u32 = 21;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
 
-pub(super) const SCHEMA: &str = "
+/// How the full-text tables cut text into terms: Unicode words without
+/// their accents, each reduced to its Porter stem, so a report's "defaults",
+/// "vars" and "printing" meet the code's `default`, `var` and `print`
+/// (BENCHMARKS.md, "Stems"). A query's words pass through the same
+/// tokenizer, so they meet the same stems.
+macro_rules! text_tokenizer {
+    () => {
+        "porter unicode61 remove_diacritics 2"
+    };
+}
+pub(crate) use text_tokenizer;
+
+pub(super) const SCHEMA: &str = concat!(
+    "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -203,16 +216,21 @@ CREATE TABLE vector_blocks (
 -- Contentless: snippets are read from the files, so the text is not stored twice.
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     name, signature_doc, body, path,
-    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+    content = '', contentless_delete = 1, tokenize = '",
+    text_tokenizer!(),
+    "'
 );
 
 -- Each file's text as one document (rowid = files.id), for the whole-file
 -- lexical signal: a long query's words spread over a file's definitions.
 CREATE VIRTUAL TABLE files_fts USING fts5(
     path, text,
-    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+    content = '', contentless_delete = 1, tokenize = '",
+    text_tokenizer!(),
+    "'
 );
-";
+"
+);
 
 /// Secondary indexes. A fresh index is bulk-loaded without them and they are
 /// built once at the end, which is much cheaper than maintaining them row by row.

@@ -227,7 +227,7 @@ fn a_long_reports_words_spread_over_a_file_find_it() {
         root,
         "app/notes.py",
         "def summary():\n    \"\"\"Entries expire after a refresh of the entry ttl; \
-         stale entries expire by the clock deadline.\"\"\"\n    return 0\n",
+         stale entries expire by the clock deadline. Lookup.\"\"\"\n    return 0\n",
     );
     index_repo(root, &IndexOptions::default()).unwrap();
     let index = Index::open(root).unwrap();
@@ -266,11 +266,20 @@ fn a_report_over_the_term_cap_keeps_the_words_the_code_holds() {
     index_repo(root, &IndexOptions::default()).unwrap();
     let index = Index::open(root).unwrap();
     let letter = |i: usize| char::from(b'a' + i as u8);
-    let mut report: String = (0..70)
+    let report: String = (0..70)
         .map(|i| format!("zq{}{} ", letter(i / 26), letter(i % 26)))
         .collect();
-    report.push_str("and then reconcile fails for the settlement");
-    assert_eq!(first(&index, &report, ""), "app/ledger.py");
+    // The words are looked up in the index's vocabulary by their stems:
+    // "reconciling" and "settlements" are held as `reconcil` and `settlement`.
+    for tail in [
+        "and then reconcile fails for the settlement",
+        "and then reconciling fails for the settlements",
+    ] {
+        assert_eq!(
+            first(&index, &format!("{report}{tail}"), ""),
+            "app/ledger.py"
+        );
+    }
 }
 
 /// The reason's gain for the evidence that named a result (`+X named in

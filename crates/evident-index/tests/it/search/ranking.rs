@@ -73,6 +73,46 @@ fn the_exact_identifier_ranks_first() {
     assert_eq!((top.start_line, top.end_line), (1, 3));
 }
 
+/// A report's words meet the code's in another inflection: the full-text
+/// tables hold stems, and a query's words are stemmed the same way.
+#[test]
+fn a_word_meets_the_code_in_another_inflection() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "out/printer.py",
+        "def write_colored_line(line, color):\n    return color + line\n",
+    );
+    write(root, "out/other.py", "def unrelated():\n    return 42\n");
+    index_repo(root, &IndexOptions::default()).unwrap();
+    for query in ["coloring lines", "the lines were colored", "line colors"] {
+        let found = search(root, query);
+        assert_eq!(
+            found.first().map(|(_, name)| name.as_str()),
+            Some("write_colored_line"),
+            "{query}: {found:?}"
+        );
+    }
+}
+
+/// Two words a report writes apart meet the one word code writes them as:
+/// "env vars" finds `envvar`, though a decoy holds one of the words.
+#[test]
+fn words_written_apart_meet_the_word_code_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "opts.py",
+        "def resolve_envvar(option):\n    return option.envvar\n\n\n\
+         def settings(env, defaults):\n    return env, defaults\n",
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let found = search(root, "help shows env vars");
+    assert_eq!(found[0].1, "resolve_envvar", "{found:?}");
+}
+
 #[test]
 fn docs_and_code_between_definitions_are_searchable() {
     let dir = repo();
@@ -287,7 +327,7 @@ fn results_borrow_from_what_calls_contains_or_imports_them() {
     write(
         root,
         "pools.py",
-        "class Pool:\n    \"Connections kept for reuse; reuse them.\"\n\n    def drain(self):\n        return 'pooled'\n\n\nclass Queue:\n    def drain(self):\n        return 'pooled pooled'\n",
+        "class Pool:\n    \"Connections kept for reuse; reuse them.\"\n\n    def drain(self):\n        return 'spent'\n\n\nclass Queue:\n    def drain(self):\n        return 'spent spent'\n",
     );
     // Imports: `lib/fmt.py` and `lib/render.py` alike, `render` a little
     // better; only `fmt` is imported by the best match, `app.py`.
@@ -331,7 +371,7 @@ fn results_borrow_from_what_calls_contains_or_imports_them() {
     let drains = |weight| -> Vec<String> {
         names(ranked_with(
             &index,
-            "pooled reuse",
+            "spent reuse",
             SearchGroup::Definition,
             weight,
         ))
