@@ -69,10 +69,12 @@
   value: [(function_expression !name) (generator_function !name) (arrow_function)]) @definition.function
 (export_statement "default" @name value: (class !name)) @definition.class
 
-; A prototype method: `Foo.prototype.hi = function () {}` is a method of `Foo`.
+; A prototype method: `Foo.prototype.hi = function () {}` is a method of `Foo`;
+; `http.ServerResponse.prototype.render = function () {}` of `http.ServerResponse`.
 ((expression_statement (assignment_expression
   left: (member_expression
-    object: (member_expression object: (identifier) @receiver property: (property_identifier) @_prototype)
+    object: (member_expression object: [(identifier) (member_expression)] @receiver
+                               property: (property_identifier) @_prototype)
     property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)])) @definition.method
   (#eq? @_prototype "prototype"))

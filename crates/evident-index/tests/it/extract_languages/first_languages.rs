@@ -126,6 +126,12 @@ fn javascript() {
     assert_eq!(add.qualified_name, "pkg/sample.add");
     assert_eq!(def(&f, "render").kind, Kind::Method);
     assert_eq!(def(&f, "arrow").kind, Kind::Function);
+    let flush = def(&f, "flush");
+    assert_eq!(
+        (flush.kind, flush.qualified_name.as_str()),
+        (Kind::Method, "pkg/sample.http.ServerResponse.flush"),
+        "a prototype method whose receiver is a dotted path"
+    );
     assert_eq!(def(&f, "LIMIT").kind, Kind::Constant);
     assert!(has_call(&f, "utils.sum", Some("add")));
     assert!(has_call(&f, "Renderer", Some("render")));
