@@ -24,7 +24,7 @@ impl Index {
     ) -> Result<()> {
         let missing: Vec<&mentions::Mention> = mentions
             .iter()
-            .filter(|m| !m.called && path_filter.is_none_or(|f| f.matches(&m.path)))
+            .filter(|m| !m.called && !m.area && path_filter.is_none_or(|f| f.matches(&m.path)))
             .filter(|m| {
                 !candidates.iter().any(|c| {
                     c.row.file_id == m.file_id

@@ -28,6 +28,9 @@ pub(crate) struct Mention {
     pub span: usize,
     /// Named as what the span's definition calls, not by the span itself.
     pub called: bool,
+    /// In the area a scope names ([`SpanKind::Scope`]): lifts what the
+    /// words found there and brings in nothing.
+    pub area: bool,
 }
 
 /// How surely each kind of span names what it resolves to. A traceback or a
@@ -42,6 +45,7 @@ fn strength_of(kind: SpanKind, segments: usize) -> f64 {
         SpanKind::Name => 0.5,
         SpanKind::Code => 0.4,
         SpanKind::Error => 0.3,
+        SpanKind::Scope => 0.5,
     }
 }
 
@@ -68,9 +72,14 @@ pub(crate) fn resolve(
             SpanKind::Name | SpanKind::Code | SpanKind::Error => {
                 resolve_name(conn, &files, span.name.as_deref().unwrap_or(""))?
             }
+            SpanKind::Scope => in_scope(&files, span.name.as_deref().unwrap_or("")),
         };
+        let area = span.kind == SpanKind::Scope;
         let segments = span.name.as_deref().map_or(1, |n| n.split('.').count());
-        let strength = strength_of(span.kind, segments) / found.len().max(1) as f64;
+        // Each of the files an ambiguous span may name gets a share; every
+        // file of a named area is in it alike.
+        let among = if area { 1 } else { found.len().max(1) };
+        let strength = strength_of(span.kind, segments) / among as f64;
         for (file, symbol, share) in found {
             out.push(Mention {
                 file_id: files.ids[file],
@@ -80,6 +89,7 @@ pub(crate) fn resolve(
                 strength: strength * share,
                 span: i,
                 called: false,
+                area,
             });
         }
     }
@@ -89,6 +99,30 @@ pub(crate) fn resolve(
         out.extend(callees);
     }
     Ok(out)
+}
+
+/// The files in the area a scope names (`printer`, `mm/slab`): those with a
+/// directory, or a file stem, that is one of the scope's parts, or holds it
+/// as a `-` or `_` separated word (`printer` is `crates/grep-printer/`).
+/// Matched without case; a part no path holds matches nothing.
+fn in_scope(files: &FileTable, scope: &str) -> Vec<(usize, Option<i64>, f64)> {
+    let parts: Vec<String> = scope.split('/').map(str::to_lowercase).collect();
+    let names = |component: &str| {
+        let component = component.to_lowercase();
+        parts
+            .iter()
+            .any(|p| component == *p || component.split(['-', '_']).any(|word| word == p.as_str()))
+    };
+    let in_area = |path: &str| {
+        let mut components: Vec<&str> = path.split('/').collect();
+        let file = components.pop().unwrap_or("");
+        let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
+        components.into_iter().any(names) || names(stem)
+    };
+    (0..files.paths.len())
+        .filter(|&f| in_area(&files.paths[f]))
+        .map(|f| (f, None, 1.0))
+        .collect()
 }
 
 /// A trace's frames are not equal evidence: the innermost frame in the
@@ -164,6 +198,7 @@ fn named_callees(
                 strength,
                 span: m.span,
                 called: true,
+                area: false,
             });
         }
     }
@@ -269,6 +304,7 @@ mod tests {
                     strength: 1.0,
                     span,
                     called: false,
+                    area: false,
                 })
                 .collect();
             grade_frames(&mut mentions, &spans);

@@ -30,6 +30,10 @@ pub enum SpanKind {
     Code,
     /// The type named by an error line (`ValueError: ...`).
     Error,
+    /// The part of the project a commit's or report's first line names
+    /// before a colon (`printer: fix ...`, `fix(router): ...`,
+    /// `mm/slab: ...`): an area, not one file.
+    Scope,
 }
 
 impl Span {
@@ -48,6 +52,7 @@ impl SpanKind {
             SpanKind::Name => "name",
             SpanKind::Code => "code",
             SpanKind::Error => "error",
+            SpanKind::Scope => "scope",
         }
     }
 }
@@ -123,6 +128,14 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid")
 });
 
+/// A first line's scope: `scope: `, `type(scope): ` or `type(scope)!: `,
+/// where a scope may list parts (`mm/slab`, `a, b`). Group 1 is a
+/// parenthesised scope, group 2 a bare one.
+static SCOPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:[A-Za-z]+\(([\w\-./, ]+)\)|([A-Za-z][\w\-./]*(?:, ?[\w\-./]+)*))!?:\s")
+        .expect("valid")
+});
+
 /// A query's spans are read up to this many: each is looked up in the index.
 pub const MAX_SPANS: usize = 64;
 
@@ -145,6 +158,9 @@ pub fn read(text: &str) -> Vec<Span> {
         }
     };
     let lines: Vec<&str> = text.lines().collect();
+    if let Some(first) = lines.iter().find(|l| !l.trim().is_empty()) {
+        scope_of(first).into_iter().for_each(&mut push);
+    }
     let mut in_fence = false;
     for (i, line) in lines.iter().enumerate() {
         if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
@@ -174,6 +190,24 @@ pub fn read(text: &str) -> Vec<Span> {
         }
     }
     spans
+}
+
+/// The scope a first line names before its colon, its parts joined by `/`.
+fn scope_of(line: &str) -> Option<Span> {
+    let c = SCOPE.captures(line)?;
+    let scope = c.get(1).or(c.get(2))?.as_str();
+    let parts: Vec<&str> = scope
+        .split(['/', ','])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| Span {
+        kind: SpanKind::Scope,
+        text: c[0].trim().to_string(),
+        path: None,
+        line: None,
+        name: Some(parts.join("/")),
+    })
 }
 
 /// The frames a line holds (`previous`: the line before, where Rust and Go
@@ -586,5 +620,29 @@ mod tests {
                 "express.lib.utils",
             ]
         );
+    }
+
+    #[test]
+    fn a_first_lines_scope_names_an_area() {
+        let scope = |text: &str| {
+            read(text)
+                .into_iter()
+                .find(|s| s.kind == SpanKind::Scope)
+                .and_then(|s| s.name)
+        };
+        for (text, named) in [
+            ("printer: fix a bug in printing", Some("printer")),
+            ("grep-cli: strip the last byte", Some("grep-cli")),
+            ("fix(router): trailing slash", Some("router")),
+            ("feat(core, cli)!: new flag", Some("core/cli")),
+            ("mm/slab: fix a leak", Some("mm/slab")),
+            ("\n  ignore: fix filtering\n\nbody: more", Some("ignore")),
+            ("Fix printer: it wraps", None),
+            ("printer:fix without a space", None),
+            ("body\nprinter: on a later line", None),
+            ("ValueError: bad input", Some("ValueError")),
+        ] {
+            assert_eq!(scope(text).as_deref(), named, "{text:?}");
+        }
     }
 }

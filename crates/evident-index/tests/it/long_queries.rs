@@ -382,3 +382,62 @@ fn a_named_api_lends_to_what_it_calls_in_another_file() {
     assert!(reason.contains("called by name `read_lines`"), "{reason}");
     assert_eq!(named_gain(&found, "pkg/other.py"), 0.0);
 }
+
+/// A commit's or report's first line may name the part of the project it is
+/// about before a colon (`printer: ...`, `fix(printer): ...`). That area's
+/// files rank over a file elsewhere whose words match better; a scope that
+/// names no directory or file changes nothing.
+#[test]
+fn a_scope_before_the_colon_lifts_its_area() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "crates/grep-printer/src/summary.rs",
+        "pub fn count(lines: &[u8]) -> usize {\n    lines.len()\n}\n",
+    );
+    write(
+        root,
+        "crates/searcher/src/lines.rs",
+        "/// Count the matched lines; count matched lines again.\n\
+         pub fn matched(lines: &[u8]) -> usize {\n    lines.len()\n}\n",
+    );
+    // Other files, so that the words' document frequencies mean something.
+    for name in ["walk", "glob", "config", "flags", "decode", "color"] {
+        write(
+            root,
+            &format!("crates/{name}/src/lib.rs"),
+            &format!("pub fn {name}_setup() -> u32 {{\n    0\n}}\n"),
+        );
+    }
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    for message in [
+        "printer: fix the count of matched lines",
+        "fix(printer): fix the count of matched lines",
+    ] {
+        assert_eq!(
+            first(&index, message, ""),
+            "crates/grep-printer/src/summary.rs",
+            "{message}"
+        );
+        assert_eq!(
+            first(&index, message, "mentions=0"),
+            "crates/searcher/src/lines.rs",
+            "the words alone"
+        );
+    }
+    let found = ranked(
+        &index,
+        "printer: fix the count of matched lines",
+        SearchGroup::File,
+        "",
+    );
+    let reason = found[0].reason.as_deref().unwrap_or("");
+    assert!(reason.contains("scope `printer:`"), "{reason}");
+    assert_eq!(
+        first(&index, "fix: the count of matched lines", ""),
+        "crates/searcher/src/lines.rs",
+        "no directory or file is named fix"
+    );
+}
