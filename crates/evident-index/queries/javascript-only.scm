@@ -23,13 +23,15 @@
   right: [(function_expression) (arrow_function)])) @definition.method)
   (#not-any-of? @receiver "exports" "module"))
 
-; A function-valued key of an object literal bound to a name is a member of
-; that binding: `var obj = { run: function () {}, 'stop': () => {} }` makes
-; `obj.run` and `obj.stop` (TypeScript's declared type decides there).
-(variable_declarator value: (object (pair key: (property_identifier) @name
-  value: [(function_expression) (arrow_function)]) @definition.method))
-(variable_declarator value: (object (pair key: (string (string_fragment) @name)
-  value: [(function_expression) (arrow_function)]) @definition.method))
+; A function-valued key of an object literal is a method: bound to a name,
+; a member of that binding (`var obj = { run: function () {}, 'stop': () => {} }`
+; makes `obj.run` and `obj.stop`; TypeScript's declared type decides there);
+; passed to a call (`new Class({ run: function () {} })`, `res.format({ html:
+; () => {} })`), a method of the code around it.
+(object (pair key: (property_identifier) @name
+  value: [(function_expression) (arrow_function)]) @definition.method)
+(object (pair key: (string (string_fragment) @name)
+  value: [(function_expression) (arrow_function)]) @definition.method)
 
 ; Class fields: `class A { count = 0; static limit = 3 }`.
 (class_body (field_definition property: (property_identifier) @name) @definition.variable)

@@ -132,6 +132,11 @@ fn javascript() {
         (Kind::Method, "pkg/sample.http.ServerResponse.flush"),
         "a prototype method whose receiver is a dotted path"
     );
+    assert_eq!(
+        def(&f, "init").kind,
+        Kind::Method,
+        "a function-valued key of an object literal passed to a call"
+    );
     assert_eq!(def(&f, "LIMIT").kind, Kind::Constant);
     assert!(has_call(&f, "utils.sum", Some("add")));
     assert!(has_call(&f, "Renderer", Some("render")));
