@@ -156,6 +156,7 @@ impl Index {
             &plan.signals,
             &weight,
         );
+        weigh_by_size(&mut groups, plan.signals.size);
         groups.sort_by(|a, b| a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score)));
         groups.truncate(q.limit);
         let mut reader = self.reader();
@@ -288,6 +289,22 @@ fn add_held_joins(index: &Index, text: &str, weighted: &mut Vec<(String, u32)>) 
             .filter(|(j, _)| held.get(j).is_some_and(|&n| n > 0)),
     );
     Ok(())
+}
+
+/// Multiplies each group's score by `1 + size × ln(lines)` of its best
+/// chunk ([`Signals::size`]), said in its reasons.
+fn weigh_by_size(groups: &mut [Group], size: f64) {
+    if size == 0.0 {
+        return;
+    }
+    for g in groups.iter_mut() {
+        let lines = f64::from(g.best.row.end.saturating_sub(g.best.row.start) + 1);
+        let gained = g.score * size * lines.ln();
+        if gained > 0.0 {
+            g.score += gained;
+            g.borrowed.push(("its size", gained));
+        }
+    }
 }
 
 /// `language` when it names a language or a document format evident reads.

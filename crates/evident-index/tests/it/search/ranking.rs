@@ -113,6 +113,42 @@ fn words_written_apart_meet_the_word_code_joins() {
     assert_eq!(found[0].1, "resolve_envvar", "{found:?}");
 }
 
+/// Among definitions the words match alike, the larger one ranks first
+/// (`size`): it holds more that can be wrong. Off, the one-liner whose few
+/// words are all the query's wins.
+#[test]
+fn a_larger_definition_ranks_over_a_one_liner_matched_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let body: String = (0..30).map(|i| format!("    step_{i} = {i}\n")).collect();
+    write(
+        root,
+        "render.py",
+        &format!(
+            "def render_page(template):\n{body}    return template\n\n\n\
+             def render_title(template):\n    return template\n"
+        ),
+    );
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let index = Index::open(root).unwrap();
+    let first = |signal: &str| {
+        names(ranked_with(
+            &index,
+            "render template",
+            SearchGroup::Definition,
+            signal,
+        ))[0]
+            .clone()
+    };
+    assert_eq!(first(""), "render.render_page");
+    assert_eq!(first("size=0"), "render.render_title", "the words alone");
+    let reason = ranked_with(&index, "render template", SearchGroup::Definition, "")[0]
+        .reason
+        .clone()
+        .unwrap_or_default();
+    assert!(reason.contains("from its size"), "{reason}");
+}
+
 #[test]
 fn docs_and_code_between_definitions_are_searchable() {
     let dir = repo();
