@@ -274,20 +274,17 @@ impl Index {
 /// Adds the query's joined word pairs ([`joined_pairs`]) that some chunk
 /// holds as one word, each weighing 1: "env vars" then also finds `envvar`.
 fn add_held_joins(index: &Index, text: &str, weighted: &mut Vec<(String, u32)>) -> Result<()> {
-    let joins: Vec<(String, u32)> = joined_pairs(text)
+    let joins: Vec<String> = joined_pairs(text)
         .into_iter()
         .filter(|j| !weighted.iter().any(|(t, _)| t == j))
-        .map(|j| (j, 1))
         .collect();
     if joins.is_empty() {
         return Ok(());
     }
-    let held = chunks::chunks_holding(index.connection(), &joins)?;
-    weighted.extend(
-        joins
-            .into_iter()
-            .filter(|(j, _)| held.get(j).is_some_and(|&n| n > 0)),
-    );
+    let words: Vec<&str> = joins.iter().map(String::as_str).collect();
+    let held = chunks::terms_held(index.connection(), &words)?;
+    let kept = joins.into_iter().zip(held).filter(|(_, held)| *held);
+    weighted.extend(kept.map(|(join, _)| (join, 1)));
     Ok(())
 }
 

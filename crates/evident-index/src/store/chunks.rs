@@ -121,6 +121,20 @@ pub(crate) fn chunks_holding(
     Ok(held)
 }
 
+/// Those of `terms` that some chunk holds: each a one-row full-text match,
+/// which the table's own tokenizer stems, so no vocabulary is read.
+pub(crate) fn terms_held(conn: &Connection, terms: &[&str]) -> Result<Vec<bool>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1")?;
+    terms
+        .iter()
+        .map(|t| {
+            let quoted = format!("\"{}\"", t.replace('"', ""));
+            Ok(stmt.exists([quoted])?)
+        })
+        .collect()
+}
+
 /// How many chunks the index holds.
 pub(crate) fn chunk_count(conn: &Connection) -> Result<u64> {
     let total: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
