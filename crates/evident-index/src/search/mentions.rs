@@ -104,7 +104,8 @@ pub(crate) fn resolve(
 /// The files in the area a scope names (`printer`, `mm/slab`): those with a
 /// directory, or a file stem, that is one of the scope's parts, or holds it
 /// as a `-` or `_` separated word (`printer` is `crates/grep-printer/`).
-/// Matched without case; a part no path holds matches nothing.
+/// Matched without case; a part no path holds matches nothing, and nor
+/// does an area of more than half the files.
 fn in_scope(files: &FileTable, scope: &str) -> Vec<(usize, Option<i64>, f64)> {
     let parts: Vec<String> = scope.split('/').map(str::to_lowercase).collect();
     let names = |component: &str| {
@@ -119,10 +120,15 @@ fn in_scope(files: &FileTable, scope: &str) -> Vec<(usize, Option<i64>, f64)> {
         let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
         components.into_iter().any(names) || names(stem)
     };
-    (0..files.paths.len())
+    let area: Vec<(usize, Option<i64>, f64)> = (0..files.paths.len())
         .filter(|&f| in_area(&files.paths[f]))
         .map(|f| (f, None, 1.0))
-        .collect()
+        .collect();
+    // An area of more than half the project (`src:`) tells nothing apart.
+    if area.len() * 2 > files.paths.len() {
+        return Vec::new();
+    }
+    area
 }
 
 /// A trace's frames are not equal evidence: the innermost frame in the

@@ -78,6 +78,10 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
     terms
 }
 
+/// A query's first this many joined pairs are looked up: each is one
+/// full-text match.
+const MAX_JOINS: usize = 128;
+
 /// Two prose words in a row that code may write as one word (`env vars`:
 /// `envvar`, `file name`: `filename`, `time zone`: `timezone`), each pair
 /// joined, in order, once each. Punctuation and code spans break a run. The
@@ -86,6 +90,9 @@ pub fn weighted_terms(text: &str) -> Vec<(String, u32)> {
 pub(super) fn joined_pairs(text: &str) -> Vec<String> {
     let mut joins: Vec<String> = Vec::new();
     for line in text.lines().filter(|line| !is_trailer(line)) {
+        if joins.len() >= MAX_JOINS {
+            break;
+        }
         let mut previous: Option<String> = None;
         for span in line.split_whitespace() {
             let word = span.trim_start_matches(['(', '"', '\'']);
@@ -105,6 +112,7 @@ pub(super) fn joined_pairs(text: &str) -> Vec<String> {
             previous = current.filter(|_| bare.len() == word.len());
         }
     }
+    joins.truncate(MAX_JOINS);
     joins
 }
 
@@ -249,6 +257,15 @@ mod tests {
         assert!(
             joined_pairs("it is on").is_empty(),
             "too short or all common"
+        );
+        let letter = |i: usize| char::from(b'a' + (i % 26) as u8);
+        let long: String = (0..400)
+            .map(|i| format!("q{}{} ", letter(i / 26), letter(i)))
+            .collect();
+        assert_eq!(
+            joined_pairs(&long).len(),
+            MAX_JOINS,
+            "a long text's first pairs"
         );
     }
 

@@ -440,4 +440,15 @@ fn a_scope_before_the_colon_lifts_its_area() {
         "crates/searcher/src/lines.rs",
         "no directory or file is named fix"
     );
+    let everything = ranked(
+        &index,
+        "crates: fix the count of matched lines",
+        SearchGroup::File,
+        "",
+    );
+    let reason = everything[0].reason.as_deref().unwrap_or("");
+    assert!(
+        !reason.contains("scope"),
+        "an area of every file tells nothing apart: {reason}"
+    );
 }
