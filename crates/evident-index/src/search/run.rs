@@ -53,7 +53,10 @@ impl<'q> Plan<'q> {
             )));
         }
         let mut weighted = weighted_terms(text);
-        add_held_joins(index, text, &mut weighted)?;
+        // A vector-only search reads no words: no pair need be looked up.
+        if q.mode != SearchMode::Vector {
+            add_held_joins(index, text, &mut weighted)?;
+        }
         let weighted = if weighted.len() > MAX_QUERY_TERMS {
             let held = chunks::chunks_holding(index.connection(), &weighted)?;
             let total = chunks::chunk_count(index.connection())?;

@@ -168,7 +168,6 @@ pub(crate) fn stems(conn: &Connection, words: &[&str]) -> Result<Vec<Option<Stri
             *slot = Some(term);
         }
     }
-    conn.execute_batch("DELETE FROM temp.stem_words")?;
     Ok(out)
 }
 
