@@ -267,6 +267,32 @@ const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        name: "python: a chain of bindings longer than the flow depth, its far end edited alone (resolved after the near end in a rebuild)",
+        files: &[
+            (
+                "html.py",
+                "class Element:\n    def count(self, element):\n        return 0\n\n    def finalize(self):\n        pass\n\n\nclass Root(Element):\n    pass\n\n\nclass Parser:\n    def __init__(self):\n        self.root = Root()\n\n\ndef parse(html):\n    parser = Parser()\n    document = parser.root\n    document.finalize()\n    return document\n",
+            ),
+            (
+                "tests.py",
+                "from html import parse\n\n\ndef parsed(html):\n    dom = parse(html)\n    return dom\n\n\ndef contains(response, text):\n    content = parsed(response)\n    return content.count(text)\n",
+            ),
+        ],
+        edits: &[Write(
+            "tests.py",
+            "from html import parse\n\n\ndef parsed(html):\n    dom = parse(html)\n    return dom\n\n\ndef contains(response, text):\n    content = parsed(response)\n    return content.count(text)\n# edited\n",
+        )],
+    },
+    Scenario {
+        name: "python: a base class reached through calls, asked for first near and then deep in a chain, the far end edited alone",
+        files: &[
+            ("base.py", "class Counter:\n    def count(self, element):\n        return 0\n\n\nclass Element:\n    def counter(self):\n        return Counter()\n\n\nclass Kinds:\n    element = Element\n\n\ndef kinds():\n    return Kinds()\n\n\ndef picked():\n    return kinds()\n\n\ndef chosen():\n    return picked()\n\n\nregistry = chosen()\n"),
+            ("html.py", "from base import registry\n\n\nclass Root(registry.element):\n    pass\n\n\ndef parse(html):\n    document = Root()\n    document.counter()\n    return document\n"),
+            ("tests.py", "from html import parse\n\n\ndef contains(response, text):\n    counter = once_more(response)\n    return counter.count(text)\n\n\ndef once_more(html):\n    return again(html)\n\n\ndef again(html):\n    return counted(html)\n\n\ndef counted(html):\n    return parse(html).counter()\n"),
+        ],
+        edits: &[Write("tests.py", "from html import parse\n\n\ndef contains(response, text):\n    counter = once_more(response)\n    return counter.count(text)\n\n\ndef once_more(html):\n    return again(html)\n\n\ndef again(html):\n    return counted(html)\n\n\ndef counted(html):\n    return parse(html).counter()\n# edited\n")],
+    },
+    Scenario {
         name: "python: a class made in a function gains a constructor, then loses it",
         files: &[
             ("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),

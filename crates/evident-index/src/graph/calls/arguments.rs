@@ -80,13 +80,11 @@ impl Graph<'_> {
     /// is the same wherever it is asked, and the evaluation that asks is not cut.
     pub(super) fn without_argument_flow(&self, f: impl FnOnce()) {
         let in_progress = std::mem::take(&mut *self.in_progress.borrow_mut());
-        let depth = self.flow_depth.replace(0);
         let cut = self.truncated.get();
         let site = self.resolving_site.replace(true);
-        f();
+        self.with_whole_depth(f);
         self.resolving_site.set(site);
         self.truncated.set(cut);
-        self.flow_depth.set(depth);
         *self.in_progress.borrow_mut() = in_progress;
     }
 

@@ -18,10 +18,11 @@ impl Graph<'_> {
     pub(super) fn deeper(&self, f: impl FnOnce() -> Vec<Value>) -> Vec<Value> {
         let depth = self.flow_depth.get();
         if depth >= MAX_FLOW_DEPTH {
-            self.truncated.set(true);
+            self.depth_cut.set(true);
             return Vec::new();
         }
         self.flow_depth.set(depth + 1);
+        self.deepest.set(self.deepest.get().max(depth + 1));
         let mut values = f();
         self.flow_depth.set(depth);
         values.sort_unstable();
@@ -84,33 +85,49 @@ impl Graph<'_> {
 
     /// A remembered evaluation of `key`: from the pass's cache, or from
     /// the cache of evaluations that hold for the current call's file only
-    /// (they used argument flow), noting what those used.
+    /// (they used argument flow), noting what those used. Either is taken
+    /// only for the levels left below this depth: a value computed
+    /// completely from higher up would be cut here, and what a call
+    /// resolves to must not depend on whether another call asked first.
     pub(super) fn cached<K: std::hash::Hash + Eq>(
         &self,
-        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        cache: &std::cell::RefCell<FxHashMap<K, Memo>>,
         local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
         key: &K,
     ) -> Option<Vec<Value>> {
-        if let Some(values) = cache.borrow().get(key) {
-            return Some(values.clone());
+        let depth = self.flow_depth.get();
+        let left = MAX_FLOW_DEPTH - depth;
+        let reached = |height: usize| self.deepest.set(self.deepest.get().max(depth + height));
+        if let Some((values, height, cut)) = cache.borrow().get(key).and_then(|m| m.get(left)) {
+            reached(height);
+            if cut {
+                self.depth_cut.set(true);
+            }
+            return Some(values.to_vec());
         }
         if self.resolving_site.get() {
             return None; // what holds with argument flow is not for a call that binds it
         }
         let local = local.borrow();
-        let (values, functions) = local.get(key)?;
+        let (values, functions, height) = local.get(key)?;
+        if *height > left {
+            return None;
+        }
+        reached(*height);
         self.consumer_bound.set(true);
         self.note_arguments_used(functions);
         Some(values.clone())
     }
 
-    /// `compute()`, remembered under `key` when it was complete (nothing
-    /// cut it short), so a remembered value never depends on where it was
-    /// first asked for: in `cache` for the pass, or in `local` for the
-    /// current call's file when it depends on that file (argument flow).
+    /// `compute()`, remembered under `key` unless a cycle cut it short, so
+    /// a remembered value never depends on where it was first asked for:
+    /// complete, with the levels it needed, or cut by the flow depth, with
+    /// the levels that were left; in `cache` for the pass, or, complete, in
+    /// `local` for the current call's file when it depends on that file
+    /// (argument flow).
     pub(super) fn remembered<K: std::hash::Hash + Eq>(
         &self,
-        cache: &std::cell::RefCell<FxHashMap<K, Vec<Value>>>,
+        cache: &std::cell::RefCell<FxHashMap<K, Memo>>,
         local: &std::cell::RefCell<FxHashMap<K, Remembered>>,
         key: K,
         compute: impl FnOnce() -> Vec<Value>,
@@ -118,24 +135,66 @@ impl Graph<'_> {
         if let Some(values) = self.cached(cache, local, &key) {
             return values;
         }
+        let start = self.flow_depth.get();
+        let outer_deepest = self.deepest.replace(start);
         let outer_cut = self.truncated.replace(false);
+        let outer_depth_cut = self.depth_cut.replace(false);
         let outer_bound = self.consumer_bound.replace(false);
         let outer_used = self.arguments_used.replace(Vec::new());
         let values = compute();
-        let cut = self.truncated.replace(outer_cut);
-        let bound = self.consumer_bound.replace(outer_bound);
+        let cut = self.truncated.replace(outer_cut || self.truncated.get());
+        let depth_cut = self
+            .depth_cut
+            .replace(outer_depth_cut || self.depth_cut.get());
+        let bound = self
+            .consumer_bound
+            .replace(outer_bound || self.consumer_bound.get());
         let used = self.arguments_used.replace(outer_used);
-        self.truncated.set(outer_cut || cut);
-        self.consumer_bound.set(outer_bound || bound);
+        let deepest = self.deepest.replace(outer_deepest.max(self.deepest.get()));
         self.note_arguments_used(&used);
-        if !cut {
-            if bound {
-                local.borrow_mut().insert(key, (values.clone(), used));
+        if cut {
+            return values;
+        }
+        let height = deepest - start;
+        if bound {
+            if !depth_cut {
+                let entry = (values.clone(), used, height);
+                local.borrow_mut().insert(key, entry);
+            }
+        } else {
+            let mut cache = cache.borrow_mut();
+            let memo = cache.entry(key).or_default();
+            if depth_cut {
+                memo.cut.push((MAX_FLOW_DEPTH - start, values.clone()));
             } else {
-                cache.borrow_mut().insert(key, values.clone());
+                memo.complete = Some((values.clone(), height));
             }
         }
         values
+    }
+
+    /// Runs `f` with the whole flow depth before it, whatever depth asks,
+    /// for what belongs to a definition rather than to an evaluation (a
+    /// class's bases): found so, it is the same wherever it is asked. The
+    /// depth cuts inside stay inside; a cycle still cuts the asker. Past a
+    /// few such runs nested in each other (the stack), `f` runs where it is
+    /// asked and counts as cut, so nothing it finds is remembered.
+    pub(super) fn with_whole_depth<T>(&self, f: impl FnOnce() -> T) -> T {
+        let nesting = self.whole_depth_nesting.get();
+        if nesting >= MAX_WHOLE_DEPTH_NESTING {
+            self.truncated.set(true);
+            return f();
+        }
+        self.whole_depth_nesting.set(nesting + 1);
+        let depth = self.flow_depth.replace(0);
+        let deepest = self.deepest.replace(0);
+        let depth_cut = self.depth_cut.replace(false);
+        let out = f();
+        self.depth_cut.set(depth_cut);
+        self.deepest.set(deepest);
+        self.flow_depth.set(depth);
+        self.whole_depth_nesting.set(nesting);
+        out
     }
 
     /// Records that the call being resolved used the parameters of functions

@@ -177,8 +177,13 @@ impl Graph<'_> {
         // Bases found while an evaluation was cut (a cycle through this
         // class) are partial: remembered, they would depend on which call
         // met the class first.
+        if !self.basing.borrow_mut().insert(class) {
+            self.truncated.set(true);
+            return Rc::default();
+        }
         let outer = self.truncated.replace(false);
-        let found: Rc<[i64]> = self.bases_uncached(class).into();
+        let found: Rc<[i64]> = self.with_whole_depth(|| self.bases_uncached(class)).into();
+        self.basing.borrow_mut().remove(&class);
         let cut = self.truncated.get();
         self.truncated.set(outer || cut);
         if !cut {

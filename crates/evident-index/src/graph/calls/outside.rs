@@ -110,14 +110,19 @@ impl Graph<'_> {
         })
     }
 
-    /// A class's first base outside the repository, looked up once per pass.
+    /// A class's first base outside the repository, looked up once per pass
+    /// (with the whole flow depth, so the same wherever it is asked).
     pub(super) fn outside_base_cached(&self, class: i64) -> Option<String> {
         let cached = self.outside_bases.borrow().get(&class).cloned();
         match cached {
             Some(base) => base,
             None => {
-                let base = self.outside_base(class, 0);
-                self.outside_bases.borrow_mut().insert(class, base.clone());
+                let outer = self.truncated.replace(false);
+                let base = self.with_whole_depth(|| self.outside_base(class, 0));
+                let cut = self.truncated.replace(outer || self.truncated.get());
+                if !cut {
+                    self.outside_bases.borrow_mut().insert(class, base.clone());
+                }
                 base
             }
         }

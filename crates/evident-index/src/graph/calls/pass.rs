@@ -32,6 +32,9 @@ pub(super) const MAX_OVERRIDES: usize = 10;
 pub(super) const MAX_ARGUMENT_SITES: usize = 16;
 /// Bindings followed at most this deep (an alias of a call's result of ...).
 pub(super) const MAX_FLOW_DEPTH: usize = 6;
+/// Evaluations with the whole flow depth nested at most this deep (a
+/// class's bases found while another class's bases are found ...).
+pub(super) const MAX_WHOLE_DEPTH_NESTING: usize = 8;
 
 /// A file's bindings: enclosing definition → name → each binding's stored
 /// form ([`Binding::encode`]); a name bound in two branches has two.
@@ -41,8 +44,33 @@ pub(super) type FileBindings = FxHashMap<Option<i64>, FxHashMap<String, Vec<Rc<s
 pub(super) type Attributes = FxHashMap<String, Vec<BindingSite>>;
 
 /// An evaluation remembered for one file's calls, with the functions whose
-/// parameters it used.
-pub(super) type Remembered = (Vec<Value>, Vec<Rc<str>>);
+/// parameters it used and how many levels below its start it went
+/// ([`Graph::remembered`]).
+pub(super) type Remembered = (Vec<Value>, Vec<Rc<str>>, usize);
+
+/// What a pass remembers of one evaluation: the complete value with the
+/// levels it needed, and values the flow depth cut, by the levels that were
+/// left. Each depends on nothing but the key and the levels left, so what a
+/// call resolves to does not depend on which call asked first.
+#[derive(Default)]
+pub(super) struct Memo {
+    pub(super) complete: Option<(Vec<Value>, usize)>,
+    pub(super) cut: Vec<(usize, Vec<Value>)>,
+}
+
+impl Memo {
+    /// The value with `left` levels left: the levels it takes (all that
+    /// are left when it was cut), and whether it was cut.
+    pub(super) fn get(&self, left: usize) -> Option<(&[Value], usize, bool)> {
+        if let Some((values, height)) = &self.complete {
+            if *height <= left {
+                return Some((values, *height, false));
+            }
+        }
+        let (_, values) = self.cut.iter().find(|(l, _)| *l == left)?;
+        Some((values, left, true))
+    }
+}
 
 /// A parameter of a function: `(function, name)`.
 pub(super) type ParameterKey = (i64, Box<str>);
@@ -119,20 +147,30 @@ pub(crate) struct Graph<'r> {
     /// How deep the evaluation of bindings is nested (aliases of aliases,
     /// returns of returns); past [`MAX_FLOW_DEPTH`] nothing more is learned.
     pub(super) flow_depth: std::cell::Cell<usize>,
+    /// The deepest level an evaluation in progress reached, so that what is
+    /// remembered knows how many levels below its start it needs.
+    pub(super) deepest: std::cell::Cell<usize>,
     /// While set, a class resolves to itself, not to its constructor.
     pub(super) classes_as_written: std::cell::Cell<bool>,
     /// Set as a call is answered by what a local name or a parameter holds
     /// (see [`Graph::resolve`]): decorators are not applied again to that.
     pub(super) held_by_local: std::cell::Cell<bool>,
-    /// Set when an evaluation was cut (the depth limit, or a cycle): what it
-    /// computed is partial and is not remembered.
+    /// Set when an evaluation was cut by a cycle (or argument flow's one
+    /// level): what it computed is partial and is not remembered.
     pub(super) truncated: std::cell::Cell<bool>,
+    /// Set when an evaluation was cut by the flow depth alone: what it
+    /// computed depends on the levels that were left, and is remembered
+    /// with them.
+    pub(super) depth_cut: std::cell::Cell<bool>,
+    /// How many evaluations with the whole flow depth are nested
+    /// ([`Graph::with_whole_depth`]).
+    pub(super) whole_depth_nesting: std::cell::Cell<usize>,
     /// Expressions being evaluated: meeting one again is a cycle.
     pub(super) in_progress: std::cell::RefCell<FxHashSet<ExprKey>>,
-    /// Complete evaluations, by expression and by function's returns: a pass
-    /// meets the same receivers and calls many times.
-    pub(super) expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Vec<Value>>>,
-    pub(super) returns_cache: std::cell::RefCell<FxHashMap<i64, Vec<Value>>>,
+    /// Evaluations by expression and by function's returns: a pass meets
+    /// the same receivers and calls many times.
+    pub(super) expr_cache: std::cell::RefCell<FxHashMap<ExprKey, Memo>>,
+    pub(super) returns_cache: std::cell::RefCell<FxHashMap<i64, Memo>>,
     pub(super) linearizations: std::cell::RefCell<FxHashMap<i64, Vec<i64>>>,
     /// The last file's include closure (`include_closure`): calls are
     /// resolved file by file.
@@ -140,6 +178,8 @@ pub(crate) struct Graph<'r> {
     /// Classes whose linearization is being computed: resolving a base
     /// (`Rack::Base`) may come back to the same class.
     pub(super) linearizing: std::cell::RefCell<FxHashSet<i64>>,
+    /// Classes whose bases are being found: the same, for `bases_of`.
+    pub(super) basing: std::cell::RefCell<FxHashSet<i64>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
     pub(super) constructor_depth: std::cell::Cell<usize>,
     /// Each class's first base outside the repository, once looked up: every
@@ -184,14 +224,18 @@ impl<'r> Graph<'r> {
             subclass_lists: Default::default(),
             read_error: Default::default(),
             flow_depth: std::cell::Cell::new(0),
+            deepest: std::cell::Cell::new(0),
             classes_as_written: std::cell::Cell::new(false),
             held_by_local: std::cell::Cell::new(false),
             truncated: std::cell::Cell::new(false),
+            depth_cut: std::cell::Cell::new(false),
+            whole_depth_nesting: std::cell::Cell::new(0),
             in_progress: Default::default(),
             expr_cache: Default::default(),
             returns_cache: Default::default(),
             linearizations: Default::default(),
             linearizing: Default::default(),
+            basing: Default::default(),
             include_closure: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),
