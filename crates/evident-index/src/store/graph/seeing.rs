@@ -50,10 +50,14 @@ pub(crate) fn importers_spelling(
     for (path, names) in changed {
         note_spelled_names(conn, names)?;
         let mut seen: HashSet<String> = [path.clone()].into();
+        // A file that sees several of the files on the way is read once
+        // for these names: how it spells them does not change.
+        let mut examined: HashSet<i64> = HashSet::new();
         let mut frontier = vec![path.clone()];
         while let Some(seen_by) = frontier.pop() {
             for (importer, id, glob) in seeing.of(&seen_by)? {
-                if found.get(&importer) != Some(&Spelling::Leaking) {
+                let unread = examined.insert(id);
+                if unread && found.get(&importer) != Some(&Spelling::Leaking) {
                     let (how, spelled) = if may_spell(conn, id)? {
                         spelling(conn, id, names)?
                     } else {
@@ -104,19 +108,19 @@ fn note_spelled_names(conn: &Connection, names: &HashSet<String>) -> Result<()> 
 /// Whether a file's rows may spell one of the noted names, by substring in
 /// SQL: most files that see a changed file spell none, and this says so
 /// without reading their rows out (a word is a substring, so a file it
-/// rules out spells none).
+/// rules out spells none). Each column is searched alone: joining them
+/// first made a string per row.
 fn may_spell(conn: &Connection, file_id: i64) -> Result<bool> {
     let mut stmt = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM calls c, spelled_names n WHERE c.file_id = ?1
-                 AND instr(c.callee || ' ' || coalesce(c.arguments, ''), n.name) > 0)
+                 AND (instr(c.callee, n.name) OR instr(c.arguments, n.name)))
              OR EXISTS (SELECT 1 FROM assignments a, spelled_names n WHERE a.file_id = ?1
-                 AND instr(a.name || ' ' || a.value, n.name) > 0)
+                 AND (instr(a.name, n.name) OR instr(a.value, n.name)))
              OR EXISTS (SELECT 1 FROM imports i, spelled_names n WHERE i.file_id = ?1
-                 AND instr(i.module || ' ' || coalesce(i.name, '') || ' '
-                           || coalesce(i.alias, ''), n.name) > 0)
+                 AND (instr(i.module, n.name) OR instr(i.name, n.name) OR instr(i.alias, n.name)))
              OR EXISTS (SELECT 1 FROM symbols s, spelled_names n WHERE s.file_id = ?1
-                 AND instr(s.name || ' ' || s.signature || ' ' || coalesce(s.bases, ''),
-                           n.name) > 0)",
+                 AND (instr(s.name, n.name) OR instr(s.signature, n.name)
+                      OR instr(s.bases, n.name)))",
     )?;
     Ok(stmt.query_row([file_id], |r| r.get(0))?)
 }
