@@ -93,6 +93,12 @@
   right: (tuple) @assign.type) @assign (#set! assign.type "tuple"))
 ((assignment left: [(identifier) (attribute object: (identifier))] @assign.name
   right: [(string) (concatenated_string)] @assign.type) @assign (#set! assign.type "str"))
+; `__all__ = ["a", "b"]` (or `+=`): the names `from module import *` brings
+; (see `Binding::Names`).
+((module (expression_statement
+  [(assignment left: (identifier) @assign.name right: (_) @assign.names)
+   (augmented_assignment left: (identifier) @assign.name right: (_) @assign.names)] @assign))
+  (#eq? @assign.name "__all__"))
 ; Containers (see `ELEMENTS`): `OPS = {"a": f}`, `steps = [a, b]`, `pair = (a, 1)`
 ; bind what their elements hold; `for step in steps` binds each element.
 ((assignment left: (identifier) @assign.name

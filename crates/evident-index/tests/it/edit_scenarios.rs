@@ -293,6 +293,20 @@ const SCENARIOS: &[Scenario] = &[
         edits: &[Write("tests.py", "from html import parse\n\n\ndef contains(response, text):\n    counter = once_more(response)\n    return counter.count(text)\n\n\ndef once_more(html):\n    return again(html)\n\n\ndef again(html):\n    return counted(html)\n\n\ndef counted(html):\n    return parse(html).counter()\n# edited\n")],
     },
     Scenario {
+        name: "python: a name removed and added again past a glob import whose __all__ does not list it",
+        files: &[
+            ("lib.py", "def partition():\n    pass\n\n\ndef keep():\n    pass\n"),
+            ("mid.py", "__all__ = [\"Index\"]\nfrom lib import partition\n\n\nclass Index:\n    pass\n"),
+            ("user.py", "from mid import *\nfrom mid import partition as part\n\npartition()\npart()\nIndex()\n"),
+        ],
+        edits: &[
+            Write("lib.py", "def keep():\n    pass\n"),
+            Write("lib.py", "def partition():\n    pass\n\n\ndef keep():\n    pass\n"),
+            Write("mid.py", "__all__ = [\"Index\", \"partition\"]\nfrom lib import partition\n\n\nclass Index:\n    pass\n"),
+            Write("lib.py", "def keep():\n    pass\n"),
+        ],
+    },
+    Scenario {
         name: "python: a class made in a function gains a constructor, then loses it",
         files: &[
             ("a.py", "def make():\n    class Made:\n        pass\n\n    return Made\n"),

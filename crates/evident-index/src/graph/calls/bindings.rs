@@ -334,7 +334,7 @@ impl Graph<'_> {
             }
             (Binding::CallResult, callee) => self.call_results(file, scope, callee),
             (Binding::Alias, expression) => self.values_of_expr(file, scope, expression),
-            (Binding::Opaque, _) => Vec::new(),
+            (Binding::Opaque | Binding::Names, _) => Vec::new(),
             (Binding::Callback, callback) => self.callback_parameter(file, scope, callback),
             (Binding::Parameter, position) => match (scope, position.parse::<usize>()) {
                 (Some(function), Ok(position)) => self.argument_values(function, position),

@@ -178,6 +178,9 @@ pub(crate) struct Graph<'r> {
     /// Classes whose linearization is being computed: resolving a base
     /// (`Rack::Base`) may come back to the same class.
     pub(super) linearizing: std::cell::RefCell<FxHashSet<i64>>,
+    /// Each module's list of what a glob import of it brings, once read
+    /// (`None`: it has none).
+    pub(super) names_lists: std::cell::RefCell<FxHashMap<i64, Option<Rc<str>>>>,
     /// Classes whose bases are being found: the same, for `bases_of`.
     pub(super) basing: std::cell::RefCell<FxHashSet<i64>>,
     /// How deep constructor lookups are nested (`a = b.X(); b = a.Y()` must end).
@@ -236,6 +239,7 @@ impl<'r> Graph<'r> {
             linearizations: Default::default(),
             linearizing: Default::default(),
             basing: Default::default(),
+            names_lists: Default::default(),
             include_closure: Default::default(),
             constructor_depth: std::cell::Cell::new(0),
             outside_bases: Default::default(),

@@ -9,6 +9,7 @@ use super::pass::*;
 use super::table::{parent_dir, Symbol};
 use crate::evidence::Kind;
 use crate::lang::{self};
+use crate::store::graph as rows;
 
 impl Graph<'_> {
     /// `Cls.m` where the file imports the item `Cls` from `target`: the
@@ -140,8 +141,9 @@ impl Graph<'_> {
                     let Some(next) = &import.target else {
                         continue;
                     };
-                    let reexports =
-                        import.binding() == Some(name) || import.name.as_deref() == Some("*");
+                    let globbed =
+                        import.name.as_deref() == Some("*") && self.glob_brings(next, name);
+                    let reexports = import.binding() == Some(name) || globbed;
                     if reexports {
                         let original = match import.name.as_deref() {
                             Some("*") | None => name,
@@ -159,6 +161,30 @@ impl Graph<'_> {
             }
         }
         found
+    }
+
+    /// Whether `from target import *` brings `name`: every name, unless
+    /// the module lists what it exports (`__all__`).
+    pub(super) fn glob_brings(&self, target: &str, name: &str) -> bool {
+        let Some(&file) = self.table.file_by_path.get(target) else {
+            return true; // a package's directory: its files are read one by one
+        };
+        let cached = self.names_lists.borrow().get(&file).cloned();
+        let list = match cached {
+            Some(list) => list,
+            None => {
+                let list = match rows::names_list_of(self.conn, file) {
+                    Ok(list) => list.map(Rc::from),
+                    Err(e) => {
+                        self.read_error.borrow_mut().get_or_insert(e);
+                        None
+                    }
+                };
+                self.names_lists.borrow_mut().insert(file, list.clone());
+                list
+            }
+        };
+        crate::lang::extract::glob_brings(list.as_deref(), name)
     }
 
     pub(super) fn resolve_bare(
@@ -256,6 +282,7 @@ impl Graph<'_> {
                 .rev()
                 .filter(|i| i.name.as_deref() == Some("*") && i.alias.is_none())
                 .filter_map(|i| i.target.as_deref())
+                .filter(|target| self.glob_brings(target, name))
                 .map(|target| self.exported(target, name, 0))
                 .find(|ids| !ids.is_empty())
                 .unwrap_or_default()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Query, QueryMatch};
 
-use super::facts::{import_binding, Binding, Import, DECORATED, ELEMENTS, TYPE_ALIAS};
+use super::facts::{import_binding, Binding, Import, ANY_NAME, DECORATED, ELEMENTS, TYPE_ALIAS};
 use super::nesting::{columns_of, end_line_of, wrapper_of, Scoped};
 use super::text::{
     arguments_of, clean_docstring, leading_comments, normalize_space, position_skipping,
@@ -78,6 +78,7 @@ impl<'t> Captures<'t> {
                 Role::AssignOpaque => c.assign_value = Some((node, Binding::Opaque)),
                 Role::AssignParameter => c.assign_value = Some((node, Binding::Parameter)),
                 Role::AssignCallee => c.assign_value = Some((node, Binding::Callback)),
+                Role::AssignNames => c.assign_value = Some((node, Binding::Names)),
                 Role::AssignCallback => c.assign_callback = Some(node),
                 Role::AssignArgument => c.assign_argument = Some(node),
                 Role::Ignored => {}
@@ -277,6 +278,7 @@ impl Collected {
             Some(ty) if binding == Binding::Type => ty,
             // A parameter's position among its siblings.
             _ if binding == Binding::Parameter => position(value).to_string(),
+            _ if binding == Binding::Names => listed_names(value, m.source),
             // A callback's parameter: `argument.parameter.callee`.
             _ if binding == Binding::Callback => {
                 let (Some(argument), Some(parameter)) = (c.assign_argument, c.assign_callback)
@@ -397,6 +399,7 @@ pub(super) enum Role {
     AssignOpaque,
     AssignParameter,
     AssignCallee,
+    AssignNames,
     AssignCallback,
     AssignArgument,
     Ignored,
@@ -435,6 +438,7 @@ pub(super) fn role_of(capture: &str) -> Role {
         "assign.opaque" => Role::AssignOpaque,
         "assign.parameter" => Role::AssignParameter,
         "assign.callee" => Role::AssignCallee,
+        "assign.names" => Role::AssignNames,
         "assign.callback" => Role::AssignCallback,
         "assign.argument" => Role::AssignArgument,
         other if other.starts_with('_') => Role::Ignored,
@@ -486,4 +490,25 @@ pub(super) struct RawImport {
     pub(super) module: String,
     pub(super) name: Option<String>,
     pub(super) alias: Option<String>,
+}
+
+/// The names a literal list spells, space-separated: each element a quoted
+/// name (comments aside), else [`ANY_NAME`] (`a.__all__ + b.__all__`).
+fn listed_names(list: Node, source: &str) -> String {
+    let mut names = Vec::new();
+    let mut cursor = list.walk();
+    for element in list.named_children(&mut cursor).filter(|n| !n.is_extra()) {
+        let text = element.utf8_text(source.as_bytes()).unwrap_or("");
+        let name = strip_quotes(text);
+        let quoted = name.len() + 2 == text.len();
+        let identifier = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        if !(quoted && identifier) {
+            return ANY_NAME.to_string();
+        }
+        names.push(name);
+    }
+    names.join(" ")
 }

@@ -118,6 +118,24 @@ pub enum Binding {
     /// `f((a, b) => ...)`: a callback's parameter, what `f` declares the
     /// callback's parameter at that position to be (`argument.parameter.callee`).
     Callback,
+    /// `__all__ = ["a", "b"]`: the names a glob import of the module brings
+    /// (space-separated; [`ANY_NAME`] when the list is not all literals).
+    /// Nothing the types can follow.
+    Names,
+}
+
+/// A [`Binding::Names`] list that could not be read: every name counts.
+pub const ANY_NAME: &str = "*";
+
+/// Whether a glob import of a module brings `name`, given the module's
+/// [`Binding::Names`] list as stored (`None`: it has none, and every name
+/// counts).
+pub fn glob_brings(stored_list: Option<&str>, name: &str) -> bool {
+    let Some(stored) = stored_list else {
+        return true;
+    };
+    let (_, names) = Binding::decode(stored);
+    names == ANY_NAME || names.split(' ').any(|n| n == name)
 }
 
 impl Binding {
@@ -131,6 +149,7 @@ impl Binding {
             Binding::Opaque => "?".to_string(),
             Binding::Parameter => format!("#{expression}"),
             Binding::Callback => format!("%{expression}"),
+            Binding::Names => format!("={expression}"),
         }
     }
 
@@ -145,6 +164,8 @@ impl Binding {
             (Binding::Parameter, position)
         } else if let Some(callback) = stored.strip_prefix('%').filter(|c| is_callback(c)) {
             (Binding::Callback, callback)
+        } else if let Some(names) = stored.strip_prefix('=') {
+            (Binding::Names, names)
         } else if let Some(ty) = stored.strip_prefix(':') {
             (Binding::Type, ty)
         } else if let Some(callee) = stored.strip_suffix("()") {
@@ -206,6 +227,59 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// One [`Binding::Names`] list per name at the top level: the names of
+    /// every list bound to it (`__all__ = [...]`, `__all__ += [...]`), or
+    /// [`ANY_NAME`] when the name is also bound to something else than a
+    /// list's type, or called on (`__all__.extend(...)`), or the file was
+    /// not read to its end: what it holds then is not known, and every name
+    /// counts.
+    pub(super) fn settle_name_lists(&mut self) {
+        let is_list =
+            |a: &Assignment| a.enclosing.is_none() && Binding::decode(&a.value).0 == Binding::Names;
+        let mut listed: Vec<String> = self
+            .assignments
+            .iter()
+            .filter(|a| is_list(a))
+            .map(|a| a.name.clone())
+            .collect();
+        listed.sort();
+        listed.dedup();
+        for list in listed {
+            let mine = |a: &Assignment| a.enclosing.is_none() && a.name == list;
+            let other_binding =
+                self.assignments.iter().filter(|a| mine(a)).any(|a| {
+                    !matches!(Binding::decode(&a.value).0, Binding::Names | Binding::Type)
+                });
+            let called_on = self.calls.iter().any(|c| c.callee_head == list);
+            let mut names = std::collections::BTreeSet::new();
+            for a in self.assignments.iter().filter(|a| mine(a) && is_list(a)) {
+                names.extend(
+                    Binding::decode(&a.value)
+                        .1
+                        .split(' ')
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_string),
+                );
+            }
+            let unread = self.symbols_end_line.is_some();
+            let any = other_binding || called_on || unread || names.contains(ANY_NAME);
+            let names = if any {
+                ANY_NAME.to_string()
+            } else {
+                names.into_iter().collect::<Vec<_>>().join(" ")
+            };
+            let Some(first) = self.assignments.iter().position(|a| mine(a) && is_list(a)) else {
+                continue;
+            };
+            self.assignments[first].value = Binding::Names.encode(&names);
+            let mut at = 0;
+            self.assignments.retain(|a| {
+                at += 1;
+                at - 1 == first || !(mine(a) && is_list(a))
+            });
+        }
+    }
+
     /// Adds the facts of a later part of the same file: its indices into
     /// definitions move past the ones already here.
     pub(super) fn append(&mut self, part: FileFacts) {
@@ -256,6 +330,8 @@ mod tests {
             (Binding::Parameter, "2"),
             (Binding::Callback, "0.1.operate"),
             (Binding::Callback, "1.0.this.schedule"),
+            (Binding::Names, "Index other"),
+            (Binding::Names, ""),
         ] {
             assert_eq!(
                 Binding::decode(&binding.encode(expression)),
@@ -265,5 +341,30 @@ mod tests {
         // Text that only looks like a callback is an expression (Ruby's `%w[a b]`).
         assert_eq!(Binding::decode("%w[a b]"), (Binding::Alias, "%w[a b]"));
         assert_eq!(Binding::decode("%1.x"), (Binding::Alias, "%1.x"));
+    }
+
+    /// The stored `__all__` of `source`, read as Python.
+    fn names_list(source: &str) -> Vec<String> {
+        let spec = crate::lang::by_name("python").unwrap();
+        let facts = super::super::extract(spec, "m.py", source);
+        let lists = facts.assignments.iter();
+        let lists = lists.filter(|a| Binding::decode(&a.value).0 == Binding::Names);
+        lists.map(|a| a.value.clone()).collect()
+    }
+
+    #[test]
+    fn a_modules_all_is_read_as_literals_or_not_at_all() {
+        let list = |source: &str| names_list(source);
+        assert_eq!(list("__all__ = ['b', \"a\"]  # x\n"), ["=a b"]);
+        assert_eq!(list("__all__ = ('a',)\n__all__ += ['c']\n"), ["=a c"]);
+        assert_eq!(list("__all__: list[str] = []\n"), ["="]);
+        // What the literals cannot say: every name counts.
+        assert_eq!(list("__all__ = one.__all__ + two.__all__\n"), ["=*"]);
+        assert_eq!(list("__all__ = ['a', name]\n"), ["=*"]);
+        assert_eq!(list("__all__ = [f'{x}']\n"), ["=*"]);
+        assert_eq!(list("__all__ = ['a']\n__all__.append('b')\n"), ["=*"]);
+        assert_eq!(list("__all__ = ['a']\n__all__ = names()\n"), ["=*"]);
+        // Only the module's own: a function's local `__all__` is none.
+        assert!(list("def f():\n    __all__ = ['a']\n").is_empty());
     }
 }

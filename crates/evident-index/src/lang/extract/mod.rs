@@ -14,8 +14,8 @@ mod text;
 mod unpack;
 
 pub use facts::{
-    decode_arguments, encode_arguments, import_binding, is_exported_binding, Assignment, Binding,
-    Call, Definition, FileFacts, Import, DECORATED, ELEMENTS, TYPE_ALIAS,
+    decode_arguments, encode_arguments, glob_brings, import_binding, is_exported_binding,
+    Assignment, Binding, Call, Definition, FileFacts, Import, DECORATED, ELEMENTS, TYPE_ALIAS,
 };
 pub use parse::Context;
 pub use parts::{extract, extract_in, MAX_FACTS_PER_FILE, PART_BYTES};

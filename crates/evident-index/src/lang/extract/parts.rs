@@ -36,6 +36,7 @@ pub fn extract_in(
     if source.len() <= PART_BYTES {
         let mut facts = extract_part(spec, rel_path, source, &parsed_text, None, context);
         facts.line_count = line_count;
+        facts.settle_name_lists();
         return facts;
     }
     // In parts. The first decides the language (a `.h` read as C++); every
@@ -65,6 +66,7 @@ pub fn extract_in(
         (start_byte, start) = (part.end_byte, part.end_point);
     }
     facts.line_count = line_count;
+    facts.settle_name_lists();
     facts
 }
 

@@ -44,5 +44,5 @@ pub(crate) use scopes::{
 pub(crate) use seeing::{importers_closure, importers_spelling};
 pub(crate) use symbols::{
     all_paths, for_each_assignment_in, for_each_declaration_defined, for_each_file_by_path,
-    for_each_import, for_each_symbol, symbol_count,
+    for_each_import, for_each_symbol, names_list_of, symbol_count,
 };

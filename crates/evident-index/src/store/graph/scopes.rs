@@ -1,7 +1,7 @@
 //! Reads for `def`: what a line calls, which definitions a scope sees,
 //! what an import binds.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::{CallOnLine, InScope};
 use crate::error::Result;
@@ -105,12 +105,38 @@ pub(crate) fn definitions_globbed(conn: &Connection, file_id: i64, name: &str) -
         .query_map(params![file_id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for target in globbed {
+        if !glob_of_brings(conn, &target, name)? {
+            continue;
+        }
         let ids = follow_exports(conn, vec![(target, name.to_string())])?;
         if !ids.is_empty() {
             return Ok(ids);
         }
     }
     Ok(Vec::new())
+}
+
+/// Whether a glob import of the module at `path` brings `name` (its
+/// `__all__`, see `lang::extract::glob_brings`).
+fn glob_of_brings(conn: &Connection, path: &str, name: &str) -> Result<bool> {
+    glob_of_brings_any(conn, path, std::iter::once(name))
+}
+
+/// Whether a glob import of the module at `path` brings any of `names`.
+pub(super) fn glob_of_brings_any<'n>(
+    conn: &Connection,
+    path: &str,
+    mut names: impl Iterator<Item = &'n str>,
+) -> Result<bool> {
+    let file: Option<i64> = conn
+        .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+        .query_row([path], |r| r.get(0))
+        .optional()?;
+    let Some(file) = file else {
+        return Ok(true);
+    };
+    let list = super::symbols::names_list_of(conn, file)?;
+    Ok(names.any(|name| crate::lang::extract::glob_brings(list.as_deref(), name)))
 }
 
 /// The top-level definitions the module at `path` defines or exports as
@@ -137,7 +163,8 @@ fn follow_exports(conn: &Connection, mut frontier: Vec<(String, String)>) -> Res
          WHERE f.path = ?1 AND a.name = ?2 AND a.enclosing_id IS NULL",
     )?;
     let mut onward = conn.prepare_cached(
-        "SELECT i.target, coalesce(nullif(i.name, '*'), ?2) FROM imports i JOIN files f ON f.id = i.file_id
+        "SELECT i.target, coalesce(nullif(i.name, '*'), ?2), i.name = '*'
+         FROM imports i JOIN files f ON f.id = i.file_id
          WHERE f.path = ?1 AND i.target IS NOT NULL AND i.target != ?1
            AND (i.binding = ?2 OR i.name = '*')",
     )?;
@@ -153,10 +180,16 @@ fn follow_exports(conn: &Connection, mut frontier: Vec<(String, String)>) -> Res
                 .query_map(params![target, name], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             if ids.is_empty() {
-                let more: Vec<(String, String)> = onward
-                    .query_map(params![target, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                let more: Vec<(String, String, bool)> = onward
+                    .query_map(params![target, name], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?
                     .collect::<rusqlite::Result<_>>()?;
-                next.extend(more);
+                for (onto, as_name, glob) in more {
+                    if !glob || glob_of_brings(conn, &onto, &as_name)? {
+                        next.push((onto, as_name));
+                    }
+                }
                 for value in aliases.query_map(params![target, name], |r| r.get::<_, String>(0))? {
                     let value = value?;
                     if let (Binding::Alias, alias) = Binding::decode(&value) {

@@ -55,7 +55,14 @@ pub(crate) fn importers_spelling(
         let mut examined: HashSet<i64> = HashSet::new();
         let mut frontier = vec![path.clone()];
         while let Some(seen_by) = frontier.pop() {
+            // A glob import of a module whose `__all__` lists none of the
+            // names brings none of them.
+            let names_pass = names.iter().map(String::as_str);
+            let glob_brings = super::scopes::glob_of_brings_any(conn, &seen_by, names_pass)?;
             for (importer, id, glob) in seeing.of(&seen_by)? {
+                if glob && !glob_brings {
+                    continue;
+                }
                 let unread = examined.insert(id);
                 if unread && found.get(&importer) != Some(&Spelling::Leaking) {
                     let (how, spelled) = if may_spell(conn, id)? {

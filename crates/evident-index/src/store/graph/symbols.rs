@@ -1,7 +1,7 @@
 //! What a resolution pass loads: files, definitions, imports and
 //! assignments, streamed to the caller's tables without a copy of each row.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::rows::{class_like_kinds, ImportRow, SymbolFilter, SymbolRow};
 use crate::error::Result;
@@ -172,6 +172,17 @@ pub(crate) fn for_each_assignment_in(
         f(r.get(0)?, r.get(1)?, r.get(2)?);
     }
     Ok(())
+}
+
+/// A file's list of the names a glob import of it brings, as stored
+/// (`Binding::Names`, written `=...`, at the top level), if it has one.
+pub(crate) fn names_list_of(conn: &Connection, file_id: i64) -> Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT value FROM assignments
+         WHERE file_id = ?1 AND enclosing_id IS NULL AND substr(value, 1, 1) = '='
+         LIMIT 1",
+    )?;
+    Ok(stmt.query_row([file_id], |r| r.get(0)).optional()?)
 }
 
 /// Every file path, for an import resolver outside an indexing run.
