@@ -141,6 +141,11 @@
   (#set! assign.name "default"))
 ((export_statement "default" value: [(identifier) (member_expression)] @assign.alias) @assign
   (#set! assign.name "default"))
+; `export { f as g }` (no source): the module's `g` is its `f`, for
+; `import { g } from './m'` and `m.g`.
+((export_statement (export_clause (export_specifier name: (identifier) @assign.alias
+                                                    alias: (identifier) @assign.name))
+  !source) @assign)
 ; CommonJS: `module.exports = helper` (and `exports = module.exports = helper`)
 ; is the module's `default`, what `const h = require('./m')` binds.
 ((assignment_expression

@@ -279,11 +279,18 @@ fn imported_receiver(g: &Graph<'_>, site: &Site<'_>) -> Option<Vec<(i64, Confide
                     found
                 }
             }
-            _ => g
-                .exported(target, last, 0)
-                .into_iter()
-                .map(|id| (g.constructor_of(id), Confidence::Exact))
-                .collect::<Vec<_>>(),
+            _ => {
+                let found: Vec<_> = (g.exported(target, last, 0).into_iter())
+                    .map(|id| (g.constructor_of(id), Confidence::Exact))
+                    .collect();
+                if found.is_empty() {
+                    // A name the module binds to a definition (`export { f
+                    // as g }`, `g = f`), as for a name imported from it.
+                    g.bound_at_top_of(target, last)
+                } else {
+                    found
+                }
+            }
         };
         if !found.is_empty() {
             return Some(found);

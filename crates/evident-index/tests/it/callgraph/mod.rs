@@ -5,6 +5,7 @@ mod binding_forms;
 mod caller_pages;
 mod commonjs;
 mod declared_packages;
+mod export_lists;
 mod glob_exports;
 mod header_names;
 mod js_functions_as_values;
