@@ -161,6 +161,9 @@ pub struct LanguageSpec {
     /// Glob imports are textual inclusion: a file sees every top-level name
     /// of every file its includes reach, however deep (C's `#include`).
     pub includes_are_transitive: bool,
+    /// A glob import of a module that lists no exports leaves out the
+    /// names that start with `_` (Python's `from m import *`).
+    pub glob_leaves_private: bool,
     /// Another language a file may be written in (a C `.h` that is C++):
     /// tried when the file has syntax errors or a line starts with one of
     /// `fallback_markers`; kept when it reads the file without errors where
@@ -260,6 +263,7 @@ pub(in crate::lang) const DEFAULTS: LanguageSpec = LanguageSpec {
     module_self_names: &[],
     function_constructors: false,
     includes_are_transitive: false,
+    glob_leaves_private: false,
     fallback: None,
     fallback_markers: &[],
     test_files: &[],

@@ -164,7 +164,8 @@ impl Graph<'_> {
     }
 
     /// Whether `from target import *` brings `name`: every name, unless
-    /// the module lists what it exports (`__all__`).
+    /// the module lists what it exports (`__all__`) or its language leaves
+    /// private names out.
     pub(super) fn glob_brings(&self, target: &str, name: &str) -> bool {
         let Some(&file) = self.table.file_by_path.get(target) else {
             return true; // a package's directory: its files are read one by one
@@ -184,7 +185,8 @@ impl Graph<'_> {
                 list
             }
         };
-        crate::lang::extract::glob_brings(list.as_deref(), name)
+        let leaves_private = self.lang_of(file).is_some_and(|l| l.glob_leaves_private);
+        crate::lang::extract::glob_brings(list.as_deref(), name, leaves_private)
     }
 
     pub(super) fn resolve_bare(

@@ -129,10 +129,11 @@ pub const ANY_NAME: &str = "*";
 
 /// Whether a glob import of a module brings `name`, given the module's
 /// [`Binding::Names`] list as stored (`None`: it has none, and every name
-/// counts).
-pub fn glob_brings(stored_list: Option<&str>, name: &str) -> bool {
+/// counts but, where the module's language says so, those that start with
+/// `_`: `LanguageSpec::glob_leaves_private`).
+pub fn glob_brings(stored_list: Option<&str>, name: &str, leaves_private: bool) -> bool {
     let Some(stored) = stored_list else {
-        return true;
+        return !(leaves_private && name.starts_with('_'));
     };
     let (_, names) = Binding::decode(stored);
     names == ANY_NAME || names.split(' ').any(|n| n == name)

@@ -27,6 +27,7 @@ pub(in crate::lang) const PYTHON: LanguageSpec = LanguageSpec {
     class_names: &["cls"],
     package_stems: &["__init__"],
     inherited_constructors: true,
+    glob_leaves_private: true,
     builtins: Words::new(include_str!("../../../builtins/python.txt")),
     string_type: Some("str"),
     function_types: &["Callable"],

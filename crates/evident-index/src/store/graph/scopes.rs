@@ -128,15 +128,16 @@ pub(super) fn glob_of_brings_any<'n>(
     path: &str,
     mut names: impl Iterator<Item = &'n str>,
 ) -> Result<bool> {
-    let file: Option<i64> = conn
-        .prepare_cached("SELECT id FROM files WHERE path = ?1")?
-        .query_row([path], |r| r.get(0))
+    let file: Option<(i64, String)> = conn
+        .prepare_cached("SELECT id, lang FROM files WHERE path = ?1")?
+        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let Some(file) = file else {
+    let Some((file, lang)) = file else {
         return Ok(true);
     };
     let list = super::symbols::names_list_of(conn, file)?;
-    Ok(names.any(|name| crate::lang::extract::glob_brings(list.as_deref(), name)))
+    let leaves_private = crate::lang::by_name(&lang).is_some_and(|l| l.glob_leaves_private);
+    Ok(names.any(|name| crate::lang::extract::glob_brings(list.as_deref(), name, leaves_private)))
 }
 
 /// The top-level definitions the module at `path` defines or exports as

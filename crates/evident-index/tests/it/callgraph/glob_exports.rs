@@ -1,7 +1,8 @@
 //! Python's `from module import *`: when the module sets `__all__`, the
 //! import binds the names listed there and no others (the language
-//! reference, "The import statement"); without `__all__`, or with one this
-//! index cannot read as literals, every name counts as before.
+//! reference, "The import statement"); without `__all__`, every name that
+//! does not start with `_`; with one this index cannot read as literals,
+//! every name.
 
 use evident_index::{index_repo, Index, IndexOptions};
 
@@ -10,7 +11,8 @@ use crate::common;
 
 const LISTED: &str = "__all__ = [\"shown\", 'Kept']  # what `*` brings\n__all__ += (\"later\",)\n\n\ndef shown():\n    pass\n\n\ndef hidden():\n    pass\n\n\ndef later():\n    pass\n\n\nclass Kept:\n    pass\n";
 const EXTENDED: &str = "__all__ = [\"grown\"]\n__all__.extend([\"added\"])\n\n\ndef grown():\n    pass\n\n\ndef added():\n    pass\n";
-const USER: &str = "from pkg.listed import *\nfrom pkg.extended import *\n\nshown()\nhidden()\nlater()\nKept()\nadded()\n";
+const PLAIN: &str = "def public():\n    pass\n\n\ndef _private():\n    pass\n";
+const USER: &str = "from pkg.listed import *\nfrom pkg.extended import *\nfrom pkg.plain import *\n\nshown()\nhidden()\nlater()\nKept()\nadded()\npublic()\n_private()\n";
 const REEXPORTING: &str = "from pkg.listed import *\n";
 const CLIENT: &str = "from pkg import shown, hidden\n\nshown()\nhidden()\n";
 
@@ -19,6 +21,7 @@ fn files(listed: &'static str) -> Vec<(&'static str, &'static str)> {
         ("pkg/__init__.py", REEXPORTING),
         ("pkg/listed.py", listed),
         ("pkg/extended.py", EXTENDED),
+        ("pkg/plain.py", PLAIN),
         ("pkg/user.py", USER),
         ("pkg/client.py", CLIENT),
     ]
@@ -39,22 +42,28 @@ fn a_glob_import_brings_only_the_names_all_lists() {
     let show = all.join("\n");
     // Listed (by `=` and by `+=`): bound by the glob import.
     assert!(
-        exact(&all, "pkg/user.py:4 shown -> pkg.listed.shown"),
+        exact(&all, "pkg/user.py:5 shown -> pkg.listed.shown"),
         "{show}"
     );
     assert!(
-        exact(&all, "pkg/user.py:6 later -> pkg.listed.later"),
+        exact(&all, "pkg/user.py:7 later -> pkg.listed.later"),
         "{show}"
     );
     assert!(
-        exact(&all, "pkg/user.py:7 Kept -> pkg.listed.Kept"),
+        exact(&all, "pkg/user.py:8 Kept -> pkg.listed.Kept"),
         "{show}"
     );
     // Not listed: the glob does not bind it (at most a guess by name).
-    assert!(!exact(&all, "pkg/user.py:5 hidden"), "{show}");
+    assert!(!exact(&all, "pkg/user.py:6 hidden"), "{show}");
+    // No `__all__`: every name but those that start with `_`.
+    assert!(
+        exact(&all, "pkg/user.py:10 public -> pkg.plain.public"),
+        "{show}"
+    );
+    assert!(!exact(&all, "pkg/user.py:11 _private"), "{show}");
     // A list grown by a call is not read: every name counts.
     assert!(
-        exact(&all, "pkg/user.py:8 added -> pkg.extended.added"),
+        exact(&all, "pkg/user.py:9 added -> pkg.extended.added"),
         "{show}"
     );
     // Through a package that re-exports with a glob, the same.
@@ -65,8 +74,8 @@ fn a_glob_import_brings_only_the_names_all_lists() {
     assert!(!exact(&all, "pkg/client.py:4 hidden"), "{show}");
     let index = Index::open(root).unwrap();
     let at = |line, word| answers_at_word(&index, ("pkg/user.py", USER), line, word, 0);
-    assert_eq!(at(4, "shown"), ["pkg/listed.py:5 shown"]);
-    assert_eq!(at(8, "added"), ["pkg/extended.py:9 added"]);
+    assert_eq!(at(5, "shown"), ["pkg/listed.py:5 shown"]);
+    assert_eq!(at(9, "added"), ["pkg/extended.py:9 added"]);
     common::assert_equals_rebuild(root, "glob imports and __all__");
 }
 
@@ -82,7 +91,7 @@ fn a_changed_all_equals_a_rebuild() {
     index_repo(root, &IndexOptions::default()).unwrap();
     let all = edges(root);
     assert!(
-        exact(&all, "pkg/user.py:5 hidden -> pkg.listed.hidden"),
+        exact(&all, "pkg/user.py:6 hidden -> pkg.listed.hidden"),
         "{}",
         all.join("\n")
     );
@@ -97,7 +106,7 @@ fn a_changed_all_equals_a_rebuild() {
     evident_testkit::fs::write_all(root, &[("pkg/listed.py", fewer.as_str())]);
     index_repo(root, &IndexOptions::default()).unwrap();
     let all = edges(root);
-    assert!(!exact(&all, "pkg/user.py:4 shown"), "{}", all.join("\n"));
-    assert!(!exact(&all, "pkg/user.py:5 hidden"), "{}", all.join("\n"));
+    assert!(!exact(&all, "pkg/user.py:5 shown"), "{}", all.join("\n"));
+    assert!(!exact(&all, "pkg/user.py:6 hidden"), "{}", all.join("\n"));
     common::assert_equals_rebuild(root, "__all__ loses names");
 }
