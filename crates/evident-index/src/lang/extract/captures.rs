@@ -501,11 +501,7 @@ fn listed_names(list: Node, source: &str) -> String {
         let text = element.utf8_text(source.as_bytes()).unwrap_or("");
         let name = strip_quotes(text);
         let quoted = name.len() + 2 == text.len();
-        let identifier = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
-        if !(quoted && identifier) {
+        if !(quoted && crate::lang::syntax::is_identifier(name)) {
             return ANY_NAME.to_string();
         }
         names.push(name);

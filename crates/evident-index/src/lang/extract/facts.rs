@@ -237,14 +237,10 @@ impl FileFacts {
     pub(super) fn settle_name_lists(&mut self) {
         let is_list =
             |a: &Assignment| a.enclosing.is_none() && Binding::decode(&a.value).0 == Binding::Names;
-        let mut listed: Vec<String> = self
-            .assignments
-            .iter()
+        let listed: std::collections::BTreeSet<String> = (self.assignments.iter())
             .filter(|a| is_list(a))
             .map(|a| a.name.clone())
             .collect();
-        listed.sort();
-        listed.dedup();
         for list in listed {
             let mine = |a: &Assignment| a.enclosing.is_none() && a.name == list;
             let other_binding =
@@ -269,14 +265,18 @@ impl FileFacts {
             } else {
                 names.into_iter().collect::<Vec<_>>().join(" ")
             };
-            let Some(first) = self.assignments.iter().position(|a| mine(a) && is_list(a)) else {
-                continue;
-            };
-            self.assignments[first].value = Binding::Names.encode(&names);
-            let mut at = 0;
-            self.assignments.retain(|a| {
-                at += 1;
-                at - 1 == first || !(mine(a) && is_list(a))
+            // The first list's row holds them all; the others go.
+            let mut settled = false;
+            self.assignments.retain_mut(|a| {
+                if !(mine(a) && is_list(a)) {
+                    return true;
+                }
+                if settled {
+                    return false;
+                }
+                settled = true;
+                a.value = Binding::Names.encode(&names);
+                true
             });
         }
     }
