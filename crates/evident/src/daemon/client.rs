@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::protocol::{
-    build_identity, forwarded_env, log_path, run_args, socket_path, Answer, Ask, DaemonStatus,
-    Request,
+    build_identity, daemon_lives, forwarded_env, log_path, run_args, socket_path, Answer, Ask,
+    DaemonStatus, Request,
 };
 use crate::cli::{Cli, Command, DaemonRunArgs, DAEMON_IDLE_S};
 use crate::commands::query_root;
@@ -103,7 +103,7 @@ fn start_on_demand(root: &Path) {
     };
     if settings.daemon.auto_start == Some(true)
         && evident_index::store::index_path(root).is_file()
-        && !socket_path(root).exists()
+        && !daemon_lives(root)
     {
         let args = DaemonRunArgs {
             idle_timeout: settings.daemon.idle_timeout_s.unwrap_or(DAEMON_IDLE_S),
@@ -131,7 +131,9 @@ fn exchange(root: &Path, ask: Ask) -> Option<Answer> {
     let mut stream = match UnixStream::connect(&socket) {
         Ok(stream) => stream,
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
-            let _ = std::fs::remove_file(&socket);
+            if !daemon_lives(root) {
+                let _ = std::fs::remove_file(&socket);
+            }
             return None;
         }
         Err(_) => return None,

@@ -130,6 +130,18 @@ pub fn lock_path(root: &Path) -> PathBuf {
     root.join(".evident").join("daemon.lock")
 }
 
+/// Whether a daemon process lives for `root`: one holds the lock from
+/// before it listens until it exits, so a socket that refuses while the
+/// lock is held belongs to a daemon still starting, not a dead one.
+pub fn daemon_lives(root: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(file) = std::fs::File::open(lock_path(root)) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor this function owns; closing it unlocks.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) != 0 }
+}
+
 /// Runs a parsed command line to its exit code, printing through the
 /// console: `main`'s own dispatch, handed in so the daemon runs the very
 /// same code.

@@ -54,13 +54,10 @@ pub fn run(root: &Path, args: &DaemonRunArgs, execute: Execute) -> Result<ExitCo
     std::fs::create_dir_all(root.join(".evident"))?;
     let _lock = hold_lock(root)?;
     let socket = socket_path(root);
-    let _ = std::fs::remove_file(&socket);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let listener = runtime
-        .block_on(async { tokio::net::UnixListener::bind(&socket) })
-        .with_context(|| format!("listening on {}", socket.display()))?;
+    let listener = runtime.block_on(listen_at(&socket))?;
     let (messages, inbox) = mpsc::channel();
     let (done, finished) = oneshot::channel();
     let watcher_messages = messages.clone();
@@ -83,6 +80,20 @@ pub fn run(root: &Path, args: &DaemonRunArgs, execute: Execute) -> Result<ExitCo
     let _ = worker.join();
     eprintln!("daemon {} stopped", std::process::id());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens under a name of its own, then renames the socket into place: a
+/// client never meets a socket that is bound but not yet listening (it
+/// would be refused, and take it for a dead daemon's). The name is no
+/// longer than the final one, so a path that fits a socket's fits both.
+async fn listen_at(socket: &Path) -> Result<tokio::net::UnixListener> {
+    let starting = socket.with_file_name(format!("s{}", std::process::id()));
+    let _ = std::fs::remove_file(&starting);
+    let listener = tokio::net::UnixListener::bind(&starting)
+        .with_context(|| format!("listening on {}", starting.display()))?;
+    std::fs::rename(&starting, socket)
+        .with_context(|| format!("placing the socket at {}", socket.display()))?;
+    Ok(listener)
 }
 
 /// One daemon per repository: an exclusive lock on `.evident/daemon.lock`,

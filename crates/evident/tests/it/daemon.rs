@@ -46,6 +46,10 @@ fn daemon_status(root: &Path) -> serde_json::Value {
     serde_json::from_str(&stdout(&out)).unwrap()
 }
 
+fn daemon_log(root: &Path) -> String {
+    std::fs::read_to_string(root.join(".evident/daemon.log")).unwrap_or_default()
+}
+
 fn requests(root: &Path) -> u64 {
     daemon_status(root)["requests"].as_u64().unwrap()
 }
@@ -382,11 +386,41 @@ fn a_query_starts_the_daemon_when_the_settings_ask() {
         let status = daemon_status(&root);
         (status["running"] == true).then_some(status)
     })
-    .expect("a daemon started");
+    .unwrap_or_else(|| panic!("no daemon answered; its log:\n{}", daemon_log(&root)));
     assert_eq!(started["idle_timeout_s"], 120);
     assert_eq!(
         outcome(&cli::run(BIN, &root, &["symbol", "main"])),
         expected
     );
     assert_eq!(requests(&root), 1, "the daemon answered");
+}
+
+/// A socket that refuses is a dead daemon's only when no process holds the
+/// daemon's lock: one that does is still starting (it takes the lock before
+/// it listens), and its socket stays where its clients will look.
+#[test]
+fn a_refused_socket_is_removed_only_when_no_daemon_holds_the_lock() {
+    use std::os::fd::AsRawFd;
+    let (_tmp, root) = indexed_fixture();
+    let socket = root.join(".evident/daemon.sock");
+    // Bound, then closed: connecting to it is refused.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    let lock = std::fs::File::create(root.join(".evident/daemon.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let expected = outcome(&cli::run(BIN, &root, &["--no-daemon", "symbol", "main"]));
+    assert_eq!(
+        outcome(&cli::run(BIN, &root, &["symbol", "main"])),
+        expected
+    );
+    assert!(socket.exists(), "a starting daemon's socket was kept");
+    drop(lock);
+    assert_eq!(
+        outcome(&cli::run(BIN, &root, &["symbol", "main"])),
+        expected
+    );
+    assert!(!socket.exists(), "a dead daemon's socket was removed");
 }
