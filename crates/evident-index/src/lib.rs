@@ -34,8 +34,9 @@
 //! ```
 
 // The pipeline, in the order a file travels through it:
-mod diff;
+mod diff; //          what a git diff touched
 mod graph; //         call resolution and graph queries
+mod history; //       HEAD's recent commits: messages and the files they changed
 mod indexer; //       one indexing run: compare, parse in parallel, write in batches
 pub mod lang; //      the language table, extraction, import rules, documents
 pub mod limits; //    how long a name or path may be, for every door
@@ -47,7 +48,7 @@ pub mod search; //    chunks, full text, vectors, fusion
 pub mod snippet; //   real lines for Evidence
 pub mod sources; //   the documents knowledge base
 pub mod store; //     the SQLite file: schema, version, locks
-pub mod walk; //      which files; the sandbox for every read; freshness by stat //          what a git diff touched
+pub mod walk; //      which files; the sandbox for every read; freshness by stat
 
 pub mod config;
 pub mod error;
@@ -66,7 +67,7 @@ pub use graph::query::{
 pub use indexer::{index_repo, IndexOptions, Progress, Summary};
 pub use lang::extract;
 pub use printable::printable;
-pub use query::{find_root, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
+pub use query::{find_root, HistoryStatus, Index, Staleness, Status, SymbolQuery, MAX_READ_LINES};
 pub use search::signals::{Signals, SIGNAL_NAMES};
 pub use search::vectors::{embed_chunks, EmbedOptions, EmbedSummary, Embedder, EmbedderError};
 pub use search::{

@@ -81,6 +81,16 @@ pub struct Status {
     pub staleness: Staleness,
     /// What came from a compiler's index (SCIP), when one is in use.
     pub scip: Option<crate::store::scip::ScipStatus>,
+    /// The commit whose history search's history signal reads, and how
+    /// many of its commits are kept; `None` outside git.
+    pub history: Option<HistoryStatus>,
+}
+
+/// The history the index keeps ([`Status::history`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryStatus {
+    pub head: String,
+    pub commits: u64,
 }
 
 /// The one JSON shape of a status, for `evident status --json` and the web
@@ -124,6 +134,10 @@ impl serde::Serialize for Status {
                 "stale_examples": scip.stale_examples.iter()
                     .map(|(path, reason)| serde_json::json!({"path": path, "reason": reason}))
                     .collect::<Vec<_>>(),
+            })),
+            "history": self.history.as_ref().map(|h| serde_json::json!({
+                "head": h.head,
+                "commits": h.commits,
             })),
         })
         .serialize(serializer)
@@ -550,7 +564,16 @@ impl Index {
             skipped,
             staleness: self.staleness()?,
             scip: store::scip::status(&self.conn)?,
+            history: self.history_status()?,
         })
+    }
+
+    fn history_status(&self) -> Result<Option<HistoryStatus>> {
+        let Some(head) = store::history::stored_head(&self.conn)? else {
+            return Ok(None);
+        };
+        let commits = store::history::commit_count(&self.conn)?;
+        Ok(Some(HistoryStatus { head, commits }))
     }
 }
 

@@ -16,6 +16,7 @@ use super::report::{IndexOptions, Progress, Summary};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::graph::calls::{self, Invalidation};
+use crate::history;
 use crate::lang;
 use crate::lang::imports::{DeclaredPackages, Resolver};
 use crate::store;
@@ -243,6 +244,21 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     summary.skipped.sort_by(|a, b| a.rel.cmp(&b.rel));
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// HEAD's history when HEAD is not the commit the stored one was read at
+/// (read before the last transaction: git is not run while it holds the
+/// lock); `None` when the stored one is current.
+fn moved_history(
+    conn: &Connection,
+    root: &Path,
+) -> Result<Option<(Option<String>, Vec<history::PastCommit>)>> {
+    let head = history::head(root);
+    if store::history::stored_head(conn)? == head {
+        return Ok(None);
+    }
+    let commits = head.as_deref().map(|h| history::read(root, h));
+    Ok(Some((head, commits.unwrap_or_default())))
 }
 
 /// What every stored name and import depends on besides the files: the
@@ -526,7 +542,12 @@ impl Run<'_> {
         profile: &mut Profile,
     ) -> Result<()> {
         let now = unix_now();
+        let history = moved_history(conn, self.root)?;
+        profile.phase("read history");
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some((head, commits)) = &history {
+            store::history::replace(&tx, head.as_deref(), commits)?;
+        }
         store::ensure_secondary_indexes(&tx)?;
         profile.phase("secondary indexes");
         let scip = self

@@ -18,6 +18,8 @@ pub(super) struct Group {
     pub(super) borrowed: Vec<(&'static str, f64)>,
     /// What the query's spans that name it added, said for `--explain`.
     pub(super) named: Option<String>,
+    /// The past commit that lent it most, said for `--explain`.
+    pub(super) past: Option<String>,
     pub(super) best: Candidate,
 }
 

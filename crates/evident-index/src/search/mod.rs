@@ -7,6 +7,7 @@ mod candidates;
 pub mod chunk;
 mod declared;
 mod grouping;
+mod history;
 mod links;
 pub(crate) mod mentions;
 mod request;

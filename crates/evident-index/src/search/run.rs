@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::candidates::{Candidate, Group};
 use super::chunk::{identifiers, split_identifier};
+use super::history::PastChanges;
 use super::request::{
     PathFilter, QueryVector, SearchGroup, SearchMode, SearchQuery, MAX_QUERY_CHARS,
 };
@@ -107,6 +108,13 @@ impl<'q> Plan<'q> {
             && self.language.is_none_or(|l| language_of(path) == Some(l))
     }
 
+    /// Whether the query's words rank groups of chunks: not chunks alone,
+    /// nor a vector-only search, nor one for a kind of definition.
+    fn words_rank_groups(&self) -> bool {
+        let q = self.q;
+        q.group != SearchGroup::Chunk && q.mode != SearchMode::Vector && q.kind.is_none()
+    }
+
     /// Whether a filter will drop most of what the lists read.
     fn filtered(&self) -> bool {
         self.path_filter.is_some() || self.language.is_some()
@@ -150,6 +158,7 @@ impl Index {
             }
             whole.credit(&mut groups, &weight);
             self.borrow_along_links(&mut groups, q.group, &plan.signals)?;
+            self.past_changes_of(&plan)?.credit(&mut groups, &weight);
         }
         scoring::credit_mentions(
             &mut groups,
@@ -167,16 +176,25 @@ impl Index {
         Ok(groups.into_iter().map(answer).collect())
     }
 
-    /// The whole-file scores, for grouped results that the words rank
-    /// (not a vector-only search, nor one for a kind of definition).
+    /// The whole-file scores, for grouped results that the words rank.
     fn whole_files_of(&self, plan: &Plan<'_>) -> Result<WholeFiles> {
-        let q = plan.q;
-        if q.group == SearchGroup::Chunk || q.mode == SearchMode::Vector || q.kind.is_some() {
+        if !plan.words_rank_groups() {
             return Ok(WholeFiles::none());
         }
         let expression = match_expression(&plan.weighted);
         let keeps = |path: &str| plan.keeps_path(path);
         self.whole_files(&expression, plan.terms.len(), &plan.signals, &keeps)
+    }
+
+    /// The files past commits like the query changed, for grouped results
+    /// that the words rank.
+    fn past_changes_of(&self, plan: &Plan<'_>) -> Result<PastChanges> {
+        if !plan.words_rank_groups() {
+            return Ok(PastChanges::none());
+        }
+        let expression = match_expression(&plan.weighted);
+        let keeps = |path: &str| plan.keeps_path(path);
+        self.past_changes(&expression, &plan.signals, &keeps)
     }
 
     /// The candidates of both lists, in their lists' order. The two lists
@@ -399,6 +417,7 @@ fn group(
             symbols: c.row.symbol_id.into_iter().collect(),
             borrowed: Vec::new(),
             named: None,
+            past: None,
             best: c,
         });
     }
@@ -471,6 +490,7 @@ fn reasons(plan: &Plan<'_>, group: &Group, roles: &RoleWeights, fuse: &Fusion) -
         ));
     }
     reasons.extend(group.named.clone());
+    reasons.extend(group.past.clone());
     for (signal, amount) in &group.borrowed {
         reasons.push(format!("+{amount:.3} from {signal}"));
     }

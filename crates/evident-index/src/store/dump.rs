@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 /// row belongs to no file or a file's stored counts disagree with its rows,
 /// which would mean a half-written file.
 pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
-    const QUERIES: [&str; 13] = [
+    const QUERIES: [&str; 14] = [
         "SELECT 'file', path, lang, module, hash, size, line_count, syntax_errors,
                 definitions, imports, calls FROM files",
         "SELECT 'symbol', f.path, s.kind, s.name, s.qualified_name, s.signature, s.doc,
@@ -40,11 +40,14 @@ pub(crate) fn canonical_dump(conn: &Connection) -> Result<Vec<String>> {
         "SELECT 'scip occurrence', o.path, o.raw_line, o.raw_start, o.raw_end, s.symbol, o.definition,
                 o.line, o.start_col, o.end_col, o.name
          FROM scip_occurrences o JOIN scip_symbols s ON s.id = o.symbol_id",
+        "SELECT 'history', c.oid, c.subject, p.path
+         FROM history_paths p JOIN history_commits c ON c.id = p.commit_id",
     ];
-    const CHECKS: [&str; 12] = [
+    const CHECKS: [&str; 13] = [
         "SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks_fts)",
         "SELECT (SELECT count(*) FROM files) - (SELECT count(*) FROM files_fts)",
+        "SELECT (SELECT count(*) FROM history_commits) - (SELECT count(*) FROM history_fts)",
         "SELECT count(*) FROM assignments WHERE file_id NOT IN (SELECT id FROM files)",
         "SELECT count(*) FROM edges WHERE call_id NOT IN (SELECT id FROM calls)",
         "SELECT count(*) FROM edges g JOIN calls c ON c.id = g.call_id

@@ -7,6 +7,7 @@ pub(crate) mod chunks;
 mod dump;
 pub(crate) mod files;
 pub(crate) mod graph;
+pub(crate) mod history;
 mod open;
 pub mod parse_cache;
 #[cfg(test)]

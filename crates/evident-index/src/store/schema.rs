@@ -8,7 +8,7 @@ use crate::error::Result;
 /// resolution produce* (queries, qualified-name rules): unchanged files are not
 /// re-parsed, so only a version change makes old rows go. Older indexes are
 /// refused with advice to rebuild.
-pub const SCHEMA_VERSION: u32 = 22;
+pub const SCHEMA_VERSION: u32 = 23;
 
 pub const INDEX_DIR: &str = ".evident";
 pub const INDEX_FILE: &str = "index.db";
@@ -225,6 +225,26 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 -- lexical signal: a long query's words spread over a file's definitions.
 CREATE VIRTUAL TABLE files_fts USING fts5(
     path, text,
+    content = '', contentless_delete = 1, tokenize = '",
+    text_tokenizer!(),
+    "'
+);
+
+-- HEAD's latest commits (history.rs): each one's message, in full text
+-- (rowid = history_commits.id), and the paths it changed under the root,
+-- for search's history signal. Replaced whole when HEAD moves.
+CREATE TABLE history_commits (
+    id      INTEGER PRIMARY KEY,
+    oid     TEXT NOT NULL,
+    subject TEXT NOT NULL
+);
+CREATE TABLE history_paths (
+    commit_id INTEGER NOT NULL,
+    path      TEXT NOT NULL,
+    PRIMARY KEY (commit_id, path)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE history_fts USING fts5(
+    message,
     content = '', contentless_delete = 1, tokenize = '",
     text_tokenizer!(),
     "'

@@ -6,6 +6,7 @@ mod diff;
 mod edit_scenarios;
 mod extract_languages;
 mod git_changes;
+mod history;
 mod indexing;
 mod invariants;
 mod long_queries;

@@ -309,6 +309,14 @@ pub fn status(s: &Status) -> String {
         s.calls
             .saturating_sub(s.resolved_calls + s.external_calls + s.builtin_calls)
     );
+    if let Some(history) = &s.history {
+        let short = history.head.get(..12).unwrap_or(&history.head);
+        let _ = writeln!(
+            out,
+            "history:    {} commit(s) of {short} read for search's history signal",
+            history.commits
+        );
+    }
     if s.syntax_errors > 0 {
         let _ = writeln!(
             out,

@@ -1,0 +1,111 @@
+//! The history signal: the files that past commits with messages like the
+//! query changed (bug localization's "similar fixed reports"). A report or
+//! a commit message reads like the messages of earlier changes to the same
+//! files; the history (HEAD's recent commits, [`crate::history`]) is a
+//! second full-text list, of messages, each lending its score to the files
+//! it changed. Like the structural signals it reorders what the words
+//! found and brings in nothing: a file changed often is not, by that
+//! alone, the file a query is about.
+
+use std::collections::HashMap;
+
+use super::candidates::{Candidate, Group};
+use super::signals::Signals;
+use crate::error::Result;
+use crate::query::Index;
+use crate::store::history::{self, MatchedCommit};
+
+/// How many of the best-matching messages lend to their files.
+const DEPTH: usize = 30;
+
+/// One query's past commits, and what each path gained from them.
+pub(super) struct PastChanges {
+    commits: Vec<MatchedCommit>,
+    /// Path → its share, and the best commit that changed it (an index
+    /// into `commits`).
+    by_path: HashMap<String, (f64, usize)>,
+    best: f64,
+    weight: f64,
+}
+
+impl PastChanges {
+    /// Nothing: the signal is off for this query, or there is no history.
+    pub(super) fn none() -> PastChanges {
+        PastChanges {
+            commits: Vec::new(),
+            by_path: HashMap::new(),
+            best: 0.0,
+            weight: 0.0,
+        }
+    }
+
+    /// Each matching commit lends its score over the best message's,
+    /// shared among the paths it changed (a commit of one file says more
+    /// about that file than one of ten).
+    fn new(commits: Vec<MatchedCommit>, weight: f64) -> PastChanges {
+        let top = commits.first().map_or(0.0, |c| c.score);
+        let mut by_path: HashMap<String, (f64, usize)> = HashMap::new();
+        if top > 0.0 {
+            for (i, commit) in commits.iter().enumerate() {
+                let share = commit.score / top / commit.paths.len().max(1) as f64;
+                for path in &commit.paths {
+                    by_path.entry(path.clone()).or_insert((0.0, i)).0 += share;
+                }
+            }
+        }
+        let best = by_path.values().map(|(s, _)| *s).fold(0.0, f64::max);
+        PastChanges {
+            commits,
+            by_path,
+            best,
+            weight,
+        }
+    }
+
+    /// Each group gains `weight ×` its file's share over the best file's
+    /// `×` the best group's score, at its file's role weight; said in its
+    /// reasons with the best commit that changed the file.
+    pub(super) fn credit(&self, groups: &mut [Group], role_weight: &dyn Fn(&Candidate) -> f64) {
+        if self.weight == 0.0 || self.best <= 0.0 {
+            return;
+        }
+        let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
+        let top = if top > 0.0 { top } else { 1.0 };
+        for g in groups.iter_mut() {
+            let Some((share, commit)) = self.by_path.get(&g.best.row.path) else {
+                continue;
+            };
+            let gained = self.weight * top * share / self.best * role_weight(&g.best);
+            if gained > 0.0 {
+                g.score += gained;
+                g.borrowed
+                    .push(("past commits with messages like the query", gained));
+                let commit = &self.commits[*commit];
+                let short = commit.oid.get(..12).unwrap_or(&commit.oid);
+                g.past = Some(format!("changed by {short} {:?}", commit.subject));
+            }
+        }
+    }
+}
+
+impl Index {
+    /// The past commits whose messages best match the query's terms (an
+    /// FTS5 expression), and the files they changed that `keeps` lets
+    /// through.
+    pub(super) fn past_changes(
+        &self,
+        expression: &str,
+        signals: &Signals,
+        keeps: &dyn Fn(&str) -> bool,
+    ) -> Result<PastChanges> {
+        if signals.history == 0.0 {
+            return Ok(PastChanges::none());
+        }
+        let mut commits = history::matching(self.connection(), expression, DEPTH)?;
+        for commit in &mut commits {
+            commit.paths.retain(|p| keeps(p));
+        }
+        commits.retain(|c| !c.paths.is_empty());
+        Ok(PastChanges::new(commits, signals.history))
+    }
+}
