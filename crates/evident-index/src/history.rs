@@ -36,8 +36,10 @@ pub(crate) fn head(root: &Path) -> Option<String> {
     (!oid.is_empty()).then_some(oid)
 }
 
-/// The latest commits of `head`'s ancestry that changed something under
-/// `root`, newest first; those that changed too many files are left out.
+/// Of the latest [`MAX_COMMITS`] commits of `head`'s ancestry, those that
+/// changed something under `root`, newest first; those that changed too
+/// many files are left out. No path filter is given to git: a root that
+/// few commits touch would make it walk the whole history for enough.
 pub(crate) fn read(root: &Path, head: &str) -> Vec<PastCommit> {
     let count = format!("--max-count={MAX_COMMITS}");
     let args = [
@@ -52,7 +54,6 @@ pub(crate) fn read(root: &Path, head: &str) -> Vec<PastCommit> {
         "--format=%x1e%H%x1f%B%x1f",
         head,
         "--",
-        ".",
     ];
     git(root, &args).map_or_else(|_| Vec::new(), |out| parse_log(&out))
 }
