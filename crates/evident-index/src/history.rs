@@ -36,6 +36,12 @@ pub(crate) fn head(root: &Path) -> Option<String> {
     (!oid.is_empty()).then_some(oid)
 }
 
+/// [`head`] on a thread of its own: a run asks while it walks and parses.
+pub(crate) fn head_meanwhile(root: &Path) -> std::thread::JoinHandle<Option<String>> {
+    let root = root.to_path_buf();
+    std::thread::spawn(move || head(&root))
+}
+
 /// Of the latest [`MAX_COMMITS`] commits of `head`'s ancestry, those that
 /// changed something under `root`, newest first; those that changed too
 /// many files are left out. No path filter is given to git: a root that

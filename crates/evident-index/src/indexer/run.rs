@@ -137,6 +137,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     let started = Instant::now();
     let mut profile = Profile::new(started);
     let root = checked_root(root)?;
+    let head = history::head_meanwhile(&root);
     if let Some(scip) = &options.scip {
         // Before anything is read: a mistyped name should cost nothing.
         if !root.join(scip).is_file() {
@@ -220,6 +221,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
         resolver: &resolver,
         fallbacks: &fallbacks,
         scip_remembered,
+        head: Mutex::new(Some(head)),
     };
     let failed = run.parse_and_write(
         &mut conn,
@@ -246,14 +248,14 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
     Ok(summary)
 }
 
-/// HEAD's history when HEAD is not the commit the stored one was read at
-/// (read before the last transaction: git is not run while it holds the
+/// HEAD's history when `head` is not the commit the stored one was read
+/// at (read before the last transaction: git is not run while it holds the
 /// lock); `None` when the stored one is current.
 fn moved_history(
     conn: &Connection,
     root: &Path,
+    head: Option<String>,
 ) -> Result<Option<(Option<String>, Vec<history::PastCommit>)>> {
-    let head = history::head(root);
     if store::history::stored_head(conn)? == head {
         return Ok(None);
     }
@@ -433,6 +435,9 @@ struct Run<'a> {
     fallbacks: &'a str,
     /// The SCIP index the index being rebuilt used.
     scip_remembered: Option<PathBuf>,
+    /// The commit `HEAD` names, asked of git on a thread of its own while
+    /// the run walks and parses (`settle` takes it).
+    head: Mutex<Option<std::thread::JoinHandle<Option<String>>>>,
 }
 
 impl Run<'_> {
@@ -542,7 +547,8 @@ impl Run<'_> {
         profile: &mut Profile,
     ) -> Result<()> {
         let now = unix_now();
-        let history = moved_history(conn, self.root)?;
+        let head = self.head.lock().ok().and_then(|mut h| h.take());
+        let history = moved_history(conn, self.root, head.and_then(|h| h.join().ok()).flatten())?;
         profile.phase("read history");
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         if let Some((head, commits)) = &history {
