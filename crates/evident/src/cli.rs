@@ -295,7 +295,9 @@ pub struct SearchArgs {
     /// documents), vector (the vector list's share in hybrid), name,
     /// signature, body, path (BM25F column weights), length (a group's sum
     /// divided by its chunk count to this power), size (a larger
-    /// definition's lift; see docs/search.md for the rest). Repeatable.
+    /// definition's lift), history (the lift of files that past commits
+    /// with messages like the query changed; see docs/search.md for the
+    /// rest). Repeatable.
     #[arg(long, value_name = "NAME=WEIGHT")]
     pub signal: Vec<String>,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.
