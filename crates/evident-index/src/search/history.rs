@@ -98,7 +98,8 @@ impl Index {
         signals: &Signals,
         keeps: &dyn Fn(&str) -> bool,
     ) -> Result<PastChanges> {
-        if signals.history == 0.0 {
+        // No history kept (a root outside git): no full-text table read.
+        if signals.history == 0.0 || history::commit_count(self.connection())? == 0 {
             return Ok(PastChanges::none());
         }
         let mut commits = history::matching(self.connection(), expression, DEPTH)?;
