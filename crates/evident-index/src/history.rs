@@ -46,7 +46,9 @@ pub(crate) fn head_meanwhile(root: &Path) -> std::thread::JoinHandle<Option<Stri
 /// changed something under `root`, newest first; those that changed too
 /// many files are left out. No path filter is given to git: a root that
 /// few commits touch would make it walk the whole history for enough.
-pub(crate) fn read(root: &Path, head: &str) -> Vec<PastCommit> {
+/// `None` when git fails: the run keeps what it had and the next one asks
+/// again.
+pub(crate) fn read(root: &Path, head: &str) -> Option<Vec<PastCommit>> {
     let count = format!("--max-count={MAX_COMMITS}");
     let args = [
         "-c",
@@ -61,7 +63,7 @@ pub(crate) fn read(root: &Path, head: &str) -> Vec<PastCommit> {
         head,
         "--",
     ];
-    git(root, &args).map_or_else(|_| Vec::new(), |out| parse_log(&out))
+    git(root, &args).ok().map(|out| parse_log(&out))
 }
 
 /// `log -z --name-only --format=<RS>%H<US>%B<US>` output: per commit, the

@@ -250,7 +250,7 @@ fn index_once(root: &Path, options: &IndexOptions) -> Result<Summary> {
 
 /// HEAD's history when `head` is not the commit the stored one was read
 /// at (read before the last transaction: git is not run while it holds the
-/// lock); `None` when the stored one is current.
+/// lock); `None` when the stored one is current, or git could not say.
 fn moved_history(
     conn: &Connection,
     root: &Path,
@@ -259,8 +259,11 @@ fn moved_history(
     if store::history::stored_head(conn)? == head {
         return Ok(None);
     }
-    let commits = head.as_deref().map(|h| history::read(root, h));
-    Ok(Some((head, commits.unwrap_or_default())))
+    let commits = match head.as_deref() {
+        Some(h) => history::read(root, h),
+        None => Some(Vec::new()),
+    };
+    Ok(commits.map(|commits| (head, commits)))
 }
 
 /// What every stored name and import depends on besides the files: the
