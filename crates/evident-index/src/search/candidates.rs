@@ -23,6 +23,17 @@ pub(super) struct Group {
     pub(super) best: Candidate,
 }
 
+/// The best group's score, what a lent share is measured in (1 when no
+/// group scored: a share still orders them).
+pub(super) fn best_score(groups: &[Group]) -> f64 {
+    let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
+    if top > 0.0 {
+        top
+    } else {
+        1.0
+    }
+}
+
 /// A chunk in the running, with its rank and score in each list.
 pub(super) struct Candidate {
     pub(super) row: ChunkRow,

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::candidates::{Candidate, Group};
+use super::candidates::{best_score, Candidate, Group};
 use super::signals::Signals;
 use crate::error::Result;
 use crate::query::Index;
@@ -69,8 +69,7 @@ impl PastChanges {
         if self.weight == 0.0 || self.best <= 0.0 {
             return;
         }
-        let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
-        let top = if top > 0.0 { top } else { 1.0 };
+        let top = best_score(groups);
         for g in groups.iter_mut() {
             let Some((share, commit)) = self.by_path.get(&g.best.row.path) else {
                 continue;

@@ -2,7 +2,7 @@
 //! the full-text and vector lists, what each file role counts, and the
 //! credit the query's spans give what they name. [`super`] ranks with these.
 
-use super::candidates::{Candidate, Group};
+use super::candidates::{best_score, Candidate, Group};
 use super::request::SearchGroup;
 use super::signals::Signals;
 use super::{mentions, spans};
@@ -145,8 +145,7 @@ pub(super) fn credit_mentions(
     if mentions.is_empty() || signals.mentions == 0.0 {
         return;
     }
-    let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
-    let top = if top > 0.0 { top } else { 1.0 };
+    let top = best_score(groups);
     for g in groups.iter_mut() {
         let mut unnamed = 1.0;
         let mut named: Vec<String> = Vec::new();

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::candidates::{Candidate, Group};
+use super::candidates::{best_score, Candidate, Group};
 use super::request::SearchQuery;
 use super::signals::Signals;
 use crate::error::Result;
@@ -49,8 +49,7 @@ impl WholeFiles {
         if self.weight == 0.0 || self.best <= 0.0 {
             return;
         }
-        let top = groups.iter().map(|g| g.score).fold(0.0, f64::max);
-        let top = if top > 0.0 { top } else { 1.0 };
+        let top = best_score(groups);
         for g in groups.iter_mut() {
             let Some(score) = self.by_file.get(&g.best.row.file_id) else {
                 continue;
