@@ -435,3 +435,43 @@ fn def_answers_many_positions_from_standard_input() {
     let both = evident(&root, &["def", "app/main.py:12:14", "--stdin"]);
     assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
 }
+
+/// What the index keeps of git's history is said by `status` (text and
+/// JSON), and a file search that a past commit's message lends to names
+/// that commit in `--explain`; outside git there is no history.
+#[test]
+fn status_and_search_say_what_the_history_holds() {
+    let (_tmp, root) = fixture_repo();
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let out = evident(&root, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["history"], serde_json::Value::Null, "not yet in git");
+
+    evident_testkit::git::commit_all(&root, "Start");
+    std::fs::write(
+        root.join("app/helpers.py"),
+        std::fs::read_to_string(root.join("app/helpers.py")).unwrap() + "\nPADDING = 2\n",
+    )
+    .unwrap();
+    evident_testkit::git::commit_all(&root, "Trim the frobnicated padding");
+    assert!(evident(&root, &["index", "-q"]).status.success());
+    let head = evident_testkit::git::git(&root, &["rev-parse", "HEAD"]);
+    let text = stdout(&evident(&root, &["status"]));
+    let line = format!("history:    2 commit(s) of {} read", &head.trim()[..12]);
+    assert!(text.contains(&line), "{text}");
+    let out = evident(&root, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["history"]["commits"], 2);
+    assert_eq!(status["history"]["head"], head.trim());
+
+    let out = evident(&root, &["search", "--explain", "frobnicated padding clean"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("app/helpers.py:")
+            && first.contains("\"Trim the frobnicated padding\"")
+            && first.contains("from past commits with messages like the query"),
+        "{text}"
+    );
+}
