@@ -14,6 +14,15 @@
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant)
 (program (export_statement (lexical_declaration "const" (variable_declarator name: (identifier) @name
   value: [(number) (string) (template_string) (object) (array)])) @definition.constant))
+; An object literal of functions bound in a function body is a namespace
+; its methods belong to, as a module-level one is: `const b = { a() {} };
+; b.a()`. Other local bindings are not definitions.
+(statement_block [(lexical_declaration (variable_declarator name: (identifier) @name
+                   value: (object [(pair value: [(arrow_function) (function_expression)])
+                                   (method_definition)])))
+                  (variable_declaration (variable_declarator name: (identifier) @name
+                   value: (object [(pair value: [(arrow_function) (function_expression)])
+                                   (method_definition)])))] @definition.constant)
 ; Module-level bindings of computed values: `const app = express()`, `let n = a.b`,
 ; `var slice = Array.prototype.slice`. A `require('./m')` binding is an import, below.
 (program [(lexical_declaration (variable_declarator name: (identifier) @name
@@ -160,6 +169,21 @@
   name: (object_pattern [(shorthand_property_identifier_pattern) @assign.name
                          (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
   value: [(identifier) (member_expression) (this)] @assign.alias) @assign
+  (#set! assign.member "name"))
+; `const { a: foo } = b`: the name is the value's member that the key names.
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (property_identifier) @assign.key
+                                      value: (identifier) @assign.name))
+  value: [(identifier) (member_expression) (this)] @assign.alias) @assign
+(assignment_expression
+  left: (object_pattern (pair_pattern key: (property_identifier) @assign.key
+                                      value: (identifier) @assign.name))
+  right: [(identifier) (member_expression) (this)] @assign.alias) @assign
+; `({ store } = this)`: the same, assigned without a declaration.
+((assignment_expression
+  left: (object_pattern [(shorthand_property_identifier_pattern) @assign.name
+                         (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
+  right: [(identifier) (member_expression) (this)] @assign.alias) @assign
   (#set! assign.member "name"))
 ; Literals: `const parts = []`, `let s = ''`: an instance of the builtin type
 ; (object literals are not: their members are the code's own).

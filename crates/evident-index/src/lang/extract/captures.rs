@@ -43,6 +43,8 @@ pub(super) struct Captures<'t> {
     /// callback is passed as.
     assign_callback: Option<Node<'t>>,
     assign_argument: Option<Node<'t>>,
+    /// The value's member a name is bound to (`const { a: foo } = b`).
+    assign_key: Option<Node<'t>>,
 }
 
 impl<'t> Captures<'t> {
@@ -81,6 +83,7 @@ impl<'t> Captures<'t> {
                 Role::AssignNames => c.assign_value = Some((node, Binding::Names)),
                 Role::AssignCallback => c.assign_callback = Some(node),
                 Role::AssignArgument => c.assign_argument = Some(node),
+                Role::AssignKey => c.assign_key = Some(node),
                 Role::Ignored => {}
             }
         }
@@ -310,8 +313,11 @@ impl Collected {
             name.push_str(&format!("({})", position(parameter)));
         }
         // `#set! assign.member`: the value's member the name is (`const
-        // { store } = this` binds `store` to `this.store`).
-        if m.setting("assign.member").is_some() {
+        // { store } = this` binds `store` to `this.store`); `@assign.key`:
+        // the member a key names (`const { a: foo } = b`: `b.a`).
+        if let Some(key) = c.assign_key {
+            value = format!("{value}.{}", m.text(key));
+        } else if m.setting("assign.member").is_some() {
             value = format!("{value}.{name}");
         }
         // `#set! assign.type_alias`: what a type alias stands for.
@@ -402,6 +408,7 @@ pub(super) enum Role {
     AssignNames,
     AssignCallback,
     AssignArgument,
+    AssignKey,
     Ignored,
 }
 
@@ -441,6 +448,7 @@ pub(super) fn role_of(capture: &str) -> Role {
         "assign.names" => Role::AssignNames,
         "assign.callback" => Role::AssignCallback,
         "assign.argument" => Role::AssignArgument,
+        "assign.key" => Role::AssignKey,
         other if other.starts_with('_') => Role::Ignored,
         other => panic!("query uses unknown capture @{other}"),
     }

@@ -10,6 +10,7 @@ mod glob_exports;
 mod header_names;
 mod js_functions_as_values;
 mod keyword_arguments;
+mod local_objects;
 mod object_keys;
 mod public_paths;
 mod queries_and_edits;
