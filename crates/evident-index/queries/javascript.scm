@@ -17,12 +17,15 @@
 ; An object literal of functions bound in a function body is a namespace
 ; its methods belong to, as a module-level one is: `const b = { a() {} };
 ; b.a()`. Other local bindings are not definitions.
-(statement_block [(lexical_declaration (variable_declarator name: (identifier) @name
+(statement_block (lexical_declaration "const" (variable_declarator name: (identifier) @name
+                   value: (object [(pair value: [(arrow_function) (function_expression)])
+                                   (method_definition)]))) @definition.constant)
+(statement_block [(lexical_declaration "let" (variable_declarator name: (identifier) @name
                    value: (object [(pair value: [(arrow_function) (function_expression)])
                                    (method_definition)])))
                   (variable_declaration (variable_declarator name: (identifier) @name
                    value: (object [(pair value: [(arrow_function) (function_expression)])
-                                   (method_definition)])))] @definition.constant)
+                                   (method_definition)])))] @definition.variable)
 ; Module-level bindings of computed values: `const app = express()`, `let n = a.b`,
 ; `var slice = Array.prototype.slice`. A `require('./m')` binding is an import, below.
 (program [(lexical_declaration (variable_declarator name: (identifier) @name
