@@ -173,7 +173,14 @@
                          (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
   value: [(identifier) (member_expression) (this)] @assign.alias) @assign
   (#set! assign.member "name"))
-; `const { a: foo } = b`: the name is the value's member that the key names.
+; `({ store } = this)`: the same, assigned without a declaration.
+((assignment_expression
+  left: (object_pattern [(shorthand_property_identifier_pattern) @assign.name
+                         (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
+  right: [(identifier) (member_expression) (this)] @assign.alias) @assign
+  (#set! assign.member "name"))
+; `const { a: foo } = b`, `({ a: foo } = b)`: the name is the value's member
+; that the key names.
 (variable_declarator
   name: (object_pattern (pair_pattern key: (property_identifier) @assign.key
                                       value: (identifier) @assign.name))
@@ -182,12 +189,6 @@
   left: (object_pattern (pair_pattern key: (property_identifier) @assign.key
                                       value: (identifier) @assign.name))
   right: [(identifier) (member_expression) (this)] @assign.alias) @assign
-; `({ store } = this)`: the same, assigned without a declaration.
-((assignment_expression
-  left: (object_pattern [(shorthand_property_identifier_pattern) @assign.name
-                         (object_assignment_pattern left: (shorthand_property_identifier_pattern) @assign.name)])
-  right: [(identifier) (member_expression) (this)] @assign.alias) @assign
-  (#set! assign.member "name"))
 ; Literals: `const parts = []`, `let s = ''`: an instance of the builtin type
 ; (object literals are not: their members are the code's own).
 ((variable_declarator name: (identifier) @assign.name value: (array) @assign.type) @assign (#set! assign.type "Array"))
