@@ -12,10 +12,10 @@ use std::path::Path;
 use crate::walk::git::git;
 
 /// How many of `HEAD`'s latest commits are read (merges left out).
-pub(crate) const MAX_COMMITS: usize = 2000;
+const MAX_COMMITS: usize = 2000;
 /// A commit that changed more files than this says little about where its
 /// message belongs (a rename, a reformat, a release): it is left out.
-pub(crate) const MAX_PATHS: usize = 20;
+const MAX_PATHS: usize = 20;
 /// A message is kept up to this many bytes (a subject and its body).
 const MAX_MESSAGE_BYTES: usize = 4096;
 
@@ -50,9 +50,8 @@ pub(crate) fn head_meanwhile(root: &Path) -> std::thread::JoinHandle<Option<Stri
 /// again.
 pub(crate) fn read(root: &Path, head: &str) -> Option<Vec<PastCommit>> {
     let count = format!("--max-count={MAX_COMMITS}");
+    // `-z`: paths come verbatim, never quoted.
     let args = [
-        "-c",
-        "core.quotepath=off",
         "log",
         "--no-merges",
         &count,
