@@ -296,8 +296,9 @@ pub struct SearchArgs {
     /// signature, body, path (BM25F column weights), length (a group's sum
     /// divided by its chunk count to this power), size (a larger
     /// definition's lift), history (the lift of files that past commits
-    /// with messages like the query changed; see docs/search.md for the
-    /// rest). Repeatable.
+    /// with messages like the query changed), recency (the lift, within
+    /// the first page, of files recent commits changed; see docs/search.md
+    /// for the rest). Repeatable.
     #[arg(long, value_name = "NAME=WEIGHT")]
     pub signal: Vec<String>,
     /// Let the chat model (--model, [model]) score the top candidates for relevance and reorder them.

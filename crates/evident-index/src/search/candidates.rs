@@ -1,6 +1,8 @@
 //! A search's candidates (chunks with their rank in each list) and the
 //! groups they are ranked in.
 
+use std::cmp::Ordering;
+
 use crate::store::chunks::ChunkRow;
 
 /// One result: a chunk, a file or a definition, standing for its best chunk.
@@ -20,6 +22,8 @@ pub(super) struct Group {
     pub(super) named: Option<String>,
     /// The past commit that lent it most, said for `--explain`.
     pub(super) past: Option<String>,
+    /// How recent commits moved it within the first page, said for `--explain`.
+    pub(super) recent: Option<String>,
     pub(super) best: Candidate,
 }
 
@@ -32,6 +36,12 @@ pub(super) fn best_score(groups: &[Group]) -> f64 {
     } else {
         1.0
     }
+}
+
+/// The order results are answered in: the exact-name signal first, then
+/// the score.
+pub(super) fn answer_order(a: &Group, b: &Group) -> Ordering {
+    a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score))
 }
 
 /// A chunk in the running, with its rank and score in each list.

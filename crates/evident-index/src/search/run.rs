@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::candidates::{Candidate, Group};
+use super::candidates::{answer_order, Candidate, Group};
 use super::chunk::{identifiers, split_identifier};
 use super::history::PastChanges;
 use super::request::{
@@ -169,7 +169,10 @@ impl Index {
             &weight,
         );
         weigh_by_size(&mut groups, plan.signals.size);
-        groups.sort_by(|a, b| a.signal.cmp(&b.signal).then(b.score.total_cmp(&a.score)));
+        groups.sort_by(answer_order);
+        if q.group != SearchGroup::Chunk {
+            self.rerank_by_recency(&mut groups, plan.signals.recency, &weight)?;
+        }
         groups.truncate(q.limit);
         let mut reader = self.reader();
         let answer = |g| evidence_of(&plan, &mut reader, g, &roles, &fuse);
@@ -418,6 +421,7 @@ fn group(
             borrowed: Vec::new(),
             named: None,
             past: None,
+            recent: None,
             best: c,
         });
     }
@@ -491,6 +495,7 @@ fn reasons(plan: &Plan<'_>, group: &Group, roles: &RoleWeights, fuse: &Fusion) -
     }
     reasons.extend(group.named.clone());
     reasons.extend(group.past.clone());
+    reasons.extend(group.recent.clone());
     for (signal, amount) in &group.borrowed {
         reasons.push(format!("+{amount:.3} from {signal}"));
     }

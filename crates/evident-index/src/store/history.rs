@@ -86,6 +86,20 @@ pub(crate) fn matching(
     Ok(out)
 }
 
+/// How much the stored commits changed `path`, the newer the more: each
+/// commit that changed it counts `e^(-age / fade)`, where `age` is how many
+/// commits came after it (0 for the newest kept).
+pub(crate) fn recency(conn: &Connection, path: &str, fade: f64) -> Result<f64> {
+    let mut stmt = conn.prepare_cached("SELECT commit_id FROM history_paths WHERE path = ?1")?;
+    let ids = stmt.query_map([path], |r| r.get::<_, i64>(0))?;
+    let mut total = 0.0;
+    for id in ids {
+        // Commits are stored newest first, from id 1.
+        total += (-((id? - 1) as f64) / fade).exp();
+    }
+    Ok(total)
+}
+
 /// How many commits the stored history holds.
 pub(crate) fn commit_count(conn: &Connection) -> Result<u64> {
     let count: i64 = conn.query_row("SELECT count(*) FROM history_commits", [], |r| r.get(0))?;

@@ -2,7 +2,8 @@
 //! the query changed rank above files the words alone rank alike; the
 //! history follows HEAD (a new commit is read by the next run, which
 //! equals a rebuild), holds only what changed under the indexed root, and
-//! a root outside git has none.
+//! a root outside git has none. The recency prior: among the first page,
+//! the file recent commits changed most ranks first.
 
 use std::path::Path;
 
@@ -12,9 +13,10 @@ use evident_testkit::git::{commit_all, git};
 
 use crate::common::{assert_equals_rebuild, chunk_query};
 
-fn files(root: &Path, query: &str, history: &str) -> Vec<(String, String)> {
+/// The files found for `query`, with their reasons, under `signal` (`NAME=WEIGHT`).
+fn files(root: &Path, query: &str, signal: &str) -> Vec<(String, String)> {
     let mut signals = Signals::for_group(SearchGroup::File);
-    signals.set(&format!("history={history}")).unwrap();
+    signals.set(signal).unwrap();
     let q = SearchQuery {
         group: SearchGroup::File,
         limit: 10,
@@ -57,10 +59,10 @@ fn a_file_past_commits_like_the_query_changed_ranks_first() {
     two_alike(root);
     index_repo(root, &IndexOptions::default()).unwrap();
     let query = "render output crashes on a narrow terminal";
-    let off = files(root, query, "0");
+    let off = files(root, query, "history=0");
     assert_eq!(off.len(), 2, "{off:?}");
     assert!(off.iter().all(|(_, why)| !why.contains("past commits")));
-    let on = files(root, query, "1");
+    let on = files(root, query, "history=1");
     assert_eq!(on[0].0, "app/beta.py", "{on:?}");
     assert!(
         on[0]
@@ -75,8 +77,58 @@ fn a_file_past_commits_like_the_query_changed_ranks_first() {
         on[1].1
     );
     // The words alone put them the other way round, or the test shows nothing.
-    let alpha_first = files(root, "render output colour", "0");
+    let alpha_first = files(root, "render output colour", "history=0");
     assert_eq!(alpha_first[0].0, "app/alpha.py", "{alpha_first:?}");
+}
+
+#[test]
+fn among_the_first_page_the_file_recent_commits_changed_ranks_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let module = |name: &str, doc: &str| {
+        format!("def show_{name}(text):\n    \"\"\"{doc}\"\"\"\n    return text\n")
+    };
+    write(
+        root,
+        "app/alpha.py",
+        &module("alpha", "Render the output text, all the output text."),
+    );
+    write(
+        root,
+        "app/beta.py",
+        &module("beta", "Render the output text."),
+    );
+    commit_all(root, "Start");
+    // Commits whose messages share no word with the query.
+    let mut beta = module("beta", "Render the output text.");
+    for step in 0..3 {
+        beta.push_str(&format!("\nLIMIT_{step} = {step}\n"));
+        write(root, "app/beta.py", &beta);
+        commit_all(root, &format!("Tune limit {step}"));
+    }
+    index_repo(root, &IndexOptions::default()).unwrap();
+    let query = "render output text";
+    // The words alone put alpha first, or the test shows nothing.
+    let words = files(root, query, "recency=0");
+    assert_eq!(words[0].0, "app/alpha.py", "{words:?}");
+    assert!(words.iter().all(|(_, why)| !why.contains("recent commits")));
+    let prior = files(root, query, "recency=1");
+    assert_eq!(prior[0].0, "app/beta.py", "{prior:?}");
+    assert!(
+        prior[0].1.contains("recent commits to its file weigh"),
+        "{}",
+        prior[0].1
+    );
+    // The default weighs it too, at a share.
+    let default = files(root, query, "history=0.2");
+    let beta = default
+        .iter()
+        .find(|(path, _)| path == "app/beta.py")
+        .unwrap();
+    assert!(
+        beta.1.contains("recent commits to its file weigh"),
+        "{default:?}"
+    );
 }
 
 #[test]
@@ -95,7 +147,7 @@ fn the_history_follows_head_and_equals_a_rebuild() {
     index_repo(root, &IndexOptions::default()).unwrap();
     let status = Index::open(root).unwrap().status().unwrap();
     assert_eq!(status.history.unwrap().commits, 4, "the new commit is read");
-    let found = files(root, "frobnicator gamma", "1");
+    let found = files(root, "frobnicator gamma", "history=1");
     assert!(
         found[0].1.contains("Add gamma for the frobnicator"),
         "{found:?}"
@@ -141,7 +193,7 @@ fn a_subdirectory_root_keeps_its_own_paths_and_no_git_means_no_history() {
         2,
         "only the commits that changed something under the root"
     );
-    let found = files(&root, "pager short", "1");
+    let found = files(&root, "pager short", "history=1");
     assert_eq!(found[0].0, "app/pager.py", "{found:?}");
     assert!(found[0].1.contains("Cut the pager short here"), "{found:?}");
 
