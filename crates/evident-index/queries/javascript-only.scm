@@ -43,6 +43,22 @@
 ; Parameter defaults: `function run(handler = fallback)`.
 (formal_parameters (assignment_pattern left: (identifier) @assign.name
                                        right: [(identifier) (member_expression)] @assign.alias) @assign)
+; A name a destructured parameter binds (`function f({ run, opts: { retry } }, [first])`)
+; is the function's own: it hides the names around it, by a value no
+; position gives (two levels of patterns; deeper ones are rare).
+(formal_parameters [(object_pattern (shorthand_property_identifier_pattern) @assign.name @assign.opaque @assign)
+                    (object_pattern (pair_pattern value: (identifier) @assign.name @assign.opaque @assign))
+                    (object_pattern (object_assignment_pattern
+                      left: (shorthand_property_identifier_pattern) @assign.name @assign.opaque @assign))
+                    (array_pattern (identifier) @assign.name @assign.opaque @assign)
+                    (assignment_pattern left: (object_pattern (shorthand_property_identifier_pattern)
+                                                @assign.name @assign.opaque @assign))])
+(formal_parameters (object_pattern (pair_pattern value: [
+  (object_pattern (shorthand_property_identifier_pattern) @assign.name @assign.opaque @assign)
+  (array_pattern (identifier) @assign.name @assign.opaque @assign)])))
+(formal_parameters (array_pattern [
+  (object_pattern (shorthand_property_identifier_pattern) @assign.name @assign.opaque @assign)
+  (array_pattern (identifier) @assign.name @assign.opaque @assign)]))
 
 ; `store = new Store()`, `handler = make()`: an assignment binds as a
 ; declaration does (every binding of a name counts; TypeScript's declared
@@ -51,6 +67,10 @@
   right: (new_expression constructor: (_) @assign.value)) @assign
 (assignment_expression left: (identifier) @assign.name
   right: (call_expression function: [(identifier) (member_expression)] @assign.value)) @assign
+; `a = b`: `a` holds what `b` holds from here on (and, since every binding
+; counts, wherever `a` is read).
+(assignment_expression left: (identifier) @assign.name
+  right: [(identifier) (member_expression)] @assign.alias) @assign
 
 ; An attribute set in a method or constructor function is the instance's
 ; (TypeScript declares its fields, and the declared type decides there):

@@ -9,6 +9,7 @@ mod export_lists;
 mod glob_exports;
 mod header_names;
 mod js_functions_as_values;
+mod js_parameter_patterns;
 mod keyword_arguments;
 mod local_objects;
 mod object_keys;
