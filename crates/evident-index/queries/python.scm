@@ -129,6 +129,9 @@
 ; `def f(*args, **kwargs)`: a tuple and a dict.
 ((parameters (list_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "tuple"))
 ((parameters (dictionary_splat_pattern (identifier) @assign.name) @assign.type @assign) (#set! assign.type "dict"))
+; Annotated, the annotation types the elements (`**options: Any`): still a tuple and a dict.
+((typed_parameter (list_splat_pattern (identifier) @assign.name)) @assign.type @assign (#set! assign.type "tuple"))
+((typed_parameter (dictionary_splat_pattern (identifier) @assign.name)) @assign.type @assign (#set! assign.type "dict"))
 ; Annotations: `x: Foo = ...`, `def f(x: Foo)`.
 (assignment left: [(identifier) (attribute object: (identifier))] @assign.name type: (type) @assign.type) @assign
 (typed_parameter (identifier) @assign.name type: (type) @assign.type) @assign

@@ -175,6 +175,13 @@ impl Resolver {
             .or_else(|| self.file(&join(&rel, "__init__.py")))
     }
 
+    /// Whether `dir` is a Python package: it holds an `__init__.py` (or a
+    /// stub's `__init__.pyi`).
+    fn is_python_package(&self, dir: &str) -> bool {
+        self.file(&join(dir, "__init__.py")).is_some()
+            || self.file(&join(dir, "__init__.pyi")).is_some()
+    }
+
     pub(super) fn python_in(&self, base: &str, dotted: &str, name: Option<&str>) -> Option<String> {
         // `from pkg import mod` names a submodule when one exists.
         if let Some(name) = name {
@@ -214,9 +221,14 @@ impl Resolver {
             }
             return self.python_in(&base, dotted, name);
         }
+        // The importer's own directory is on `sys.path` only when it is a
+        // script's (run as `python dir/tool.py`, or a test directory pytest
+        // prepends): in a package, `import typing` is the top-level module
+        // (PEP 328), never the package's own `typing.py`.
         let own_dir = parent_dir(importer);
+        let script_dir = (!self.is_python_package(own_dir)).then_some(own_dir);
         std::iter::once("")
-            .chain(std::iter::once(own_dir))
+            .chain(script_dir)
             .chain(self.python_roots.iter().map(String::as_str))
             .find_map(|base| self.python_in(base, dotted, name))
     }

@@ -38,6 +38,7 @@ fn python_absolute_relative_sibling_and_source_roots() {
         "pkg/__init__.py",
         "pkg/mod.py",
         "pkg/sub/deep.py",
+        "pkg/typing.py",
         "src/rag_common.py",
     ]);
     let py = by_name("python").unwrap();
@@ -63,6 +64,12 @@ fn python_absolute_relative_sibling_and_source_roots() {
             ("app/main.py", ".", Some("x"), None),
             ("pkg/mod.py", "....x", None, None),
             ("app/main.py", "os.path", None, None),
+            // In a package an absolute import never names a sibling (PEP
+            // 328): `import typing` in `pkg/mod.py` is the standard one.
+            ("pkg/mod.py", "typing", None, None),
+            ("pkg/mod.py", "typing", Some("cast"), None),
+            ("pkg/mod.py", ".typing", None, Some("pkg/typing.py")),
+            ("pkg/mod.py", "pkg.typing", None, Some("pkg/typing.py")),
         ],
     );
 }

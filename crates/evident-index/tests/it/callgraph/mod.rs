@@ -14,6 +14,7 @@ mod keyword_arguments;
 mod local_objects;
 mod object_keys;
 mod public_paths;
+mod python_packages;
 mod queries_and_edits;
 mod rules_per_language;
 mod scip_import;
