@@ -119,7 +119,7 @@ impl Index {
         // A call nothing resolved: never the enclosing definition that shares
         // its name; same-name definitions are listed as candidates, labelled.
         if let Some(call) = at_word.first() {
-            return self.name_only_candidates(call);
+            return self.name_only_candidates(file_id, call);
         }
         Ok(Vec::new())
     }
@@ -367,7 +367,11 @@ impl Index {
                     && d.signature.lines().next().is_some_and(|first| {
                         !first.trim().is_empty() && text.trim_start().starts_with(first.trim())
                     });
-                !in_class || implicit_this || d.start_line == line || own_line
+                // A method is reached through its object (`this.m`, `obj.m`),
+                // never by its bare name, not even in its own body, unless
+                // the language reads a bare name as a member of `this`.
+                let method = Kind::parse(&d.kind) == Some(Kind::Method);
+                !(in_class || method) || implicit_this || d.start_line == line || own_line
             })
             .collect();
         let Some(innermost) = visible.first().map(|d| d.scope_start) else {
@@ -452,9 +456,12 @@ impl Index {
     /// For a call nothing resolved: the definitions that share its name
     /// (methods only when the call has a receiver), each labelled
     /// `name_only`. Empty when there are none: nothing is known.
-    fn name_only_candidates(&self, call: &rows::CallOnLine) -> Result<Vec<Evidence>> {
+    fn name_only_candidates(&self, file_id: i64, call: &rows::CallOnLine) -> Result<Vec<Evidence>> {
         let written = syntax::without_new(&call.callee);
         let has_receiver = written.len() > call.callee_name.len();
+        // A bare call reaches a method only where a bare name reads `this`.
+        let implicit_this = crate::lang::by_name(&rows::file_language(self.connection(), file_id)?)
+            .is_some_and(|spec| spec.implicit_this);
         let query = crate::query::SymbolQuery {
             kind: has_receiver.then_some(Kind::Method),
             exact: true,
@@ -463,6 +470,9 @@ impl Index {
         };
         let mut out = self.symbols_of_that_name(&call.callee_name, &query)?;
         out.retain(|ev| ev.name == call.callee_name);
+        if !has_receiver && !implicit_this {
+            out.retain(|ev| ev.kind != Kind::Method);
+        }
         for ev in &mut out {
             ev.confidence = Some("name_only".into());
             ev.reason = Some(format!(

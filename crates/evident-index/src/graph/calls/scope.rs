@@ -219,8 +219,9 @@ impl Graph<'_> {
             }
             let in_body = at == enclosing && lang.class_body_is_scope;
             if !s.kind.is_class_like() || lang.implicit_this || in_body {
-                if let Some(ids) = self.child(id, name) {
-                    return exact(ids);
+                let found = self.bare_children(id, name, lang.implicit_this || in_body);
+                if !found.is_empty() {
+                    return exact(&found);
                 }
             }
             // Java's implicit `this` reaches inherited methods too.
@@ -336,6 +337,19 @@ impl Graph<'_> {
         candidates
             .into_iter()
             .map(|id| (self.constructor_of(id), Confidence::NameOnly))
+            .collect()
+    }
+
+    /// The children of `parent` named `name` that a bare name reaches. A
+    /// method is reached through its object, never by its bare name
+    /// (`setTimeout() { return setTimeout(f) }` calls the global), unless
+    /// `methods_too`: a bare name reads `this`, or a class body is the
+    /// call's scope.
+    fn bare_children(&self, parent: i64, name: &str, methods_too: bool) -> Vec<i64> {
+        let ids = self.child(parent, name).unwrap_or_default();
+        ids.iter()
+            .copied()
+            .filter(|c| methods_too || self.symbol(*c).is_some_and(|m| m.kind != Kind::Method))
             .collect()
     }
 

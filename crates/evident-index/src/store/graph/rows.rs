@@ -111,6 +111,7 @@ pub(crate) struct InScope {
     pub start_line: u32,
     pub end_line: u32,
     pub signature: String,
+    pub kind: String,
 }
 
 /// A call site nothing resolved, with where it is.

@@ -38,7 +38,8 @@ pub(crate) fn definitions_in_scope(
     line: u32,
 ) -> Result<Vec<InScope>> {
     let mut stmt = conn.prepare(
-        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line, s.end_line, s.signature
+        "SELECT s.id, coalesce(p.start_line, 0), p.kind, s.start_line, s.end_line, s.signature,
+                s.kind
          FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
          WHERE s.file_id = ?1 AND s.name = ?2
            AND (s.parent_id IS NULL AND s.kind != 'method'
@@ -53,6 +54,7 @@ pub(crate) fn definitions_in_scope(
             start_line: r.get(3)?,
             end_line: r.get(4)?,
             signature: r.get(5)?,
+            kind: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -1,7 +1,8 @@
 //! ECMAScript bindings a call must respect: a name that a destructured
 //! parameter binds (a `BindingPattern` in `FormalParameters`) is the
 //! function's own and hides the module's name, though no call says what it
-//! holds; and `a = b` makes `a` hold what `b` holds.
+//! holds; `a = b` makes `a` hold what `b` holds; and a method binds no
+//! name of its own (only a function declaration or expression does).
 
 use evident_index::{index_repo, IndexOptions};
 
@@ -51,4 +52,22 @@ fn destructured_parameters_hide_outer_names_and_an_assignment_aliases() {
         );
     }
     common::assert_equals_rebuild(root, "destructured parameters");
+}
+
+/// A method is reached through its object, never by its bare name (ECMAScript
+/// binds no name for a method, unlike a named function expression): in
+/// `setTimeout() { return setTimeout(...) }` the inner name is the global.
+#[test]
+fn a_methods_own_name_is_not_bound_in_its_body() {
+    let source = "export const provider = {\n  setTimeout(handler) {\n    return setTimeout(handler, 0);\n  },\n};\nfunction again(n) {\n  return n && again(n - 1);\n}\n";
+    for path in ["timers.js", "timers.ts"] {
+        let (_dir, index) = super::indexed_files(&[(path, source)]);
+        let inner = super::answers_at_word(&index, (path, source), 3, "setTimeout", 0);
+        assert!(inner.is_empty(), "{path}: {inner:?}");
+        let own = super::answers_at_word(&index, (path, source), 2, "setTimeout", 0);
+        assert_eq!(own, [format!("{path}:2 setTimeout")], "{path}");
+        // A function declaration's name is bound in its body.
+        let recursive = super::answers_at_word(&index, (path, source), 7, "again", 0);
+        assert_eq!(recursive, [format!("{path}:6 again")], "{path}");
+    }
 }
