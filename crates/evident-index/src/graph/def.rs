@@ -351,8 +351,7 @@ impl Index {
     /// members implicitly (Java's `this`); the definition's own name counts.
     fn in_scope(&self, file_id: i64, word: &str, line: u32, text: &str) -> Result<Vec<i64>> {
         let conn = self.connection();
-        let implicit_this = crate::lang::by_name(&rows::file_language(conn, file_id)?)
-            .is_some_and(|spec| spec.implicit_this);
+        let implicit_this = self.reads_bare_names_as_this(file_id)?;
         let visible: Vec<rows::InScope> = rows::definitions_in_scope(conn, file_id, word, line)?
             .into_iter()
             .filter(|d| {
@@ -453,6 +452,13 @@ impl Index {
         Ok(out)
     }
 
+    /// Whether the file's language reads a bare name as a member of `this`
+    /// (Java, C#, ...), so that a bare name can reach a method.
+    fn reads_bare_names_as_this(&self, file_id: i64) -> Result<bool> {
+        let language = rows::file_language(self.connection(), file_id)?;
+        Ok(crate::lang::by_name(&language).is_some_and(|spec| spec.implicit_this))
+    }
+
     /// For a call nothing resolved: the definitions that share its name
     /// (methods only when the call has a receiver), each labelled
     /// `name_only`. Empty when there are none: nothing is known.
@@ -460,8 +466,7 @@ impl Index {
         let written = syntax::without_new(&call.callee);
         let has_receiver = written.len() > call.callee_name.len();
         // A bare call reaches a method only where a bare name reads `this`.
-        let implicit_this = crate::lang::by_name(&rows::file_language(self.connection(), file_id)?)
-            .is_some_and(|spec| spec.implicit_this);
+        let implicit_this = self.reads_bare_names_as_this(file_id)?;
         let query = crate::query::SymbolQuery {
             kind: has_receiver.then_some(Kind::Method),
             exact: true,
